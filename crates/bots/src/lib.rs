@@ -1,0 +1,62 @@
+//! Crawler identity for robots-audit: which bot sent a request, which robots.txt tokens it
+//! answers to, and whether its IP address is really the operator's.
+//!
+//! * [`Catalog`]: the crawler catalog, built in (`data/catalog.json`, over 100 crawlers) and
+//!   extensible from the project's own JSON format or the public crawler-user-agents JSON.
+//! * [`Catalog::identify`]: a User-Agent header to an [`Identity`]: a catalog bot, an unknown
+//!   bot that declares itself one (named after its product token), or not a bot.
+//! * [`Verifier`]: published crawler IP ranges (Google-style JSON, MISP warning lists, plain
+//!   CIDR lists) and a per-request [`Verification`].
+//!
+//! ```
+//! use robots_audit_bots::{Catalog, Identity, Verification, Verifier};
+//!
+//! let catalog = Catalog::builtin();
+//! let ua = b"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)";
+//! let Identity::Known(index) = catalog.identify(ua) else { panic!("GPTBot is in the catalog") };
+//! let bot = &catalog.bots()[index];
+//! assert_eq!((bot.name.as_str(), bot.operator.as_str()), ("GPTBot", "OpenAI"));
+//!
+//! let mut verifier = Verifier::new();
+//! verifier.add_ranges("OpenAI", b"# published ranges\n192.0.2.0/28\n", "openai.txt").unwrap();
+//! assert_eq!(verifier.verify(bot, b"192.0.2.3"), Verification::Verified);
+//! assert_eq!(verifier.verify(bot, b"203.0.113.9"), Verification::Spoofed);
+//! ```
+//!
+//! # The catalog format
+//!
+//! ```json
+//! {"bots": [
+//!   {"name": "Googlebot-Image", "operator": "Google", "category": "search",
+//!    "tokens": ["googlebot-image", "googlebot"],
+//!    "patterns": ["Googlebot-Image"], "regexes": [],
+//!    "examples": ["Googlebot-Image/1.0"]}
+//! ]}
+//! ```
+//!
+//! `tokens` are the robots.txt product tokens the operator documents, in fallback order and
+//! lower case; a token cannot hold whitespace, `/`, `*`, `;` or `#`, because a robots.txt group
+//! name ends there (so `Sogou web spider` answers to `sogou`). `patterns` are literal substrings
+//! and `regexes` regular expressions of the User-Agent header, both matched ignoring ASCII case on
+//! raw bytes. An entry without patterns is known only by its token (`Google-Extended`,
+//! `Applebot-Extended`: robots.txt switches, never sent as a user-agent). `examples` must
+//! identify as their entry; loading checks it. `category` is one of `search`, `ai-training`,
+//! `ai-search`, `ai-assistant`, `seo`, `social`, `archive`, `monitor`, `other`.
+//!
+//! # Precedence
+//!
+//! When patterns of several bots match, the most specific wins: the pattern with the longest
+//! minimum match (for a literal, its length), then the bot listed first. See [`identify`
+//! module docs](crate::Catalog::identify) and the table tests in `tests/identify.rs`.
+
+mod catalog;
+mod declared;
+mod error;
+mod identify;
+mod naming;
+mod verify;
+
+pub use catalog::{Bot, Catalog, Category};
+pub use error::{LoadError, Position};
+pub use identify::Identity;
+pub use verify::{Verification, Verifier};

@@ -1,0 +1,570 @@
+//! The built-in catalog's content and the two loadable formats.
+
+use std::path::{Path, PathBuf};
+
+use robots_audit_bots::{Catalog, Category, Identity, LoadError, Position};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn identified(catalog: &Catalog, ua: &str) -> String {
+    match catalog.identify(ua.as_bytes()) {
+        Identity::Known(index) => catalog.bots()[index].name.clone(),
+        Identity::Unknown(bot) => format!("unknown:{}", bot.name),
+        Identity::NotBot => "-".to_owned(),
+    }
+}
+
+/// Entries known only by their robots.txt token: they never send a user-agent of their own.
+const ROBOTS_ONLY: [&str; 2] = ["Google-Extended", "Applebot-Extended"];
+
+#[test]
+fn every_example_identifies_as_its_entry() {
+    let catalog = Catalog::builtin();
+    let mut checked = 0;
+    for (index, bot) in catalog.bots().iter().enumerate() {
+        let examples = catalog.examples(index);
+        if ROBOTS_ONLY.contains(&bot.name.as_str()) {
+            assert!(examples.is_empty(), "{} is robots-only", bot.name);
+            continue;
+        }
+        assert!(
+            !examples.is_empty(),
+            "{} has no example user-agent",
+            bot.name
+        );
+        for example in examples {
+            assert_eq!(identified(&catalog, example), bot.name, "{example}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 150, "only {checked} examples");
+}
+
+#[test]
+fn robots_only_entries_match_nothing() {
+    let catalog = Catalog::builtin();
+    for name in ROBOTS_ONLY {
+        let index = catalog.find(name).unwrap();
+        for ua in [
+            name.to_owned(),
+            format!("Mozilla/5.0 (compatible; {name}/1.0)"),
+        ] {
+            assert_ne!(
+                catalog.identify(ua.as_bytes()),
+                Identity::Known(index),
+                "{ua}"
+            );
+        }
+    }
+}
+
+#[test]
+fn catalog_is_large_and_well_formed() {
+    let catalog = Catalog::builtin();
+    let bots = catalog.bots();
+    assert!(bots.len() >= 70, "{} bots", bots.len());
+    for (index, bot) in bots.iter().enumerate() {
+        assert_eq!(
+            catalog.find(&bot.name),
+            Some(index),
+            "duplicate name {}",
+            bot.name
+        );
+        assert!(!bot.operator.is_empty(), "{} has no operator", bot.name);
+        assert!(!bot.tokens.is_empty());
+        for token in &bot.tokens {
+            assert_eq!(token, &token.to_ascii_lowercase());
+            assert!(!token.contains([' ', '/', '*', ';', '#']), "{token}");
+        }
+    }
+    for category in Category::ALL {
+        assert!(
+            bots.iter().any(|bot| bot.category == category),
+            "no bot of category {category}"
+        );
+    }
+}
+
+#[test]
+fn required_bots_and_their_tokens() {
+    let catalog = Catalog::builtin();
+    let cases: &[(&str, &str, Category, &[&str])] = &[
+        ("Googlebot", "Google", Category::Search, &["googlebot"]),
+        (
+            "Googlebot-Image",
+            "Google",
+            Category::Search,
+            &["googlebot-image", "googlebot"],
+        ),
+        (
+            "Googlebot-News",
+            "Google",
+            Category::Search,
+            &["googlebot-news", "googlebot"],
+        ),
+        (
+            "Googlebot-Video",
+            "Google",
+            Category::Search,
+            &["googlebot-video", "googlebot"],
+        ),
+        (
+            "Storebot-Google",
+            "Google",
+            Category::Search,
+            &["storebot-google"],
+        ),
+        (
+            "Google-InspectionTool",
+            "Google",
+            Category::Search,
+            &["google-inspectiontool", "googlebot"],
+        ),
+        ("GoogleOther", "Google", Category::Other, &["googleother"]),
+        (
+            "GoogleOther-Image",
+            "Google",
+            Category::Other,
+            &["googleother-image", "googleother"],
+        ),
+        (
+            "GoogleOther-Video",
+            "Google",
+            Category::Other,
+            &["googleother-video", "googleother"],
+        ),
+        (
+            "Google-Extended",
+            "Google",
+            Category::AiTraining,
+            &["google-extended"],
+        ),
+        (
+            "AdsBot-Google",
+            "Google",
+            Category::Other,
+            &["adsbot-google"],
+        ),
+        (
+            "AdsBot-Google-Mobile",
+            "Google",
+            Category::Other,
+            &["adsbot-google-mobile"],
+        ),
+        (
+            "Mediapartners-Google",
+            "Google",
+            Category::Other,
+            &["mediapartners-google"],
+        ),
+        (
+            "FeedFetcher-Google",
+            "Google",
+            Category::Other,
+            &["feedfetcher-google"],
+        ),
+        (
+            "Google-Read-Aloud",
+            "Google",
+            Category::Other,
+            &["google-read-aloud"],
+        ),
+        (
+            "Google-Site-Verification",
+            "Google",
+            Category::Other,
+            &["google-site-verification"],
+        ),
+        ("Bingbot", "Microsoft", Category::Search, &["bingbot"]),
+        (
+            "BingPreview",
+            "Microsoft",
+            Category::Search,
+            &["bingpreview"],
+        ),
+        ("MSNBot", "Microsoft", Category::Search, &["msnbot"]),
+        ("AdIdxBot", "Microsoft", Category::Other, &["adidxbot"]),
+        (
+            "Applebot",
+            "Apple",
+            Category::Search,
+            &["applebot", "googlebot"],
+        ),
+        (
+            "Applebot-Extended",
+            "Apple",
+            Category::AiTraining,
+            &["applebot-extended"],
+        ),
+        (
+            "DuckDuckBot",
+            "DuckDuckGo",
+            Category::Search,
+            &["duckduckbot"],
+        ),
+        (
+            "DuckAssistBot",
+            "DuckDuckGo",
+            Category::AiSearch,
+            &["duckassistbot"],
+        ),
+        (
+            "YandexBot",
+            "Yandex",
+            Category::Search,
+            &["yandexbot", "yandex"],
+        ),
+        (
+            "YandexImages",
+            "Yandex",
+            Category::Search,
+            &["yandeximages", "yandex"],
+        ),
+        ("Baiduspider", "Baidu", Category::Search, &["baiduspider"]),
+        (
+            "Baiduspider-image",
+            "Baidu",
+            Category::Search,
+            &["baiduspider-image", "baiduspider"],
+        ),
+        ("Sogou web spider", "Sogou", Category::Search, &["sogou"]),
+        ("SeznamBot", "Seznam", Category::Search, &["seznambot"]),
+        ("PetalBot", "Huawei", Category::Search, &["petalbot"]),
+        ("Yeti", "Naver", Category::Search, &["yeti"]),
+        ("Qwantbot", "Qwant", Category::Search, &["qwantbot"]),
+        ("GPTBot", "OpenAI", Category::AiTraining, &["gptbot"]),
+        (
+            "OAI-SearchBot",
+            "OpenAI",
+            Category::AiSearch,
+            &["oai-searchbot"],
+        ),
+        (
+            "ChatGPT-User",
+            "OpenAI",
+            Category::AiAssistant,
+            &["chatgpt-user"],
+        ),
+        (
+            "ClaudeBot",
+            "Anthropic",
+            Category::AiTraining,
+            &["claudebot"],
+        ),
+        (
+            "Claude-SearchBot",
+            "Anthropic",
+            Category::AiSearch,
+            &["claude-searchbot"],
+        ),
+        (
+            "Claude-User",
+            "Anthropic",
+            Category::AiAssistant,
+            &["claude-user"],
+        ),
+        (
+            "anthropic-ai",
+            "Anthropic",
+            Category::AiTraining,
+            &["anthropic-ai"],
+        ),
+        (
+            "PerplexityBot",
+            "Perplexity",
+            Category::AiSearch,
+            &["perplexitybot"],
+        ),
+        (
+            "Perplexity-User",
+            "Perplexity",
+            Category::AiAssistant,
+            &["perplexity-user"],
+        ),
+        ("CCBot", "Common Crawl", Category::AiTraining, &["ccbot"]),
+        (
+            "Bytespider",
+            "ByteDance",
+            Category::AiTraining,
+            &["bytespider"],
+        ),
+        ("Amazonbot", "Amazon", Category::AiTraining, &["amazonbot"]),
+        (
+            "meta-externalagent",
+            "Meta",
+            Category::AiTraining,
+            &["meta-externalagent"],
+        ),
+        (
+            "meta-externalfetcher",
+            "Meta",
+            Category::AiAssistant,
+            &["meta-externalfetcher"],
+        ),
+        (
+            "FacebookBot",
+            "Meta",
+            Category::AiTraining,
+            &["facebookbot"],
+        ),
+        (
+            "facebookexternalhit",
+            "Meta",
+            Category::Social,
+            &["facebookexternalhit"],
+        ),
+        ("AhrefsBot", "Ahrefs", Category::Seo, &["ahrefsbot"]),
+        (
+            "AhrefsSiteAudit",
+            "Ahrefs",
+            Category::Seo,
+            &["ahrefssiteaudit"],
+        ),
+        ("SemrushBot", "Semrush", Category::Seo, &["semrushbot"]),
+        (
+            "SemrushBot-SA",
+            "Semrush",
+            Category::Seo,
+            &["semrushbot-sa"],
+        ),
+        ("MJ12bot", "Majestic", Category::Seo, &["mj12bot"]),
+        ("DotBot", "Moz", Category::Seo, &["dotbot"]),
+        ("BLEXBot", "WebMeUp", Category::Seo, &["blexbot"]),
+        (
+            "DataForSeoBot",
+            "DataForSEO",
+            Category::Seo,
+            &["dataforseobot"],
+        ),
+        ("serpstatbot", "Serpstat", Category::Seo, &["serpstatbot"]),
+        (
+            "archive.org_bot",
+            "Internet Archive",
+            Category::Archive,
+            &["archive.org_bot", "ia_archiver"],
+        ),
+        (
+            "ia_archiver",
+            "Alexa Internet",
+            Category::Archive,
+            &["ia_archiver"],
+        ),
+        ("Twitterbot", "X", Category::Social, &["twitterbot"]),
+        (
+            "LinkedInBot",
+            "LinkedIn",
+            Category::Social,
+            &["linkedinbot"],
+        ),
+        ("Slackbot", "Slack", Category::Social, &["slackbot"]),
+        (
+            "Slackbot-LinkExpanding",
+            "Slack",
+            Category::Social,
+            &["slackbot-linkexpanding"],
+        ),
+        ("Discordbot", "Discord", Category::Social, &["discordbot"]),
+        (
+            "TelegramBot",
+            "Telegram",
+            Category::Social,
+            &["telegrambot"],
+        ),
+        ("WhatsApp", "Meta", Category::Social, &["whatsapp"]),
+        (
+            "Pinterestbot",
+            "Pinterest",
+            Category::Social,
+            &["pinterestbot", "pinterest"],
+        ),
+        ("Diffbot", "Diffbot", Category::AiTraining, &["diffbot"]),
+        ("cohere-ai", "Cohere", Category::AiAssistant, &["cohere-ai"]),
+        ("Timpibot", "Timpi", Category::AiTraining, &["timpibot"]),
+        (
+            "ImagesiftBot",
+            "ImageSift",
+            Category::AiTraining,
+            &["imagesiftbot"],
+        ),
+        ("YouBot", "You.com", Category::AiSearch, &["youbot"]),
+        (
+            "UptimeRobot",
+            "UptimeRobot",
+            Category::Monitor,
+            &["uptimerobot"],
+        ),
+        ("Pingdom", "Pingdom", Category::Monitor, &["pingdom"]),
+    ];
+    for &(name, operator, category, tokens) in cases {
+        let index = catalog
+            .find(name)
+            .unwrap_or_else(|| panic!("{name} is missing"));
+        let bot = &catalog.bots()[index];
+        assert_eq!(bot.name, name);
+        assert_eq!(bot.operator, operator, "{name}");
+        assert_eq!(bot.category, category, "{name}");
+        assert_eq!(bot.tokens, tokens, "{name}");
+    }
+}
+
+#[test]
+fn own_format_replaces_and_adds() {
+    let mut catalog = Catalog::builtin();
+    let before = catalog.bots().len();
+    let googlebot = catalog.find("Googlebot").unwrap();
+    assert_eq!(
+        catalog.extend_from_file(&fixture("extra_catalog.json")),
+        Ok(3)
+    );
+    assert_eq!(catalog.bots().len(), before + 2);
+    // Replaced in place, under the new spelling, with only the new pattern.
+    assert_eq!(catalog.find("Googlebot"), Some(googlebot));
+    assert_eq!(catalog.bots()[googlebot].name, "googlebot");
+    let cases: &[(&str, &str)] = &[
+        (
+            "Googlebot/2.1 (+http://www.google.com/bot.html)",
+            "googlebot",
+        ),
+        (
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+            "googlebot",
+        ),
+        ("Googlebot-Image/1.0", "Googlebot-Image"),
+        ("ExampleCrawler/2.0", "ExampleCrawler"),
+        (
+            "example-crawler/7 (+https://example.com/crawler)",
+            "ExampleCrawler",
+        ),
+        ("Mozilla/5.0 ExampleCrawler/2.0", "unknown:ExampleCrawler"),
+        ("curl/8.5.0", "curl"),
+        ("curl", "-"),
+    ];
+    for &(ua, expected) in cases {
+        assert_eq!(identified(&catalog, ua), expected, "{ua}");
+    }
+    let example = catalog.find("ExampleCrawler").unwrap();
+    assert_eq!(
+        catalog.bots()[example].tokens,
+        ["examplecrawler", "examplebot"]
+    );
+    assert_eq!(catalog.bots()[example].category, Category::Seo);
+    assert_eq!(catalog.bots()[example].operator, "Example Inc.");
+}
+
+#[test]
+fn own_format_as_a_bare_array_into_an_empty_catalog() {
+    let mut catalog = Catalog::empty();
+    let json =
+        br#"[{"name": "A-Bot", "category": "other", "tokens": ["A-Bot"], "patterns": ["abot"]}]"#;
+    assert_eq!(catalog.extend_from_bytes(json, "a.json"), Ok(1));
+    assert_eq!(catalog.bots()[0].tokens, ["a-bot"]);
+    assert_eq!(catalog.bots()[0].operator, "");
+    assert_eq!(identified(&catalog, "ABot/1"), "A-Bot");
+    assert_eq!(
+        catalog.extend_from_bytes(b"\xEF\xBB\xBF[]", "bom.json"),
+        Ok(0)
+    );
+}
+
+#[test]
+fn crawler_user_agents_import() {
+    let mut catalog = Catalog::builtin();
+    let before = catalog.bots().len();
+    assert_eq!(
+        catalog.extend_from_file(&fixture("crawler_user_agents.json")),
+        Ok(5)
+    );
+    // Googlebot and msnbot join the built-in bots; three new bots are appended.
+    assert_eq!(catalog.bots().len(), before + 3);
+    let cases: &[(&str, &str)] = &[
+        (
+            "Googlebot/2.1 (+http://www.google.com/bot.html)",
+            "Googlebot",
+        ),
+        (
+            "Zoombot-News/1.2 (+https://zoom.example/bot)",
+            "Zoombot-News",
+        ),
+        ("zoombot-image/2.0", "Zoombot-News"),
+        ("Python-urllib/3.12", "Python-urllib"),
+        ("msnbot/1.1", "MSNBot"),
+        (
+            "adidxbot/1.1 (+http://search.msn.com/msnbot.htm)",
+            "AdIdxBot",
+        ),
+        ("Nosuch.Fetcher/0.1", "Nosuch.Fetcher"),
+        ("x Nosuch.Fetcher/0.1", "-"),
+    ];
+    for &(ua, expected) in cases {
+        assert_eq!(identified(&catalog, ua), expected, "{ua}");
+    }
+    let urllib = catalog.find("Python-urllib").unwrap();
+    let bot = &catalog.bots()[urllib];
+    assert_eq!(
+        (bot.tokens.as_slice(), bot.operator.as_str(), bot.category),
+        (&["python-urllib".to_owned()][..], "", Category::Other)
+    );
+}
+
+#[test]
+fn load_errors_name_the_file_and_entry() {
+    let cases: &[(&[u8], Option<Position>, &str)] = &[
+        (b"{", None, "not valid JSON"),
+        (b"42", None, "expected the catalog format"),
+        (br#"{"robots": []}"#, None, "unknown top-level key \"robots\""),
+        (br#"{"bots": {}}"#, None, "`bots` must be an array"),
+        (br#"[{"url": "x"}]"#, Some(Position::Entry(0)), "expected the catalog format"),
+        (br#"[{"pattern": "a"}, {"name": "b"}]"#, Some(Position::Entry(1)), "needs a `pattern`"),
+        (br#"[{"name": "b"}, {"pattern": "a"}]"#, Some(Position::Entry(1)), "cannot have a `pattern`"),
+        (br#"[{"pattern": "ok"}, {"pattern": "(unclosed"}]"#, Some(Position::Entry(1)), "pattern \"(unclosed\""),
+        (br#"[{"pattern": ".*"}]"#, Some(Position::Entry(0)), "matches the empty string"),
+        (br#"[{"pattern": "\\d+"}]"#, Some(Position::Entry(0)), "no product name"),
+        (br#"{"bots": [{"name": "A", "category": "search"}]}"#, Some(Position::Entry(0)), "missing field `tokens`"),
+        (br#"{"bots": [{"name": "A", "category": "nope", "tokens": ["a"]}]}"#, Some(Position::Entry(0)), "unknown variant `nope`"),
+        (br#"{"bots": [{"name": "A", "category": "seo", "tokens": ["a"], "pattern": "x"}]}"#, Some(Position::Entry(0)), "unknown field `pattern`"),
+        (br#"{"bots": [{"name": " ", "category": "seo", "tokens": ["a"]}]}"#, Some(Position::Entry(0)), "invalid name"),
+        (br#"{"bots": [{"name": "A", "category": "seo", "tokens": []}]}"#, Some(Position::Entry(0)), "at least one"),
+        (br#"{"bots": [{"name": "A", "category": "seo", "tokens": ["a b"]}]}"#, Some(Position::Entry(0)), "invalid token \"a b\""),
+        (br#"{"bots": [{"name": "A", "category": "seo", "tokens": ["a", "A"]}]}"#, Some(Position::Entry(0)), "listed twice"),
+        (br#"{"bots": [{"name": "A", "category": "seo", "tokens": ["a"], "patterns": [""]}]}"#, Some(Position::Entry(0)), "pattern \"\""),
+        (br#"{"bots": [{"name": "A", "category": "seo", "tokens": ["a"], "regexes": ["[z-a]"]}]}"#, Some(Position::Entry(0)), "regex \"[z-a]\""),
+        (br#"{"bots": [{"name": "A", "category": "seo", "tokens": ["a"], "examples": ["A/1"]}]}"#, Some(Position::Entry(0)), "can never identify"),
+        (
+            br#"{"bots": [{"name": "A", "category": "seo", "tokens": ["a"]}, {"name": "a", "category": "seo", "tokens": ["a"]}]}"#,
+            Some(Position::Entry(1)),
+            "also used by entry 0",
+        ),
+        (
+            br#"{"bots": [{"name": "A", "category": "seo", "tokens": ["a"], "patterns": ["Abc"]},
+                          {"name": "B", "category": "seo", "tokens": ["b"], "patterns": ["Abcd"], "examples": ["Abc/1"]}]}"#,
+            Some(Position::Entry(1)),
+            "example \"Abc/1\" is identified as A, not as this entry",
+        ),
+    ];
+    for &(json, position, needle) in cases {
+        let mut catalog = Catalog::empty();
+        let error: LoadError = catalog.extend_from_bytes(json, "bots.json").unwrap_err();
+        assert_eq!(error.file, "bots.json");
+        assert_eq!(error.position, position, "{}", error);
+        assert!(
+            error.message.contains(needle),
+            "{:?} lacks {needle:?}",
+            error.message
+        );
+        assert!(error.to_string().starts_with("bots.json: "), "{error}");
+        assert!(catalog.bots().is_empty());
+    }
+}
+
+#[test]
+fn unreadable_file() {
+    let mut catalog = Catalog::empty();
+    let path = fixture("does-not-exist.json");
+    let error = catalog.extend_from_file(&path).unwrap_err();
+    assert_eq!(error.file, path.display().to_string());
+    assert!(error.message.starts_with("cannot read: "), "{error}");
+}

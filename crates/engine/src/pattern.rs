@@ -1,0 +1,212 @@
+//! Rule patterns: escaping (rep-reference section 8), the index.htm rewrite (section 9) and a
+//! linear wildcard matcher (section 7) used when a group is too big for an automaton.
+
+use std::borrow::Cow;
+
+const UPPER_HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Normalises an allow or disallow value the way Google's `MaybeEscapePattern` does.
+///
+/// `%` followed by two hex digits gets its digits uppercased, every byte at or above `0x80`
+/// becomes `%XX`, and everything else is kept: nothing is decoded, and reserved ASCII such as
+/// space, `?` or `:` is not encoded. A pattern's priority is the length of this output.
+///
+/// ```
+/// use robots_audit_engine::escape_pattern;
+///
+/// assert_eq!(&*escape_pattern(b"/a%2fb"), b"/a%2Fb");
+/// assert_eq!(&*escape_pattern("/ä".as_bytes()), b"/%C3%A4");
+/// assert_eq!(&*escape_pattern(b"/%zz %62"), b"/%zz %62");
+/// ```
+#[must_use]
+pub fn escape_pattern(value: &[u8]) -> Cow<'_, [u8]> {
+    let mut extra = 0usize;
+    let mut lowercase_hex = false;
+    let mut i = 0;
+    while let Some(&byte) = value.get(i) {
+        if let Some((high, low)) = percent_digits(value, i) {
+            lowercase_hex |= high.is_ascii_lowercase() || low.is_ascii_lowercase();
+            i += 3;
+            continue;
+        }
+        if byte >= 0x80 {
+            extra += 2;
+        }
+        i += 1;
+    }
+    if extra == 0 && !lowercase_hex {
+        return Cow::Borrowed(value);
+    }
+    let mut escaped = Vec::with_capacity(value.len() + extra);
+    let mut i = 0;
+    while let Some(&byte) = value.get(i) {
+        if let Some((high, low)) = percent_digits(value, i) {
+            escaped.extend_from_slice(&[b'%', high.to_ascii_uppercase(), low.to_ascii_uppercase()]);
+            i += 3;
+            continue;
+        }
+        if byte >= 0x80 {
+            escaped.extend_from_slice(&[
+                b'%',
+                UPPER_HEX[usize::from(byte >> 4)],
+                UPPER_HEX[usize::from(byte & 0x0F)],
+            ]);
+        } else {
+            escaped.push(byte);
+        }
+        i += 1;
+    }
+    Cow::Owned(escaped)
+}
+
+/// The two hex digits of a `%xx` escape starting at `at`, if there is one.
+fn percent_digits(value: &[u8], at: usize) -> Option<(u8, u8)> {
+    match value.get(at..at + 3)? {
+        [b'%', high, low] if high.is_ascii_hexdigit() && low.is_ascii_hexdigit() => {
+            Some((*high, *low))
+        }
+        _ => None,
+    }
+}
+
+/// For an allow pattern whose last `/` starts `/index.htm`, the length of the prefix up to and
+/// including that slash: Google also allows `prefix` + `$` at priority `prefix + 1`.
+pub(crate) fn index_htm_prefix(pattern: &[u8]) -> Option<usize> {
+    let slash = memchr::memrchr(b'/', pattern)?;
+    pattern
+        .get(slash..)?
+        .starts_with(b"/index.htm")
+        .then_some(slash + 1)
+}
+
+/// Whether `pattern` matches `path` under Google's rules: anchored at the path start, a prefix
+/// match, `*` matches any run of bytes and a final `$` anchors the end.
+///
+/// Each `*`-separated literal is found at its leftmost position after the previous one. For a
+/// pattern that is matched as a prefix, an earliest placement never rules out a later literal, so
+/// this needs no backtracking and costs at most O(path × pattern).
+#[cfg(test)]
+pub(crate) fn glob_matches(pattern: &[u8], path: &[u8]) -> bool {
+    match pattern.split_last() {
+        Some((b'$', body)) => glob_matches_parts(body, true, path),
+        _ => glob_matches_parts(pattern, false, path),
+    }
+}
+
+/// [`glob_matches`] with the end anchor given apart from the pattern body.
+pub(crate) fn glob_matches_parts(body: &[u8], anchored_end: bool, path: &[u8]) -> bool {
+    let mut literals = body.split(|byte| *byte == b'*');
+    let first = literals.next().unwrap_or_default();
+    if !path.starts_with(first) {
+        return false;
+    }
+    let Some(last) = literals.next_back() else {
+        return !anchored_end || path.len() == first.len();
+    };
+    // With an end anchor the last literal must sit at the very end, so the middle literals
+    // have to fit before it.
+    let end = if anchored_end {
+        match path.len().checked_sub(last.len()) {
+            Some(end) if end >= first.len() && path.ends_with(last) => end,
+            _ => return false,
+        }
+    } else {
+        path.len()
+    };
+    let mut at = first.len();
+    for literal in literals {
+        let Some(found) = find(path.get(at..end).unwrap_or_default(), literal) else {
+            return false;
+        };
+        at += found + literal.len();
+    }
+    anchored_end || find(path.get(at..).unwrap_or_default(), last).is_some()
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    memchr::memmem::find(haystack, needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_follows_maybe_escape_pattern() {
+        let cases: &[(&[u8], &[u8])] = &[
+            (b"", b""),
+            (b"/a/b", b"/a/b"),
+            (b"%aa", b"%AA"),
+            (b"%aA", b"%AA"),
+            (b"/%2f%2F", b"/%2F%2F"),
+            (b"/%62%61%7A", b"/%62%61%7A"),
+            (b"/%", b"/%"),
+            (b"/%a", b"/%a"),
+            (b"/%zz", b"/%zz"),
+            (b"/%%2f", b"/%%2F"),
+            (b"/\xC3\xA4", b"/%C3%A4"),
+            (b"/\xFF\x80", b"/%FF%80"),
+            (b"/a b?c:d\"", b"/a b?c:d\""),
+            (b"*$", b"*$"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(&*escape_pattern(value), *expected, "value {value:?}");
+        }
+        assert!(matches!(escape_pattern(b"/plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn index_htm_prefix_needs_the_last_segment() {
+        let cases: &[(&[u8], Option<usize>)] = &[
+            (b"/index.html", Some(1)),
+            (b"/d/index.htm", Some(3)),
+            (b"/d/index.htm5", Some(3)),
+            (b"/d/index.htm*", Some(3)),
+            (b"/*/index.html$", Some(3)),
+            (b"/d/Index.html", None),
+            (b"/index.html/x", None),
+            (b"/d/x/index.ht", None),
+            (b"index.html", None),
+        ];
+        for (pattern, expected) in cases {
+            assert_eq!(index_htm_prefix(pattern), *expected, "pattern {pattern:?}");
+        }
+    }
+
+    #[test]
+    fn glob_matches_wildcards_and_anchor() {
+        let cases: &[(&[u8], &[u8], bool)] = &[
+            (b"", b"/", true),
+            (b"/", b"/anything", true),
+            (b"/a", b"/", false),
+            (b"/*ab", b"/aab", true),
+            (b"/*a*a*a", b"/aaa", true),
+            (b"/*a*a*a", b"/aa", false),
+            (b"/a$", b"/a", true),
+            (b"/a$", b"/ab", false),
+            (b"/*$", b"/x", true),
+            (b"/*.php$", b"/a.php", true),
+            (b"/*.php$", b"/a.php5", false),
+            (b"/*.php$", b"/a.php.php", true),
+            (b"/a*b$", b"/ab", true),
+            (b"/ab*b$", b"/ab", false),
+            (b"/a$b", b"/a$bc", true),
+            (b"/a$$", b"/a$", true),
+            (b"/a$$", b"/a$$", false),
+            (b"$", b"/", false),
+            (b"$", b"", true),
+            (b"**", b"/", true),
+            (b"a", b"/a", false),
+        ];
+        for (pattern, path, expected) in cases {
+            assert_eq!(
+                glob_matches(pattern, path),
+                *expected,
+                "pattern {pattern:?} path {path:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! The parsed and compiled robots.txt and its parts.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use crate::compile::{Candidate, GROUP_AUTOMATON_BYTES, GroupMatcher};
+use crate::parse::{ParseOptions, ParseStats, parse};
+use crate::select::{Selection, TokenMatch, select};
+
+/// Index of a group in [`Robots::groups`].
+pub type GroupId = u32;
+/// Index of a rule in [`Robots::rules`], which is also its rank in file order.
+pub type RuleId = u32;
+
+/// A group: a run of user-agent lines and the rules that follow them, up to the next user-agent
+/// line that comes after a rule.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Group {
+    /// The user-agent values as written (trimmed, comment removed), in file order.
+    pub agents: Vec<Box<[u8]>>,
+    /// Line of the group's first user-agent line.
+    pub line: u32,
+    /// The group's rules in [`Robots::rules`].
+    pub rules: Range<RuleId>,
+}
+
+/// Whether a rule allows or disallows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RuleKind {
+    /// An `allow` line.
+    Allow,
+    /// A `disallow` line, or one of its accepted typos.
+    Disallow,
+}
+
+/// An allow or disallow line inside a group.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Rule {
+    /// Allow or disallow.
+    pub kind: RuleKind,
+    /// The value after [`escape_pattern`](crate::escape_pattern); its length is the rule's
+    /// priority. Empty for an empty value, which never decides anything.
+    pub pattern: Box<[u8]>,
+    /// The line as written, with its comment and outer whitespace removed (lossy UTF-8), such as
+    /// `Disallow: /private/`.
+    pub text: String,
+    /// The line number, counted as Google counts them.
+    pub line: u32,
+    /// The group the rule belongs to.
+    pub group: GroupId,
+}
+
+/// The outcome of matching one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Verdict {
+    /// Whether the path may be crawled.
+    pub allowed: bool,
+    /// The rule that decided, or `None` when no rule matched. For an index.htm rewrite, the allow
+    /// rule that produced it.
+    pub rule: Option<RuleId>,
+}
+
+/// One robots.txt body, parsed and ready to answer for any crawler.
+///
+/// Parsing never fails: whatever the bytes, Google's parser reads something out of them. Each
+/// group is compiled on first use and then shared; a `Robots` is `Send + Sync`.
+///
+/// ```
+/// use robots_audit_engine::{Robots, TokenMatch, path_params_query};
+///
+/// let robots = Robots::parse(b"User-agent: *\nDisallow: /private/\nAllow: /private/ok\n");
+/// let crawler = robots.select(&[b"FooBot"], TokenMatch::ProductName);
+/// let path = path_params_query(b"https://example.com/private/x?y=1");
+/// let verdict = robots.verdict(&crawler, &path);
+/// assert!(!verdict.allowed);
+/// let rule = &robots.rules()[verdict.rule.unwrap() as usize];
+/// assert_eq!((rule.text.as_str(), rule.line), ("Disallow: /private/", 2));
+/// ```
+#[derive(Debug)]
+pub struct Robots {
+    stats: ParseStats,
+    groups: Vec<Group>,
+    rules: Vec<Rule>,
+    sitemaps: Vec<Box<[u8]>>,
+    matchers: Box<[OnceLock<GroupMatcher>]>,
+    /// Pattern bytes each group may put into automata.
+    automaton_budget: usize,
+}
+
+impl Robots {
+    /// Parses a whole body, as Google's library does. Same as [`Robots::parse_with`] with the
+    /// default options.
+    #[must_use]
+    pub fn parse(body: &[u8]) -> Robots {
+        Robots::parse_with(body, &ParseOptions::default())
+    }
+
+    /// Parses a body with `options`. Never fails and never panics.
+    #[must_use]
+    pub fn parse_with(body: &[u8], options: &ParseOptions) -> Robots {
+        Robots::build(body, options, GROUP_AUTOMATON_BYTES)
+    }
+
+    fn build(body: &[u8], options: &ParseOptions, automaton_budget: usize) -> Robots {
+        let parsed = parse(body, options);
+        let matchers = parsed.groups.iter().map(|_| OnceLock::new()).collect();
+        Robots {
+            stats: parsed.stats,
+            groups: parsed.groups,
+            rules: parsed.rules,
+            sitemaps: parsed.sitemaps,
+            matchers,
+            automaton_budget,
+        }
+    }
+
+    /// What the parser saw.
+    #[must_use]
+    pub fn stats(&self) -> &ParseStats {
+        &self.stats
+    }
+
+    /// The groups in file order.
+    #[must_use]
+    pub fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// Every allow and disallow rule inside a group, in file order.
+    #[must_use]
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The non-empty sitemap values, raw, in file order.
+    #[must_use]
+    pub fn sitemaps(&self) -> &[Box<[u8]>] {
+        &self.sitemaps
+    }
+
+    /// The groups that apply to a crawler answering to `tokens`, compared as `mode` says.
+    ///
+    /// When no group names any token, all `*` groups apply; a token named anywhere, even by a
+    /// group without rules, switches the `*` groups off for that crawler. A group naming both
+    /// `*` and a token counts as naming the token.
+    ///
+    /// ```
+    /// use robots_audit_engine::{Robots, TokenMatch};
+    ///
+    /// let robots = Robots::parse(b"user-agent: googlebot\nallow: /\n\nuser-agent: *\ndisallow: /\n");
+    /// let google = robots.select(&[b"Googlebot-Image", b"Googlebot"], TokenMatch::ProductName);
+    /// assert_eq!((google.groups(), google.is_global()), (&[0][..], false));
+    /// let other = robots.select(&[b"OtherBot"], TokenMatch::Google);
+    /// assert_eq!((other.groups(), other.is_global()), (&[1][..], true));
+    /// ```
+    #[must_use]
+    pub fn select(&self, tokens: &[&[u8]], mode: TokenMatch) -> Selection {
+        select(&self.groups, tokens, mode)
+    }
+
+    /// Google's decision for `path` (the output of
+    /// [`path_params_query`](crate::path_params_query)) under the selected groups.
+    ///
+    /// Among the matching non-empty rules the longest pattern wins and allow wins a tie; with no
+    /// match the path is allowed. Patterns match from the start of the path, byte for byte and
+    /// case-sensitively; `*` matches any bytes and a final `$` anchors the end. The reported
+    /// rule is the winner, the first in file order among equal ones.
+    ///
+    /// ```
+    /// use robots_audit_engine::{Robots, TokenMatch};
+    ///
+    /// let robots = Robots::parse(b"user-agent: *\nallow: /page\ndisallow: /*.htm\n");
+    /// let all = robots.select(&[], TokenMatch::Google);
+    /// assert!(!robots.verdict(&all, b"/page.htm").allowed);
+    /// assert!(robots.verdict(&all, b"/page").allowed);
+    /// assert_eq!(robots.verdict(&all, b"/other").rule, None);
+    /// ```
+    #[must_use]
+    pub fn verdict(&self, selection: &Selection, path: &[u8]) -> Verdict {
+        let mut best: Option<Candidate> = None;
+        for &group in selection.groups() {
+            let Some(matcher) = self.matcher(group) else {
+                continue;
+            };
+            if let Some(candidate) = matcher.best(&self.rules, path) {
+                if best.is_none_or(|best| candidate.beats(&best)) {
+                    best = Some(candidate);
+                }
+            }
+        }
+        match best {
+            Some(winner) => Verdict {
+                allowed: winner.allow,
+                rule: Some(winner.rule),
+            },
+            None => Verdict {
+                allowed: true,
+                rule: None,
+            },
+        }
+    }
+
+    /// The 1994 reading of the same selection: the first non-empty Disallow rule, in file order,
+    /// whose escaped pattern is a plain byte prefix of `path` (`*` and `$` taken literally, Allow
+    /// ignored).
+    ///
+    /// ```
+    /// use robots_audit_engine::{Robots, TokenMatch};
+    ///
+    /// let robots = Robots::parse(b"user-agent: *\nallow: /a/b\ndisallow: /a\ndisallow: /*.pdf\n");
+    /// let all = robots.select(&[], TokenMatch::Google);
+    /// assert_eq!(robots.disallowed_1994(&all, b"/a/b"), Some(1));
+    /// assert_eq!(robots.disallowed_1994(&all, b"/x.pdf"), None);
+    /// ```
+    #[must_use]
+    pub fn disallowed_1994(&self, selection: &Selection, path: &[u8]) -> Option<RuleId> {
+        crate::legacy::disallowed_1994(&self.groups, &self.rules, selection, path)
+    }
+
+    /// The group's user-agent values joined by `|` (lossy UTF-8); empty for an unknown group.
+    ///
+    /// ```
+    /// use robots_audit_engine::Robots;
+    ///
+    /// let robots = Robots::parse(b"user-agent: a\nuser-agent: B/1.0\ndisallow: /\n");
+    /// assert_eq!(robots.group_label(0), "a|B/1.0");
+    /// ```
+    #[must_use]
+    pub fn group_label(&self, group: GroupId) -> String {
+        let Some(group) = self.groups.get(group as usize) else {
+            return String::new();
+        };
+        let joined = group.agents.join(&b'|');
+        String::from_utf8_lossy(&joined).into_owned()
+    }
+
+    /// Compiles every group now instead of on first use, for example right after loading when
+    /// the first verdicts should not pay for compilation.
+    pub fn compile(&self) {
+        for group in 0..self.groups.len() {
+            let _ = self.matcher(saturating_group_id(group));
+        }
+    }
+
+    fn matcher(&self, group: GroupId) -> Option<&GroupMatcher> {
+        let slot = self.matchers.get(group as usize)?;
+        let rules = self.groups.get(group as usize)?.rules.clone();
+        Some(slot.get_or_init(|| GroupMatcher::new(&self.rules, rules, self.automaton_budget)))
+    }
+}
+
+fn saturating_group_id(index: usize) -> GroupId {
+    GroupId::try_from(index).unwrap_or(GroupId::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn robots_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Robots>();
+        assert_send_sync::<Selection>();
+    }
+
+    #[test]
+    fn foreign_selections_do_not_panic() {
+        let big = Robots::parse(
+            b"user-agent: a\nuser-agent: b\ndisallow: /\nuser-agent: c\ndisallow: /\n",
+        );
+        let selection = big.select(&[b"c"], TokenMatch::Google);
+        let small = Robots::parse(b"user-agent: *\ndisallow: /x\n");
+        assert_eq!(
+            small.verdict(&selection, b"/x"),
+            Verdict {
+                allowed: true,
+                rule: None
+            }
+        );
+        assert_eq!(small.disallowed_1994(&selection, b"/x"), None);
+        assert_eq!(small.group_label(7), "");
+    }
+
+    #[test]
+    fn both_engines_agree_on_a_realistic_file() {
+        let body = b"user-agent: *\ndisallow: /search\nallow: /search/about\ndisallow: /*?sid=\n\
+            allow: /*.css$\ndisallow: /private*/\nallow: /docs/index.html\ndisallow: /docs/\n";
+        let automata = Robots::parse(body);
+        let scan = Robots::build(body, &ParseOptions::default(), 0);
+        let all = automata.select(&[], TokenMatch::Google);
+        for path in [
+            "/",
+            "/search",
+            "/search/about",
+            "/search?q",
+            "/a?sid=1",
+            "/x.css",
+            "/x.css?v",
+            "/private1/x",
+            "/privat/",
+            "/docs/",
+            "/docs/x",
+            "/docs/index.html",
+        ] {
+            assert_eq!(
+                automata.verdict(&all, path.as_bytes()),
+                scan.verdict(&all, path.as_bytes()),
+                "path {path}"
+            );
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! Which groups apply to a crawler (rep-reference section 5 and SPEC step 5).
+
+use crate::parse::is_space;
+use crate::{Group, GroupId};
+
+/// How caller tokens are compared with the user-agent values of the groups.
+///
+/// ```
+/// use robots_audit_engine::{Robots, TokenMatch};
+///
+/// let robots = Robots::parse(b"user-agent: MJ12bot\ndisallow: /\n");
+/// // Google reduces the group's value to `MJ`, so `MJ12bot` is not named.
+/// assert!(robots.select(&[b"MJ12bot"], TokenMatch::Google).is_empty());
+/// // The audit compares the whole product name.
+/// assert!(!robots.select(&[b"MJ12bot"], TokenMatch::ProductName).is_empty());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TokenMatch {
+    /// Google's matcher: a group's value is reduced to its leading `[A-Za-z_-]` run and compared
+    /// ASCII case-insensitively with each token taken verbatim. Every group naming any of the
+    /// tokens applies, and their rules merge.
+    Google,
+    /// The audit's rule: a group's name is its value up to the first whitespace, `/`, `*` or `;`,
+    /// compared ASCII case-insensitively. The tokens are a fallback order: the first token that
+    /// some group names selects every group naming it, and later tokens are not consulted.
+    ProductName,
+}
+
+/// The groups that apply to one crawler in one robots.txt: the groups naming it, or the `*`
+/// groups when nothing names it, or none.
+///
+/// A selection only makes sense with the [`Robots`](crate::Robots) that made it. Selecting is
+/// cheap but allocates, so callers that judge many requests keep one per crawler.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Selection {
+    groups: Box<[GroupId]>,
+    global: bool,
+}
+
+impl Selection {
+    /// The selected groups in file order.
+    #[must_use]
+    pub fn groups(&self) -> &[GroupId] {
+        &self.groups
+    }
+
+    /// Whether the groups are the `*` groups, used because no group names the crawler.
+    #[must_use]
+    pub fn is_global(&self) -> bool {
+        self.global
+    }
+
+    /// Whether no group applies, in which case everything is allowed.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.groups.is_empty()
+    }
+}
+
+/// Google's test for a global value: `*` alone, or `*` followed by whitespace and anything.
+pub(crate) fn is_global_agent(value: &[u8]) -> bool {
+    match value {
+        [b'*'] => true,
+        [b'*', next, ..] => is_space(*next),
+        _ => false,
+    }
+}
+
+/// Google's `ExtractUserAgent`: the leading `[A-Za-z_-]` run.
+pub(crate) fn google_token(value: &[u8]) -> &[u8] {
+    let end = value
+        .iter()
+        .position(|b| !(b.is_ascii_alphabetic() || matches!(b, b'-' | b'_')))
+        .unwrap_or(value.len());
+    value.get(..end).unwrap_or_default()
+}
+
+/// The audit's product name: the value up to the first whitespace, `/`, `*` or `;`.
+pub(crate) fn product_name(value: &[u8]) -> &[u8] {
+    let end = value
+        .iter()
+        .position(|b| is_space(*b) || matches!(b, b'/' | b'*' | b';'))
+        .unwrap_or(value.len());
+    value.get(..end).unwrap_or_default()
+}
+
+fn names(group: &Group, token: &[u8], mode: TokenMatch) -> bool {
+    group
+        .agents
+        .iter()
+        .filter(|agent| !is_global_agent(agent))
+        .any(|agent| {
+            let name = match mode {
+                TokenMatch::Google => google_token(agent),
+                TokenMatch::ProductName => product_name(agent),
+            };
+            name.eq_ignore_ascii_case(token)
+        })
+}
+
+fn ids(groups: &[Group], keep: impl Fn(&Group) -> bool) -> Box<[GroupId]> {
+    groups
+        .iter()
+        .zip(0..)
+        .filter(|(group, _)| keep(group))
+        .map(|(_, id)| id)
+        .collect()
+}
+
+pub(crate) fn select(groups: &[Group], tokens: &[&[u8]], mode: TokenMatch) -> Selection {
+    let specific = match mode {
+        TokenMatch::Google => ids(groups, |group| {
+            tokens.iter().any(|token| names(group, token, mode))
+        }),
+        TokenMatch::ProductName => tokens
+            .iter()
+            .map(|token| ids(groups, |group| names(group, token, mode)))
+            .find(|named| !named.is_empty())
+            .unwrap_or_default(),
+    };
+    if !specific.is_empty() {
+        return Selection {
+            groups: specific,
+            global: false,
+        };
+    }
+    let global = ids(groups, |group| {
+        group.agents.iter().any(|agent| is_global_agent(agent))
+    });
+    Selection {
+        global: !global.is_empty(),
+        groups: global,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn global_detection_is_googles() {
+        let cases: &[(&[u8], bool)] = &[
+            (b"*", true),
+            (b"* FooBot", true),
+            (b"*\tx", true),
+            (b"*\x0bx", true),
+            (b"*Bot", false),
+            (b"*/1.0", false),
+            (b"**", false),
+            (b"", false),
+            (b"Foo *", false),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(is_global_agent(value), *expected, "value {value:?}");
+        }
+    }
+
+    #[test]
+    fn google_token_is_the_leading_letter_run() {
+        let cases: &[(&[u8], &[u8])] = &[
+            (b"FooBot/1.2", b"FooBot"),
+            (b"Foo Bar", b"Foo"),
+            (b"Foo2Bot", b"Foo"),
+            (b"FooBot*", b"FooBot"),
+            (b"*Bot", b""),
+            ("ツFoo".as_bytes(), b""),
+            (b"Googlebot-News_x", b"Googlebot-News_x"),
+            (b"MJ12bot", b"MJ"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(google_token(value), *expected, "value {value:?}");
+        }
+    }
+
+    #[test]
+    fn product_name_keeps_digits_and_dots() {
+        let cases: &[(&[u8], &[u8])] = &[
+            (b"MJ12bot", b"MJ12bot"),
+            (b"archive.org_bot", b"archive.org_bot"),
+            (b"360Spider", b"360Spider"),
+            (b"FooBot/1.2", b"FooBot"),
+            (b"Foo Bar", b"Foo"),
+            (b"Foo\tBar", b"Foo"),
+            (b"FooBot*", b"FooBot"),
+            (b"FooBot;x", b"FooBot"),
+            (b"*Bot", b""),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(product_name(value), *expected, "value {value:?}");
+        }
+    }
+}

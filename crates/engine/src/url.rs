@@ -1,0 +1,114 @@
+//! The part of a URL that robots.txt rules are matched against (rep-reference section 10).
+
+use std::borrow::Cow;
+
+/// The path, parameters and query of `url`, without the fragment, as Google's
+/// `GetPathParamsQuery` extracts them.
+///
+/// The URL is never normalised or decoded, the scheme and host are not inspected, and anything
+/// without a path gives `/`. A leading `//` starts a network path, a first segment without a
+/// scheme is taken as the host, and a result that would begin with `?` or `;` gets a `/` in
+/// front, which is the only case that allocates.
+///
+/// ```
+/// use robots_audit_engine::path_params_query;
+///
+/// assert_eq!(&*path_params_query(b"https://example.com/a/b?c=d#frag"), b"/a/b?c=d");
+/// assert_eq!(&*path_params_query(b"example.com?a"), b"/?a");
+/// assert_eq!(&*path_params_query(b"//host/b/c"), b"/b/c");
+/// assert_eq!(&*path_params_query(b""), b"/");
+/// ```
+#[must_use]
+pub fn path_params_query(url: &[u8]) -> Cow<'_, [u8]> {
+    let search_start = if url.starts_with(b"//") { 2 } else { 0 };
+    let tail = url.get(search_start..).unwrap_or_default();
+    let early_path = tail.iter().position(|b| is_path_start(*b));
+    let scheme_end = memchr::memmem::find(tail, b"://");
+    // `://` only marks a scheme when it comes before any path, parameter or query.
+    let authority_start = match (scheme_end, early_path) {
+        (Some(scheme), Some(path)) if path < scheme => 0,
+        (Some(scheme), _) => scheme + 3,
+        (None, _) => 0,
+    };
+    let Some(path_start) = tail
+        .get(authority_start..)
+        .and_then(|rest| rest.iter().position(|b| is_path_start(*b)))
+        .map(|offset| authority_start + offset)
+    else {
+        return Cow::Borrowed(b"/");
+    };
+    let path_end = match memchr::memchr(b'#', tail) {
+        Some(hash) if hash < path_start => return Cow::Borrowed(b"/"),
+        Some(hash) => hash,
+        None => tail.len(),
+    };
+    let path = tail.get(path_start..path_end).unwrap_or_default();
+    if path.first() == Some(&b'/') {
+        Cow::Borrowed(path)
+    } else {
+        let mut prefixed = Vec::with_capacity(path.len() + 1);
+        prefixed.push(b'/');
+        prefixed.extend_from_slice(path);
+        Cow::Owned(prefixed)
+    }
+}
+
+fn is_path_start(byte: u8) -> bool {
+    matches!(byte, b'/' | b'?' | b';')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_cases() {
+        let cases: &[(&[u8], &[u8])] = &[
+            (b"", b"/"),
+            (b"http://www.example.com", b"/"),
+            (b"http://www.example.com/", b"/"),
+            (b"http://www.example.com/a", b"/a"),
+            (b"http://www.example.com/a/", b"/a/"),
+            (
+                b"http://www.example.com/a/b?c=http://d.e/",
+                b"/a/b?c=http://d.e/",
+            ),
+            (
+                b"http://www.example.com/a/b?c=d&e=f#fragment",
+                b"/a/b?c=d&e=f",
+            ),
+            (b"example.com", b"/"),
+            (b"example.com/", b"/"),
+            (b"example.com/a", b"/a"),
+            (b"example.com/a/", b"/a/"),
+            (b"example.com/a/b?c=d&e=f#fragment", b"/a/b?c=d&e=f"),
+            (b"a", b"/"),
+            (b"a/", b"/"),
+            (b"/a", b"/a"),
+            (b"a/b", b"/b"),
+            (b"example.com?a", b"/?a"),
+            (b"example.com;a", b"/;a"),
+            (b"example.com/a;b#c", b"/a;b"),
+            (b"//a/b/c", b"/b/c"),
+            (b"http://h#/a", b"/"),
+            (b"http://h/a#", b"/a"),
+            (b"http://user:pw@h:8080/A%2f?Q#f", b"/A%2f?Q"),
+            (b"/a?b=http://c/d", b"/a?b=http://c/d"),
+            (b"h?x://y", b"/?x://y"),
+            (b"//", b"/"),
+            (b"///a", b"/a"),
+            (b"http:///a", b"/a"),
+            (b"#/a", b"/"),
+            (b"/\xFF\x00", b"/\xFF\x00"),
+        ];
+        for (url, expected) in cases {
+            assert_eq!(&*path_params_query(url), *expected, "url {url:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_prefixed_slash_allocates() {
+        assert!(matches!(path_params_query(b"http://h/a"), Cow::Borrowed(_)));
+        assert!(matches!(path_params_query(b"h?a"), Cow::Owned(_)));
+    }
+}

@@ -1,0 +1,490 @@
+//! Cutting a decompressed log into blocks of whole lines.
+
+use std::fmt;
+use std::io::{self, Read};
+use std::sync::Arc;
+
+use memchr::memmem;
+
+use crate::open::{Compression, Decoder, Source};
+
+/// The block size [`LogReader`] aims for unless told otherwise: big enough that per-block costs
+/// vanish, small enough that blocks can be handed to worker threads one by one.
+pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
+
+/// The hard cap on one line. A longer line is cut to its first `MAX_LINE_LEN` bytes (the rest
+/// is read and dropped, never held in memory), and parsers skip any line this long as
+/// [`SkipReason::TooLong`](crate::SkipReason::TooLong). Lines shorter than this are delivered
+/// whole.
+pub const MAX_LINE_LEN: usize = 4 << 20;
+
+/// How much is asked of the decompressor per read.
+const READ_SIZE: usize = 64 * 1024;
+
+const FIELDS_DIRECTIVE: &[u8] = b"#Fields:";
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A run of complete lines, cut from the input at a line end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// The lines, each ending in `\n` except perhaps the input's last line.
+    pub data: Vec<u8>,
+    /// The number of the block's first line in the input, counting from 1.
+    pub first_line: u64,
+    /// The last W3C/CloudFront `#Fields:` line before the block (without its line end), so that
+    /// header-driven formats can parse the block on its own.
+    pub header: Option<Arc<[u8]>>,
+}
+
+impl Block {
+    /// The block's lines with their numbers in the input, without the `\n` or `\r\n` that ends
+    /// them.
+    ///
+    /// ```
+    /// use robots_audit_logs::Block;
+    ///
+    /// let block = Block { data: b"a\r\nb\n\nc".to_vec(), first_line: 7, header: None };
+    /// let lines: Vec<(u64, &[u8])> = block.lines().collect();
+    /// assert_eq!(lines, [(7, &b"a"[..]), (8, b"b"), (9, b""), (10, b"c")]);
+    /// ```
+    pub fn lines(&self) -> Lines<'_> {
+        Lines {
+            rest: &self.data,
+            next: self.first_line,
+        }
+    }
+
+    /// How many lines the block holds.
+    pub fn line_count(&self) -> u64 {
+        let newlines = memchr::memchr_iter(b'\n', &self.data).count() as u64;
+        let unterminated = self.data.last().is_some_and(|&last| last != b'\n');
+        newlines + u64::from(unterminated)
+    }
+}
+
+/// The lines of a [`Block`], from [`Block::lines`].
+#[derive(Debug, Clone)]
+pub struct Lines<'a> {
+    rest: &'a [u8],
+    next: u64,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = (u64, &'a [u8]);
+
+    fn next(&mut self) -> Option<(u64, &'a [u8])> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let (line, rest) = match memchr::memchr(b'\n', self.rest) {
+            Some(end) => self.rest.split_at(end + 1),
+            None => (self.rest, &b""[..]),
+        };
+        self.rest = rest;
+        let number = self.next;
+        self.next += 1;
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        Some((number, line.strip_suffix(b"\r").unwrap_or(line)))
+    }
+}
+
+/// A compressed stream that is truncated or corrupt, or an input that failed to read. Every
+/// complete line before the damage has been delivered; the reader is finished.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    /// What went wrong, for `inputs.csv`.
+    pub message: String,
+    /// Decompressed bytes delivered before the damage.
+    pub offset: u64,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (after {} decompressed bytes)",
+            self.message, self.offset
+        )
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// What the input has said so far.
+enum Input {
+    Open,
+    Ended,
+    Failed(io::Error),
+}
+
+/// Reads one log sequentially: opens it, sniffs the compression, decompresses and cuts blocks
+/// of complete lines. Memory stays bounded by about `max(block size, MAX_LINE_LEN)` whatever
+/// the input holds.
+///
+/// ```
+/// use robots_audit_logs::LogReader;
+///
+/// let mut reader = LogReader::from_reader(&b"first\nsecond\nlast without newline"[..])?;
+/// let block = reader.next_block()?.expect("one block");
+/// assert_eq!(block.line_count(), 3);
+/// assert!(reader.next_block()?.is_none());
+/// assert_eq!(reader.bytes(), 33);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct LogReader {
+    decoder: Decoder,
+    block_size: usize,
+    input: Input,
+    /// The start of a line whose end has not been read yet (never holds a `\n`).
+    carry: Vec<u8>,
+    /// The rest of an over-long line is being read and dropped.
+    skipping: bool,
+    /// An error to report once the lines before it have been delivered.
+    pending_error: Option<ReadError>,
+    finished: bool,
+    next_line: u64,
+    /// Decompressed bytes read from the decoder.
+    consumed: u64,
+    /// Decompressed bytes accounted for by delivered blocks.
+    delivered: u64,
+    header: Option<Arc<[u8]>>,
+    fields: memmem::Finder<'static>,
+}
+
+impl fmt::Debug for LogReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LogReader")
+            .field("compression", &self.compression())
+            .field("block_size", &self.block_size)
+            .field("next_line", &self.next_line)
+            .field("bytes", &self.delivered)
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LogReader {
+    /// Opens a file or standard input. Fails only when the input cannot be opened or its first
+    /// bytes cannot be read; damage further on is reported by [`LogReader::next_block`].
+    pub fn open(source: &Source) -> io::Result<LogReader> {
+        Ok(LogReader::with_decoder(Decoder::open(source)?))
+    }
+
+    /// Reads from any byte stream (a socket, a test buffer), sniffing its compression like
+    /// [`LogReader::open`].
+    pub fn from_reader<R: Read + Send + 'static>(reader: R) -> io::Result<LogReader> {
+        Ok(LogReader::with_decoder(Decoder::new(Box::new(reader))?))
+    }
+
+    fn with_decoder(decoder: Decoder) -> LogReader {
+        LogReader {
+            decoder,
+            block_size: DEFAULT_BLOCK_SIZE,
+            input: Input::Open,
+            carry: Vec::new(),
+            skipping: false,
+            pending_error: None,
+            finished: false,
+            next_line: 1,
+            consumed: 0,
+            delivered: 0,
+            header: None,
+            fields: memmem::Finder::new(FIELDS_DIRECTIVE),
+        }
+    }
+
+    /// Sets the size blocks aim for (at least 1 byte). A block is cut at the last line end
+    /// read once it holds this many bytes of complete lines, so every block but the last is at
+    /// least this big and at most one read (64 KiB) bigger, or one over-long line.
+    pub fn with_block_size(mut self, bytes: usize) -> LogReader {
+        self.block_size = bytes.max(1);
+        self
+    }
+
+    /// How the input is compressed.
+    pub fn compression(&self) -> Compression {
+        self.decoder.compression()
+    }
+
+    /// Bytes read from the input so far: compressed bytes for a compressed input, including
+    /// what the decompressor has read ahead. For progress bars and `inputs.csv` `bytes_read`.
+    pub fn compressed_bytes_read(&self) -> u64 {
+        self.decoder.compressed_bytes_read()
+    }
+
+    /// Decompressed bytes delivered in blocks so far, counting the dropped tails of over-long
+    /// lines: the position in the decompressed input up to which everything has been handed
+    /// out.
+    pub fn bytes(&self) -> u64 {
+        self.delivered
+    }
+
+    /// The next block of complete lines, `Ok(None)` at the end of the input. After damage, the
+    /// complete lines before it come first, then the `Err`; the reader is finished after either.
+    pub fn next_block(&mut self) -> Result<Option<Block>, ReadError> {
+        if let Some(error) = self.pending_error.take() {
+            self.finished = true;
+            return Err(error);
+        }
+        if self.finished {
+            return Ok(None);
+        }
+        let mut data = Vec::with_capacity(self.block_size.min(MAX_LINE_LEN) + READ_SIZE);
+        data.append(&mut self.carry);
+        // Where the line being read starts: everything before it is complete.
+        let mut line_start = 0;
+        loop {
+            if data.len() - line_start >= MAX_LINE_LEN {
+                data.truncate(line_start + MAX_LINE_LEN);
+                data.push(b'\n');
+                line_start = data.len();
+                self.skipping = true;
+            }
+            if !matches!(self.input, Input::Open) || line_start >= self.block_size {
+                break;
+            }
+            self.read_more(&mut data, &mut line_start);
+        }
+        match std::mem::replace(&mut self.input, Input::Ended) {
+            Input::Open => {
+                self.input = Input::Open;
+                self.carry = data.split_off(line_start);
+            }
+            Input::Ended => self.finished = true,
+            Input::Failed(error) => {
+                // The line being read when the damage came is incomplete: it is dropped.
+                let damaged = data.len() - line_start;
+                data.truncate(line_start);
+                self.consumed -= damaged as u64;
+                let offset = self.consumed;
+                self.pending_error = Some(ReadError {
+                    message: format!("{}: {error}", self.compression()),
+                    offset,
+                });
+            }
+        }
+        self.delivered = self.consumed - self.carry.len() as u64;
+        if data.is_empty() {
+            // Nothing was left before the end or the damage.
+            return match self.pending_error.take() {
+                Some(error) => {
+                    self.finished = true;
+                    Err(error)
+                }
+                None => Ok(None),
+            };
+        }
+        let block = Block {
+            data,
+            first_line: self.next_line,
+            header: self.header.clone(),
+        };
+        self.next_line += block.line_count();
+        self.remember_header(&block.data);
+        Ok(Some(block))
+    }
+
+    /// Reads once more into `data`, dropping what belongs to an over-long line and moving
+    /// `line_start` past the last line end read.
+    fn read_more(&mut self, data: &mut Vec<u8>, line_start: &mut usize) {
+        let old = data.len();
+        data.resize(old + READ_SIZE, 0);
+        let result = loop {
+            match self.decoder.read(data.get_mut(old..).unwrap_or_default()) {
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        match result {
+            Ok(0) => {
+                data.truncate(old);
+                self.input = Input::Ended;
+            }
+            Ok(n) => {
+                data.truncate(old + n);
+                self.consumed += n as u64;
+                if self.skipping {
+                    match memchr::memchr(b'\n', data.get(old..).unwrap_or_default()) {
+                        Some(end) => {
+                            data.drain(old..=old + end);
+                            self.skipping = false;
+                        }
+                        None => data.truncate(old),
+                    }
+                }
+                // The line that was partial may have ended in this read past the cap: it is cut
+                // to the cap like a line that is still growing. It was shorter than the cap
+                // before this read, so the cut is inside the new bytes.
+                if let Some(end) = memchr::memchr(b'\n', data.get(old..).unwrap_or_default()) {
+                    let cap = *line_start + MAX_LINE_LEN;
+                    if old + end > cap {
+                        data.drain(cap..old + end);
+                    }
+                }
+                if let Some(end) = memchr::memrchr(b'\n', data.get(old..).unwrap_or_default()) {
+                    *line_start = old + end + 1;
+                }
+            }
+            Err(error) => {
+                data.truncate(old);
+                self.input = Input::Failed(error);
+            }
+        }
+    }
+
+    /// Keeps the last `#Fields:` line of `data` (one that starts a line) for the next block.
+    fn remember_header(&mut self, data: &[u8]) {
+        let starts_line = |at: usize| {
+            at == 0
+                || data.get(at - 1) == Some(&b'\n')
+                || (at == BOM.len() && data.starts_with(BOM))
+        };
+        let Some(start) = self
+            .fields
+            .find_iter(data)
+            .filter(|&at| starts_line(at))
+            .last()
+        else {
+            return;
+        };
+        let rest = data.get(start..).unwrap_or_default();
+        let line =
+            memchr::memchr(b'\n', rest).map_or(rest, |end| rest.get(..end).unwrap_or_default());
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if self.header.as_deref() != Some(line) {
+            self.header = Some(Arc::from(line));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Hands out at most `step` bytes per read, as a pipe or a slow decompressor may.
+    struct Trickle {
+        data: Vec<u8>,
+        at: usize,
+        step: usize,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let rest = self.data.get(self.at..).unwrap_or_default();
+            let n = rest.len().min(self.step).min(buf.len());
+            buf[..n].copy_from_slice(&rest[..n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    fn trickled(input: &[u8], step: usize, block_size: usize) -> Vec<Block> {
+        let trickle = Trickle {
+            data: input.to_vec(),
+            at: 0,
+            step,
+        };
+        let mut reader = LogReader::from_reader(trickle)
+            .unwrap()
+            .with_block_size(block_size);
+        let mut blocks = Vec::new();
+        while let Some(block) = reader.next_block().unwrap() {
+            blocks.push(block);
+        }
+        assert_eq!(reader.bytes(), input.len() as u64);
+        blocks
+    }
+
+    fn blocks(input: &[u8], block_size: usize) -> Vec<Block> {
+        let mut reader = LogReader::from_reader(io::Cursor::new(input.to_vec()))
+            .unwrap()
+            .with_block_size(block_size);
+        let mut blocks = Vec::new();
+        while let Some(block) = reader.next_block().unwrap() {
+            blocks.push(block);
+        }
+        assert_eq!(reader.bytes(), input.len() as u64);
+        blocks
+    }
+
+    #[test]
+    fn cuts_at_line_ends() {
+        let got = trickled(b"aa\nbb\ncc\ndd", 2, 4);
+        let data: Vec<&[u8]> = got.iter().map(|b| &b.data[..]).collect();
+        assert_eq!(data, [&b"aa\nbb\n"[..], b"cc\ndd"]);
+        assert_eq!(got.iter().map(|b| b.first_line).collect::<Vec<_>>(), [1, 3]);
+        let whole = blocks(b"aa\nbb\ncc\ndd", 4);
+        assert_eq!(
+            whole.iter().map(|b| &b.data[..]).collect::<Vec<_>>(),
+            [&b"aa\nbb\ncc\n"[..], b"dd"]
+        );
+    }
+
+    #[test]
+    fn empty_input_has_no_block() {
+        assert!(blocks(b"", 10).is_empty());
+    }
+
+    #[test]
+    fn header_is_the_last_fields_line_before_the_block() {
+        let input = b"#Fields: a b\n1 2\n#Fields: c\n3\n4\n";
+        let got = trickled(input, 1, 1);
+        let headers: Vec<Option<&[u8]>> = got.iter().map(|b| b.header.as_deref()).collect();
+        assert_eq!(
+            headers,
+            [
+                None,
+                Some(&b"#Fields: a b"[..]),
+                Some(b"#Fields: a b"),
+                Some(b"#Fields: c"),
+                Some(b"#Fields: c")
+            ]
+        );
+    }
+
+    #[test]
+    fn header_after_a_bom_and_with_crlf() {
+        let got = trickled(b"\xEF\xBB\xBF#Fields: x\r\n1\r\n", 1, 1);
+        assert_eq!(
+            got.get(1).and_then(|b| b.header.as_deref()),
+            Some(&b"#Fields: x"[..])
+        );
+    }
+
+    #[test]
+    fn fields_inside_a_line_is_not_a_header() {
+        let got = blocks(b"GET /#Fields: x\n1\n", 1);
+        assert!(got.iter().all(|b| b.header.is_none()));
+    }
+
+    proptest! {
+        #[test]
+        fn blocks_concatenate_to_the_input(
+            lines in proptest::collection::vec("[a-z#: ]{0,20}", 0..40),
+            newline_at_end in any::<bool>(),
+            block_size in 1usize..64,
+            step in 1usize..16,
+        ) {
+            let mut input = lines.join("\n").into_bytes();
+            if newline_at_end && !input.is_empty() {
+                input.push(b'\n');
+            }
+            let got = trickled(&input, step, block_size);
+            let joined: Vec<u8> = got.iter().flat_map(|b| b.data.iter().copied()).collect();
+            prop_assert_eq!(&joined, &input);
+            let mut expected_line = 1;
+            for (index, block) in got.iter().enumerate() {
+                prop_assert_eq!(block.first_line, expected_line);
+                prop_assert!(!block.data.is_empty());
+                if index + 1 < got.len() {
+                    prop_assert_eq!(block.data.last(), Some(&b'\n'));
+                    prop_assert!(block.data.len() >= block_size);
+                    prop_assert!(block.data.len() < block_size + step + 21);
+                }
+                expected_line += block.line_count();
+            }
+            prop_assert_eq!(expected_line - 1, input.split(|&b| b == b'\n').count() as u64 - u64::from(input.last() == Some(&b'\n') || input.is_empty()));
+        }
+    }
+}

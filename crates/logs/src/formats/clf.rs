@@ -1,0 +1,286 @@
+//! NCSA common and combined logs, Apache `vhost_combined`, and nginx's combined with extra
+//! quoted fields after the user-agent.
+//!
+//! `%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i"`, optionally preceded by `%v:%p`.
+//! This is the hot path of most audits, so the line is taken apart with `memchr` and nothing is
+//! allocated.
+
+use crate::format::{Format, SkipReason};
+use crate::formats::lex;
+use crate::record::{OriginParts, Request, Text, TextEncoding};
+use crate::time;
+
+/// Which of the CLF family a parser reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ClfLayout {
+    /// The line starts with `%v` or `%v:%p`.
+    pub(crate) vhost: bool,
+    /// The referer and user-agent must be there (combined); otherwise they are read when present.
+    pub(crate) require_agent: bool,
+}
+
+impl ClfLayout {
+    /// The layout of a CLF-family format. `vhost_combined` also reads Apache's `vhost_common`
+    /// (no referer, no user-agent), for which there is no format of its own.
+    pub(crate) fn of(format: Format) -> ClfLayout {
+        ClfLayout {
+            vhost: format == Format::VhostCombined,
+            require_agent: format == Format::Combined,
+        }
+    }
+}
+
+/// The length of `10/Oct/2000:13:55:36 -0700`.
+const CLF_TIME_LEN: usize = 26;
+
+fn quoted_text(field: &[u8], escaped: bool) -> Text<'_> {
+    if field == b"-" {
+        return Text::default();
+    }
+    let encoding = if escaped {
+        TextEncoding::Backslash
+    } else {
+        TextEncoding::Raw
+    };
+    Text {
+        raw: field,
+        encoding,
+    }
+}
+
+/// Parses one line (without its line end).
+pub(crate) fn parse(line: &[u8], layout: ClfLayout) -> Result<Request<'_>, SkipReason> {
+    let line = line.trim_ascii_end();
+    let (origin, rest) = if layout.vhost {
+        let (vhost, rest) = lex::token(line);
+        let (host, port) = lex::split_host_port(vhost);
+        (
+            OriginParts {
+                scheme: None,
+                host: lex::present(host),
+                port,
+            },
+            rest,
+        )
+    } else {
+        (OriginParts::default(), line)
+    };
+    let (client_ip, rest) = lex::token(rest);
+    if client_ip.is_empty() {
+        return Err(SkipReason::MissingField);
+    }
+    // The identity and user fields are skipped by looking for the time's bracket, which also
+    // copes with a user name that holds a space.
+    let open = rest
+        .iter()
+        .position(|&b| b == b'[')
+        .ok_or(SkipReason::MissingField)?;
+    let after_open = rest.get(open + 1..).unwrap_or_default();
+    // `10/Oct/2000:13:55:36 -0700` is 26 bytes; other lengths (fractions) are searched for.
+    let close = match after_open.get(CLF_TIME_LEN) {
+        Some(b']') => CLF_TIME_LEN,
+        _ => memchr::memchr(b']', after_open).ok_or(SkipReason::BadTime)?,
+    };
+    let (time_field, rest) = after_open.split_at(close);
+    let time = time::clf(time_field).ok_or(SkipReason::BadTime)?;
+    let rest = rest.strip_prefix(b"] ").ok_or(SkipReason::MissingField)?;
+    if !rest.starts_with(b"\"") {
+        return Err(SkipReason::BadRequestLine);
+    }
+    let (request, _, rest) = lex::quoted(rest)?;
+    let (method, target) = lex::request_line(request)?;
+    let (status_field, rest) = lex::token(rest.strip_prefix(b" ").ok_or(SkipReason::MissingField)?);
+    let status = lex::status(status_field)?;
+    let (bytes_field, rest) = lex::token(rest);
+    if bytes_field.is_empty() {
+        return Err(SkipReason::MissingField);
+    }
+    let bytes = lex::bytes(bytes_field)?;
+    let user_agent = if rest.starts_with(b"\"") {
+        let (_referer, _, rest) = lex::quoted(rest)?;
+        let rest = rest.strip_prefix(b" ").unwrap_or_default();
+        if rest.starts_with(b"\"") {
+            let (agent, escaped, _extra_fields) = lex::quoted(rest)?;
+            Some(quoted_text(agent, escaped))
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    let user_agent = match user_agent {
+        Some(agent) => agent,
+        None if layout.require_agent => return Err(SkipReason::MissingField),
+        None => Text::default(),
+    };
+    Ok(Request {
+        time,
+        client_ip,
+        method,
+        target,
+        query: None,
+        status,
+        fetch_status: None,
+        bytes,
+        user_agent,
+        origin,
+    })
+}
+
+/// Which CLF layout `line` is written in, if any: the number of fields before the time tells a
+/// vhost line from a plain one, and a quoted user-agent tells combined from common.
+pub(crate) fn classify(line: &[u8]) -> Option<Format> {
+    let open = memchr::memchr(b'[', line)?;
+    let before = line.get(..open)?;
+    let fields = before
+        .split(|&b| b == b' ')
+        .filter(|f| !f.is_empty())
+        .count();
+    let vhost = match fields {
+        3 => false,
+        4 => true,
+        _ => return None,
+    };
+    parse(
+        line,
+        ClfLayout {
+            vhost,
+            require_agent: false,
+        },
+    )
+    .ok()?;
+    let combined = parse(
+        line,
+        ClfLayout {
+            vhost,
+            require_agent: true,
+        },
+    )
+    .is_ok();
+    Some(match (vhost, combined) {
+        (true, _) => Format::VhostCombined,
+        (false, true) => Format::Combined,
+        (false, false) => Format::Common,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMBINED: ClfLayout = ClfLayout {
+        vhost: false,
+        require_agent: true,
+    };
+    const COMMON: ClfLayout = ClfLayout {
+        vhost: false,
+        require_agent: false,
+    };
+    const VHOST: ClfLayout = ClfLayout {
+        vhost: true,
+        require_agent: false,
+    };
+
+    #[test]
+    fn the_apache_documentation_example() {
+        let line = br#"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)""#;
+        let request = parse(line, COMBINED).unwrap();
+        assert_eq!(request.time.to_string(), "2000-10-10T20:55:36Z");
+        assert_eq!(request.client_ip, b"127.0.0.1");
+        assert_eq!(request.method, b"GET");
+        assert_eq!(request.target, b"/apache_pb.gif");
+        assert_eq!(request.status, 200);
+        assert_eq!(request.bytes, 2326);
+        assert_eq!(
+            request.user_agent,
+            Text::raw(b"Mozilla/4.08 [en] (Win98; I ;Nav)")
+        );
+        assert_eq!(request.origin, OriginParts::default());
+    }
+
+    #[test]
+    fn layouts_and_quirks() {
+        type Case = (
+            &'static [u8],
+            ClfLayout,
+            Result<(&'static [u8], &'static [u8], u16, u64, &'static [u8]), SkipReason>,
+        );
+        let cases: &[Case] = &[
+            // common: no referer, no user-agent
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#, COMMON, Ok((b"1.2.3.4", b"/", 200, 2326, b""))),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#, COMBINED, Err(SkipReason::MissingField)),
+            // `-` bytes, trailing space, `-` user-agent
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /robots.txt HTTP/1.1" 304 - "-" "-" "#, COMBINED, Ok((b"1.2.3.4", b"/robots.txt", 304, 0, b""))),
+            // nginx with X-Forwarded-For after the user-agent
+            (br#"1.2.3.4 - - [22/Jan/2019:03:56:14 +0330] "GET /a HTTP/1.1" 200 5 "-" "Bot/1.0" "5.6.7.8, 9.9.9.9""#, COMBINED, Ok((b"1.2.3.4", b"/a", 200, 5, b"Bot/1.0"))),
+            // escaped quotes inside the user-agent
+            (br#"1.2.3.4 - - [17/Oct/2019:14:30:07 +0200] "GET / HTTP/1.1" 200 10 "-" "}__test|O:21:\"JDatabase\":3:{s:2:\"fc\"}""#, COMBINED, Ok((b"1.2.3.4", b"/", 200, 10, br#"}__test|O:21:\"JDatabase\":3:{s:2:\"fc\"}"#))),
+            // a user name with a space, CRLF already stripped, IPv6 client
+            (br#"2001:db8::1 - john doe [10/Oct/2000:13:55:36 +0000] "HEAD /x HTTP/1.1" 404 0 "-" "curl/8""#, COMBINED, Ok((b"2001:db8::1", b"/x", 404, 0, b"curl/8"))),
+            // vhost_combined
+            (br#"www.example.com:443 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, VHOST, Ok((b"1.2.3.4", b"/v", 200, 1, b"UA"))),
+            // damage
+            (br#"1.2.3.4 - - [20/May/2015:12:05:17 +0000] "GET /x HTTP/1.1" 200 235 "-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html"#, COMBINED, Err(SkipReason::BadQuoting)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36] "GET / HTTP/1.0" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::BadTime)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700 "GET / HTTP/1.0" 200 1"#, COMBINED, Err(SkipReason::BadTime)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "-" 408 0 "-" "-""#, COMBINED, Err(SkipReason::BadRequestLine)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "\x16\x03\x01" 400 0 "-" "-""#, COMBINED, Err(SkipReason::BadRequestLine)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" OK 1 "-" "UA""#, COMBINED, Err(SkipReason::BadStatus)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 1k "-" "UA""#, COMBINED, Err(SkipReason::BadBytes)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200"#, COMMON, Err(SkipReason::MissingField)),
+            (b"\x00\x01\x02 binary junk", COMBINED, Err(SkipReason::MissingField)),
+            (b"", COMBINED, Err(SkipReason::MissingField)),
+        ];
+        for (line, layout, want) in cases {
+            let got = parse(line, *layout)
+                .map(|r| (r.client_ip, r.target, r.status, r.bytes, r.user_agent.raw));
+            assert_eq!(&got, want, "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    #[test]
+    fn vhost_fields_become_the_origin() {
+        let line = br#"www.example.com:8080 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
+        let request = parse(line, VHOST).unwrap();
+        assert_eq!(
+            request.origin,
+            OriginParts {
+                scheme: None,
+                host: Some(b"www.example.com"),
+                port: Some(8080)
+            }
+        );
+        let line = br#"www.example.com 1.2.3.4 - theuser [10/Feb/2012:16:42:07 -0500] "GET / HTTP/1.0" 301 368"#;
+        let request = parse(line, VHOST).unwrap();
+        assert_eq!(request.origin.host, Some(&b"www.example.com"[..]));
+        assert_eq!(ClfLayout::of(Format::VhostCombined), VHOST);
+        assert_eq!(ClfLayout::of(Format::Combined), COMBINED);
+        assert_eq!(ClfLayout::of(Format::Common), COMMON);
+        assert_eq!(request.origin.port, None);
+    }
+
+    #[test]
+    fn escaped_user_agents_say_so() {
+        let line =
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "a \"b\"""#;
+        let agent = parse(line, COMBINED).unwrap().user_agent;
+        assert_eq!(agent.encoding, TextEncoding::Backslash);
+        assert_eq!(&*agent.decode(), br#"a "b""#);
+    }
+
+    #[test]
+    fn classification() {
+        let cases: &[(&[u8], Option<Format>)] = &[
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#, Some(Format::Common)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "UA""#, Some(Format::Combined)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "-""#, Some(Format::Combined)),
+            (br#"h:80 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "UA""#, Some(Format::VhostCombined)),
+            (br#"www.example.com 1.2.3.4 - theuser [10/Feb/2012:16:42:07 -0500] "GET / HTTP/1.0" 301 368"#, Some(Format::VhostCombined)),
+            (br#"owner bucket [10/Feb/2012:16:42:07 -0500] 1.2.3.4 arn "GET / HTTP/1.1" 200"#, None),
+            (b"2015-01-13 00:32:17 1.2.3.4 GET / - 80", None),
+        ];
+        for (line, want) in cases {
+            assert_eq!(classify(line), *want, "{}", String::from_utf8_lossy(line));
+        }
+    }
+}

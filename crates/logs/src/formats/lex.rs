@@ -1,0 +1,368 @@
+//! Small pieces the text formats share: quoted fields, request lines, numbers, URLs.
+
+use crate::format::SkipReason;
+use crate::record::OriginParts;
+
+/// A quoted field whose opening `"` is the first byte of `input`: its content, whether it
+/// holds backslash escapes, and what follows the closing quote.
+///
+/// A quote ends the field only when a space or the end of the line follows it, so that an
+/// unescaped quote inside a user-agent (some servers write them) does not end the field early.
+pub(crate) fn quoted(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
+    let body = input.strip_prefix(b"\"").ok_or(SkipReason::BadQuoting)?;
+    let mut escaped = false;
+    let mut at = 0;
+    while let Some(found) = memchr::memchr2(b'"', b'\\', body.get(at..).unwrap_or_default()) {
+        let position = at + found;
+        if body.get(position) == Some(&b'\\') {
+            escaped = true;
+            at = position + 2;
+            continue;
+        }
+        let after = body.get(position + 1..).unwrap_or_default();
+        if after.is_empty() || after.first() == Some(&b' ') {
+            let (field, _) = body.split_at(position);
+            return Ok((field, escaped, after));
+        }
+        at = position + 1;
+    }
+    Err(SkipReason::BadQuoting)
+}
+
+/// Splits `input` at its first space: the token and what follows the space (empty at the end).
+/// Tokens are short (addresses, numbers), where a plain loop beats a vectorised search's setup.
+pub(crate) fn token(input: &[u8]) -> (&[u8], &[u8]) {
+    match input.iter().position(|&b| b == b' ') {
+        Some(space) => {
+            let (token, rest) = input.split_at(space);
+            (token, rest.get(1..).unwrap_or_default())
+        }
+        None => (input, &[]),
+    }
+}
+
+/// An HTTP method: an RFC 9110 token of reasonable length starting with a letter, which rules
+/// out the binary junk (TLS handshakes, port scans) and `-` placeholders that end up in
+/// request lines.
+fn is_method(method: &[u8]) -> bool {
+    method.len() <= 32
+        && method.first().is_some_and(u8::is_ascii_alphabetic)
+        && method
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// `GET /path?q HTTP/1.1` into method and target. The target is everything between the first
+/// space and the protocol, so a target with raw spaces stays whole; a request line without a
+/// protocol (HTTP/0.9) is the method and the target.
+pub(crate) fn request_line(line: &[u8]) -> Result<(&[u8], &[u8]), SkipReason> {
+    let (method, rest) = token(line);
+    if !is_method(method) {
+        return Err(SkipReason::BadRequestLine);
+    }
+    let rest = rest.trim_ascii_end();
+    // Nearly every request line ends in ` HTTP/1.1`, `HTTP/2.0` or the like: checked in place
+    // before searching.
+    if let Some(split) = rest.len().checked_sub(9) {
+        let (target, protocol) = rest.split_at(split);
+        if protocol.starts_with(b" HTTP/") && !target.is_empty() {
+            return Ok((method, target));
+        }
+    }
+    let target = match memchr::memrchr(b' ', rest) {
+        Some(space)
+            if rest
+                .get(space + 1..)
+                .is_some_and(|p| p.starts_with(b"HTTP/")) =>
+        {
+            rest.get(..space).unwrap_or_default().trim_ascii_end()
+        }
+        _ => rest,
+    };
+    if target.is_empty() || target == b"-" {
+        return Err(SkipReason::BadRequestLine);
+    }
+    Ok((method, target))
+}
+
+/// The value of a run of ASCII digits, `None` for anything else or an overflow.
+pub(crate) fn number(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |acc, &b| {
+        if b.is_ascii_digit() {
+            acc.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+        } else {
+            None
+        }
+    })
+}
+
+/// An HTTP status code; `-` (no response) is 0.
+pub(crate) fn status(field: &[u8]) -> Result<u16, SkipReason> {
+    if field == b"-" {
+        return Ok(0);
+    }
+    number(field)
+        .filter(|&s| s <= 999)
+        .and_then(|s| u16::try_from(s).ok())
+        .ok_or(SkipReason::BadStatus)
+}
+
+/// A byte count; `-` (nothing sent) is 0.
+pub(crate) fn bytes(field: &[u8]) -> Result<u64, SkipReason> {
+    if field == b"-" || field.is_empty() {
+        return Ok(0);
+    }
+    number(field).ok_or(SkipReason::BadBytes)
+}
+
+/// `None` for the empty value marker `-` and for an empty field.
+pub(crate) fn present(field: &[u8]) -> Option<&[u8]> {
+    (!field.is_empty() && field != b"-").then_some(field)
+}
+
+/// Splits `host:port` (or `[v6]:port`) when the part after the last colon is a port number;
+/// a bare IPv6 address is left whole.
+pub(crate) fn split_host_port(authority: &[u8]) -> (&[u8], Option<u16>) {
+    let Some(colon) = memchr::memrchr(b':', authority) else {
+        return (authority, None);
+    };
+    let (host, port) = authority.split_at(colon);
+    let port = port.get(1..).unwrap_or_default();
+    let bracketed = host.starts_with(b"[") && host.ends_with(b"]");
+    if memchr::memchr(b':', host).is_some() && !bracketed {
+        return (authority, None);
+    }
+    match number(port).and_then(|p| u16::try_from(p).ok()) {
+        Some(port) => (host, Some(port)),
+        None => (authority, None),
+    }
+}
+
+/// The client address of an `ip:port` field (ALB, ELB), without the port.
+pub(crate) fn strip_port(client: &[u8]) -> &[u8] {
+    match memchr::memrchr(b':', client) {
+        Some(colon) if number(client.get(colon + 1..).unwrap_or_default()).is_some() => {
+            client.get(..colon).unwrap_or_default()
+        }
+        _ => client,
+    }
+}
+
+/// The scheme of an absolute URL (`https` of `https://host/`), when it has one.
+pub(crate) fn url_scheme(url: &[u8]) -> Option<&[u8]> {
+    let colon = memchr::memchr(b':', url)?;
+    let scheme = url.get(..colon)?;
+    let valid = scheme.first().is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+    valid.then_some(scheme)
+}
+
+/// Scheme, host and port of an absolute `scheme://authority/...` URL; `None` for a path.
+pub(crate) fn url_origin(url: &[u8]) -> Option<OriginParts<'_>> {
+    let scheme = url_scheme(url)?;
+    let rest = url.get(scheme.len() + 1..)?.strip_prefix(b"//")?;
+    let end = rest
+        .iter()
+        .position(|b| b"/?#".contains(b))
+        .unwrap_or(rest.len());
+    let authority = rest.get(..end)?;
+    // Credentials (`user:pass@`) are not part of the origin.
+    let authority = match memchr::memrchr(b'@', authority) {
+        Some(at) => authority.get(at + 1..)?,
+        None => authority,
+    };
+    if authority.is_empty() {
+        return None;
+    }
+    let (host, port) = split_host_port(authority);
+    Some(OriginParts {
+        scheme: Some(scheme),
+        host: Some(host),
+        port,
+    })
+}
+
+/// A URL a crawler or CDN logged: an absolute `http`, `https` or `ftp` URL, or a path (Fastly
+/// logs the path under `url`).
+///
+/// # Errors
+///
+/// [`SkipReason::NotHttp`] for other schemes (Heritrix logs its `dns:` lookups), and
+/// [`SkipReason::BadUrl`] for anything that is neither a URL nor a path.
+pub(crate) fn fetched_url(url: &[u8]) -> Result<&[u8], SkipReason> {
+    if url.starts_with(b"/") {
+        return Ok(url);
+    }
+    let Some(scheme) = url_scheme(url) else {
+        return Err(SkipReason::BadUrl);
+    };
+    let fetched = [&b"http"[..], b"https", b"ftp", b"ftps"]
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(scheme));
+    match (fetched, url_origin(url)) {
+        (true, Some(_)) => Ok(url),
+        (true, None) => Err(SkipReason::BadUrl),
+        (false, _) => Err(SkipReason::NotHttp),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_fields() {
+        type Case = (
+            &'static [u8],
+            Result<(&'static [u8], bool, &'static [u8]), SkipReason>,
+        );
+        let cases: &[Case] = &[
+            (
+                b"\"GET / HTTP/1.1\" 200",
+                Ok((b"GET / HTTP/1.1", false, b" 200")),
+            ),
+            (b"\"\"", Ok((b"", false, b""))),
+            (br#""a \"b\" c" x"#, Ok((br#"a \"b\" c"#, true, b" x"))),
+            (br#""ends in \\" x"#, Ok((br"ends in \\", true, b" x"))),
+            (
+                br#""say "hi"there" x"#,
+                Ok((br#"say "hi"there"#, false, b" x")),
+            ),
+            // An unescaped quote before a space cannot be told from the field's end.
+            (
+                br#""say "hi" there""#,
+                Ok((br#"say "hi"#, false, br#" there""#)),
+            ),
+            (b"\"unterminated", Err(SkipReason::BadQuoting)),
+            (b"\"escaped end\\\"", Err(SkipReason::BadQuoting)),
+            (b"no quote", Err(SkipReason::BadQuoting)),
+        ];
+        for (input, want) in cases {
+            assert_eq!(&quoted(input), want, "{:?}", String::from_utf8_lossy(input));
+        }
+    }
+
+    #[test]
+    fn request_lines() {
+        type Case = (
+            &'static [u8],
+            Result<(&'static [u8], &'static [u8]), SkipReason>,
+        );
+        let cases: &[Case] = &[
+            (b"GET /a?b HTTP/1.1", Ok((b"GET", b"/a?b"))),
+            (b"GET / HTTP/1.1", Ok((b"GET", b"/"))),
+            (b"GET  HTTP/1.1", Err(SkipReason::BadRequestLine)),
+            (b"GET /x HTTP/2", Ok((b"GET", b"/x"))),
+            (
+                b"GET https://h:443/p HTTP/2.0",
+                Ok((b"GET", b"https://h:443/p")),
+            ),
+            (b"GET /a b HTTP/1.0", Ok((b"GET", b"/a b"))),
+            (b"GET /", Ok((b"GET", b"/"))),
+            (b"M-SEARCH * HTTP/1.1", Ok((b"M-SEARCH", b"*"))),
+            (b"-", Err(SkipReason::BadRequestLine)),
+            (b"- - - ", Err(SkipReason::BadRequestLine)),
+            (br"\x16\x03\x01\x00", Err(SkipReason::BadRequestLine)),
+            (b"GET", Err(SkipReason::BadRequestLine)),
+            (b"", Err(SkipReason::BadRequestLine)),
+        ];
+        for (input, want) in cases {
+            assert_eq!(
+                &request_line(input),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(status(b"200"), Ok(200));
+        assert_eq!(status(b"-"), Ok(0));
+        assert_eq!(status(b"1000"), Err(SkipReason::BadStatus));
+        assert_eq!(status(b"2x0"), Err(SkipReason::BadStatus));
+        assert_eq!(bytes(b"-"), Ok(0));
+        assert_eq!(bytes(b"12345"), Ok(12345));
+        assert_eq!(bytes(b"99999999999999999999999"), Err(SkipReason::BadBytes));
+        assert_eq!(bytes(b"12k"), Err(SkipReason::BadBytes));
+    }
+
+    #[test]
+    fn hosts_and_ports() {
+        type Case = (&'static [u8], (&'static [u8], Option<u16>));
+        let cases: &[Case] = &[
+            (b"example.com:8080", (b"example.com", Some(8080))),
+            (b"example.com", (b"example.com", None)),
+            (b"[2001:db8::1]:443", (b"[2001:db8::1]", Some(443))),
+            (b"2001:db8::1", (b"2001:db8::1", None)),
+            (b"host:99999", (b"host:99999", None)),
+            (b"host:", (b"host:", None)),
+        ];
+        for (input, want) in cases {
+            assert_eq!(
+                &split_host_port(input),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(input)
+            );
+        }
+        assert_eq!(strip_port(b"1.2.3.4:2817"), b"1.2.3.4");
+        assert_eq!(strip_port(b"2001:db8::1:2817"), b"2001:db8::1");
+        assert_eq!(strip_port(b"1.2.3.4"), b"1.2.3.4");
+        assert_eq!(strip_port(b"-"), b"-");
+    }
+
+    #[test]
+    fn url_origins() {
+        let origin = |scheme: &'static [u8], host: &'static [u8], port| {
+            Some(OriginParts {
+                scheme: Some(scheme),
+                host: Some(host),
+                port,
+            })
+        };
+        let cases: &[(&[u8], Option<OriginParts<'static>>)] = &[
+            (
+                b"https://www.example.com:443/path?q",
+                origin(b"https", b"www.example.com", Some(443)),
+            ),
+            (b"http://example.com", origin(b"http", b"example.com", None)),
+            (
+                b"http://u:p@example.com?x",
+                origin(b"http", b"example.com", None),
+            ),
+            (b"http://[::1]:8080/", origin(b"http", b"[::1]", Some(8080))),
+            (b"/path", None),
+            (b"dns:example.com", None),
+            (b"http:///path", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(
+                &url_origin(input),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(input)
+            );
+        }
+        assert_eq!(url_scheme(b"dns:example.com"), Some(&b"dns"[..]));
+        assert_eq!(
+            fetched_url(b"HTTPS://example.com/a"),
+            Ok(&b"HTTPS://example.com/a"[..])
+        );
+        assert_eq!(fetched_url(b"/path?q"), Ok(&b"/path?q"[..]));
+        assert_eq!(fetched_url(b"dns:example.com"), Err(SkipReason::NotHttp));
+        assert_eq!(
+            fetched_url(b"whois://whois.example/x"),
+            Err(SkipReason::NotHttp)
+        );
+        assert_eq!(fetched_url(b"http:/nohost"), Err(SkipReason::BadUrl));
+        assert_eq!(fetched_url(b"example.com/x"), Err(SkipReason::BadUrl));
+        assert_eq!(url_scheme(b"/a:b"), None);
+    }
+}

@@ -1,0 +1,46 @@
+//! Streaming readers for web access logs and crawler fetch logs.
+//!
+//! A [`LogReader`] opens a file or standard input, detects gzip, zstd or plain text from the
+//! magic bytes, and cuts the decompressed stream into [`Block`]s of whole lines. A
+//! [`LineParser`] for the log's [`Format`] (given, or [`Format::detect`]ed from the first
+//! block) turns each line into a borrowed [`Request`] without allocating, or says why it
+//! skipped the line. Blocks carry what they need to be parsed on their own, so they can be
+//! handed to worker threads.
+//!
+//! ```
+//! use robots_audit_logs::{FieldMap, Format, LineParser, LogReader, Scratch};
+//!
+//! let log = &b"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.1\" 200 5 \"-\" \"ExampleBot/1.0\"\n\
+//!              damaged line\n"[..];
+//! let mut reader = LogReader::from_reader(log)?;
+//! let mut scratch = Scratch::new();
+//! let mut parser = None;
+//! while let Some(block) = reader.next_block()? {
+//!     let parser = parser.get_or_insert_with(|| {
+//!         let format = Format::detect(&block.data).unwrap_or(Format::Combined);
+//!         LineParser::new(format, &FieldMap::new())
+//!     });
+//!     let mut state = parser.block_state(&block);
+//!     for (number, line) in block.lines() {
+//!         match parser.parse(line, &mut state, &mut scratch) {
+//!             Ok(Some(request)) => assert_eq!(request.user_agent.raw, b"ExampleBot/1.0"),
+//!             Ok(None) => {}
+//!             Err(reason) => assert_eq!((number, reason.as_str()), (2, "missing_field")),
+//!         }
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod chunk;
+mod format;
+mod formats;
+mod open;
+mod record;
+pub mod time;
+
+pub use chunk::{Block, DEFAULT_BLOCK_SIZE, Lines, LogReader, MAX_LINE_LEN, ReadError};
+pub use format::{BlockState, Format, LineParser, Scratch, SkipReason};
+pub use formats::json::{FieldMap, FieldName};
+pub use open::{Compression, Source};
+pub use record::{OriginParts, Request, Text, TextEncoding};

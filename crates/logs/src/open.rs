@@ -1,0 +1,228 @@
+//! Opening an input: a file or standard input, decompressed by what its first bytes say.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufReader, Chain, Cursor, Read};
+use std::path::PathBuf;
+
+use flate2::bufread::MultiGzDecoder;
+
+/// Where a log comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// A file on disk.
+    Path(PathBuf),
+    /// Standard input (`-` on the command line).
+    Stdin,
+}
+
+impl Source {
+    /// The source a command-line argument names: `-` is standard input, anything else a path.
+    ///
+    /// ```
+    /// use robots_audit_logs::Source;
+    ///
+    /// assert_eq!(Source::from_arg("-".as_ref()), Source::Stdin);
+    /// assert_eq!(Source::from_arg("a.log".as_ref()), Source::Path("a.log".into()));
+    /// ```
+    pub fn from_arg(arg: &std::ffi::OsStr) -> Source {
+        if arg == "-" {
+            Source::Stdin
+        } else {
+            Source::Path(PathBuf::from(arg))
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    /// The path as given (lossy for non-UTF-8 names), or `-` for standard input, as reports
+    /// name the file.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Path(path) => write!(f, "{}", path.display()),
+            Source::Stdin => f.write_str("-"),
+        }
+    }
+}
+
+/// How an input is compressed, as its magic bytes say (never its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Compression {
+    /// gzip (`1f 8b`), including multi-member files (`cat a.gz b.gz`, pigz).
+    Gzip,
+    /// Zstandard (`28 b5 2f fd`), including several concatenated frames.
+    Zstd,
+    /// Anything else: read as it is.
+    Plain,
+}
+
+impl Compression {
+    /// The compression whose magic bytes start `prefix`.
+    ///
+    /// ```
+    /// use robots_audit_logs::Compression;
+    ///
+    /// assert_eq!(Compression::sniff(&[0x1f, 0x8b, 8, 0]), Compression::Gzip);
+    /// assert_eq!(Compression::sniff(&[0x28, 0xb5, 0x2f, 0xfd]), Compression::Zstd);
+    /// assert_eq!(Compression::sniff(b"127.0.0.1 - -"), Compression::Plain);
+    /// ```
+    pub fn sniff(prefix: &[u8]) -> Compression {
+        if prefix.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if prefix.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::Plain
+        }
+    }
+
+    /// `gzip`, `zstd` or `plain`, as `inputs.csv` writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+            Compression::Plain => "plain",
+        }
+    }
+}
+
+impl fmt::Display for Compression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Counts the bytes read through it, so that progress can be reported in compressed bytes.
+pub(crate) struct Counting<R> {
+    inner: R,
+    count: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
+}
+
+/// The raw input with the magic bytes that were read to sniff it put back in front.
+pub(crate) type Raw = Chain<Cursor<Vec<u8>>, Counting<Box<dyn Read + Send>>>;
+
+/// Buffer size for reading compressed input: large enough that a read is one system call per
+/// several hundred lines.
+const INPUT_BUFFER: usize = 256 * 1024;
+
+/// The decompressing reader of one input.
+pub(crate) enum Decoder {
+    Plain(Raw),
+    Gzip(Box<MultiGzDecoder<BufReader<Raw>>>),
+    Zstd(Box<zstd::stream::read::Decoder<'static, BufReader<Raw>>>),
+}
+
+impl Decoder {
+    /// Opens `source` and sniffs its compression.
+    pub(crate) fn open(source: &Source) -> io::Result<Decoder> {
+        match source {
+            Source::Path(path) => Decoder::new(Box::new(File::open(path)?)),
+            Source::Stdin => Decoder::new(Box::new(io::stdin())),
+        }
+    }
+
+    /// Sniffs the compression of `input` from its first bytes.
+    pub(crate) fn new(input: Box<dyn Read + Send>) -> io::Result<Decoder> {
+        let mut counting = Counting {
+            inner: input,
+            count: 0,
+        };
+        let mut magic = Vec::with_capacity(4);
+        // A pipe may hand over fewer bytes than asked for, so the magic is read until it is
+        // complete or the input ends.
+        (&mut counting).take(4).read_to_end(&mut magic)?;
+        let compression = Compression::sniff(&magic);
+        let raw = Cursor::new(magic).chain(counting);
+        Ok(match compression {
+            Compression::Plain => Decoder::Plain(raw),
+            Compression::Gzip => Decoder::Gzip(Box::new(MultiGzDecoder::new(
+                BufReader::with_capacity(INPUT_BUFFER, raw),
+            ))),
+            Compression::Zstd => Decoder::Zstd(Box::new(zstd::stream::read::Decoder::with_buffer(
+                BufReader::with_capacity(INPUT_BUFFER, raw),
+            )?)),
+        })
+    }
+
+    pub(crate) fn compression(&self) -> Compression {
+        match self {
+            Decoder::Plain(_) => Compression::Plain,
+            Decoder::Gzip(_) => Compression::Gzip,
+            Decoder::Zstd(_) => Compression::Zstd,
+        }
+    }
+
+    /// Bytes read from the input so far (compressed bytes for compressed inputs).
+    pub(crate) fn compressed_bytes_read(&self) -> u64 {
+        let raw = match self {
+            Decoder::Plain(raw) => raw,
+            Decoder::Gzip(decoder) => decoder.get_ref().get_ref(),
+            Decoder::Zstd(decoder) => decoder.get_ref().get_ref(),
+        };
+        raw.get_ref().1.count
+    }
+}
+
+impl Read for Decoder {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Decoder::Plain(raw) => raw.read(buf),
+            Decoder::Gzip(decoder) => decoder.read(buf),
+            Decoder::Zstd(decoder) => decoder.read(buf),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(input: &[u8]) -> (Compression, Vec<u8>, u64) {
+        let mut decoder = Decoder::new(Box::new(Cursor::new(input.to_vec()))).unwrap();
+        let mut out = Vec::new();
+        decoder.read_to_end(&mut out).unwrap();
+        (decoder.compression(), out, decoder.compressed_bytes_read())
+    }
+
+    #[test]
+    fn short_and_empty_inputs_are_plain() {
+        for input in [&b""[..], b"a", b"\x1f", b"abc\n"] {
+            assert_eq!(
+                read_all(input),
+                (Compression::Plain, input.to_vec(), input.len() as u64)
+            );
+        }
+    }
+
+    #[test]
+    fn a_lone_gzip_magic_is_an_error_not_a_panic() {
+        let mut decoder = Decoder::new(Box::new(Cursor::new(vec![0x1f, 0x8b]))).unwrap();
+        assert_eq!(decoder.compression(), Compression::Gzip);
+        let mut out = Vec::new();
+        assert!(decoder.read_to_end(&mut out).is_err());
+    }
+
+    #[test]
+    fn counts_compressed_bytes() {
+        let compressed = zstd::encode_all(&b"line\n".repeat(1000)[..], 3).unwrap();
+        let (compression, out, read) = read_all(&compressed);
+        assert_eq!(compression, Compression::Zstd);
+        assert_eq!(out.len(), 5000);
+        assert_eq!(read, compressed.len() as u64);
+    }
+
+    #[test]
+    fn source_names() {
+        assert_eq!(Source::Stdin.to_string(), "-");
+        assert_eq!(Source::Path("logs/a.gz".into()).to_string(), "logs/a.gz");
+        assert_eq!(Compression::Zstd.to_string(), "zstd");
+    }
+}

@@ -1,0 +1,158 @@
+//! The real third-party logs of the shared data folder: each must be detected as the right
+//! format and parse at least 99.9% of its request lines. Skipped (with a note) when the folder
+//! is not there, since the data is never copied into the repository.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use robots_audit_logs::{FieldMap, Format, LineParser, LogReader, Scratch, Source};
+
+const DATA: &str = "/work/shared/data/logs";
+
+#[derive(Debug, Default)]
+struct Scan {
+    format: Option<Format>,
+    lines: u64,
+    parsed: u64,
+    skipped: BTreeMap<(u64, &'static str), ()>,
+}
+
+fn scan(path: &Path) -> Scan {
+    let mut reader = LogReader::open(&Source::Path(path.to_path_buf())).expect("opens");
+    let mut scan = Scan::default();
+    let mut scratch = Scratch::new();
+    let mut parser: Option<LineParser> = None;
+    while let Some(block) = reader.next_block().expect("no read error") {
+        if parser.is_none() {
+            scan.format = Format::detect(&block.data);
+        }
+        let Some(format) = scan.format else {
+            return scan;
+        };
+        let parser = parser.get_or_insert_with(|| LineParser::new(format, &FieldMap::new()));
+        let mut state = parser.block_state(&block);
+        for (number, line) in block.lines() {
+            match parser.parse(line, &mut state, &mut scratch) {
+                Ok(Some(_)) => {
+                    scan.lines += 1;
+                    scan.parsed += 1;
+                }
+                Ok(None) => {}
+                Err(reason) => {
+                    scan.lines += 1;
+                    scan.skipped.insert((number, reason.as_str()), ());
+                }
+            }
+        }
+    }
+    scan
+}
+
+#[test]
+fn every_real_log_is_detected_and_parsed() {
+    let root = Path::new(DATA);
+    if !root.is_dir() {
+        eprintln!("skipped: {DATA} is not there");
+        return;
+    }
+    // (file, expected format, request lines expected to be skipped, with their reasons)
+    let expected: &[(&str, Option<Format>, &[(u64, &str)])] = &[
+        (
+            "almhuette_raith_2019-10_last10000.log",
+            Some(Format::Combined),
+            &[],
+        ),
+        (
+            "basjes_hackers_access_2015.log",
+            Some(Format::Combined),
+            &[],
+        ),
+        ("caddy_json_mirrors_tnonline.log", Some(Format::Caddy), &[]),
+        (
+            "elastic_apache_logs_semicomplete_2015.log",
+            Some(Format::Combined),
+            &[(8899, "bad_quoting")],
+        ),
+        ("iis_w3c_2015-01-13.log", Some(Format::W3c), &[]),
+        (
+            "secrepo_self_logs_2018-12-15.log",
+            Some(Format::Combined),
+            &[],
+        ),
+        (
+            "secrepo_self_logs_2021_sample.log",
+            Some(Format::Combined),
+            &[],
+        ),
+        (
+            "zanbil_shop_access_first1000.log",
+            Some(Format::Combined),
+            &[],
+        ),
+        ("format_samples/matomo_alb.log", Some(Format::Alb), &[]),
+        (
+            "format_samples/matomo_amazon_cloudfront_web.log",
+            Some(Format::Cloudfront),
+            &[],
+        ),
+        (
+            "format_samples/matomo_common_vhost.log",
+            Some(Format::VhostCombined),
+            &[],
+        ),
+        // The second entry is a TCP listener's, which holds no HTTP request.
+        (
+            "format_samples/matomo_elb.log",
+            Some(Format::Alb),
+            &[(3, "not_http")],
+        ),
+        ("format_samples/matomo_iis.log", Some(Format::W3c), &[]),
+        (
+            "format_samples/matomo_netscaler.log",
+            Some(Format::W3c),
+            &[],
+        ),
+        (
+            "format_samples/matomo_nginx_json.log",
+            Some(Format::Json),
+            &[],
+        ),
+        // Amazon S3 server access logs are not a supported format.
+        ("format_samples/matomo_s3.log", None, &[]),
+    ];
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for (name, format, skips) in expected {
+        let path = root.join(name);
+        seen.push(path.clone());
+        let scan = scan(&path);
+        assert_eq!(scan.format, *format, "{name}");
+        let skipped: Vec<(u64, &str)> = scan.skipped.keys().copied().collect();
+        assert_eq!(skipped, *skips, "{name}");
+        if format.is_some() {
+            // Entries that record no HTTP request are not requests the parser could have read.
+            let not_http = skips
+                .iter()
+                .filter(|(_, reason)| *reason == "not_http")
+                .count() as u64;
+            let requests = scan.lines - not_http;
+            assert!(
+                scan.parsed > 0 && scan.parsed * 1000 >= requests * 999,
+                "{name}: {}/{requests}",
+                scan.parsed
+            );
+        }
+    }
+    // A file added to the folder later must be added above.
+    let mut present: Vec<PathBuf> = Vec::new();
+    for dir in [root.to_path_buf(), root.join("format_samples")] {
+        for entry in std::fs::read_dir(dir).expect("readable") {
+            let path = entry.expect("entry").path();
+            if path.is_file() {
+                present.push(path);
+            }
+        }
+    }
+    present.sort();
+    seen.sort();
+    assert_eq!(present, seen);
+}

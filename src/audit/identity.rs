@@ -1,0 +1,147 @@
+//! Who made a request: the user-agent header resolved to an agent, once per distinct header.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use ahash::AHashMap;
+use robots_audit_bots::{Bot, Catalog, Category, Identity};
+use robots_audit_logs::{Text, TextEncoding};
+
+use super::stats::AgentId;
+
+/// The agent name under which `--all-agents` reports requests that are not from bots.
+pub const NOT_A_BOT: &str = "(not a bot)";
+
+/// An agent as the reports show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentInfo {
+    /// Name, robots.txt tokens in fallback order, operator and category. An unknown bot is named
+    /// after its product token; requests that are not from bots (`--all-agents`) are
+    /// [`NOT_A_BOT`], with no tokens, so the `*` groups apply.
+    pub bot: Bot,
+    /// Whether it is a bot.
+    pub is_bot: bool,
+}
+
+impl AgentInfo {
+    fn from_bot(bot: Bot) -> AgentInfo {
+        AgentInfo { bot, is_bot: true }
+    }
+
+    fn not_a_bot() -> AgentInfo {
+        let bot = Bot {
+            name: NOT_A_BOT.to_owned(),
+            tokens: Vec::new(),
+            operator: String::new(),
+            category: Category::Other,
+        };
+        AgentInfo { bot, is_bot: false }
+    }
+}
+
+/// A resolved agent: its id in the run's table and its description.
+pub type Resolved = (AgentId, Arc<AgentInfo>);
+
+/// Resolves user-agent headers to agents and numbers the agents of a run. Shared by all threads;
+/// each thread keeps an [`IdentityCache`] in front of it so the lock is taken once per distinct
+/// header and thread, not once per line.
+#[derive(Debug)]
+pub struct Identifier<'a> {
+    catalog: &'a Catalog,
+    all_agents: bool,
+    table: Mutex<AgentTable>,
+}
+
+#[derive(Debug, Default)]
+struct AgentTable {
+    by_name: AHashMap<String, AgentId>,
+    agents: Vec<Arc<AgentInfo>>,
+}
+
+impl<'a> Identifier<'a> {
+    /// `all_agents`: also resolve headers that are not bots (to [`NOT_A_BOT`]).
+    pub fn new(catalog: &'a Catalog, all_agents: bool) -> Identifier<'a> {
+        Identifier {
+            catalog,
+            all_agents,
+            table: Mutex::new(AgentTable::default()),
+        }
+    }
+
+    /// Resolves a decoded user-agent header; `None` when it is not a bot and not judged.
+    pub fn resolve(&self, user_agent: &[u8]) -> Option<Resolved> {
+        let info = match self.catalog.identify(user_agent) {
+            Identity::Known(index) => AgentInfo::from_bot(self.catalog.bots()[index].clone()),
+            Identity::Unknown(bot) => AgentInfo::from_bot(bot),
+            Identity::NotBot if self.all_agents => AgentInfo::not_a_bot(),
+            Identity::NotBot => return None,
+        };
+        let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(&id) = table.by_name.get(&info.bot.name) {
+            return Some((id, Arc::clone(&table.agents[id as usize])));
+        }
+        let id = AgentId::try_from(table.agents.len()).ok()?;
+        table.by_name.insert(info.bot.name.clone(), id);
+        let info = Arc::new(info);
+        table.agents.push(Arc::clone(&info));
+        Some((id, info))
+    }
+
+    /// The agents seen, indexed by [`AgentId`].
+    pub fn into_agents(self) -> Vec<AgentInfo> {
+        let table = self
+            .table
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        table
+            .agents
+            .into_iter()
+            .map(|a| Arc::unwrap_or_clone(a))
+            .collect()
+    }
+}
+
+/// Caps each thread's cache, so that a log of millions of distinct headers (random junk, a
+/// scanner that randomises its user-agent) does not grow memory without bound.
+const CACHE_LIMIT: usize = 100_000;
+
+/// One thread's cache of resolved headers, keyed by the raw bytes as they stand in the log.
+#[derive(Debug, Default)]
+pub struct IdentityCache {
+    by_encoding: [AHashMap<Box<[u8]>, Option<Resolved>>; 4],
+}
+
+impl IdentityCache {
+    /// Resolves `user_agent` through the cache. `fallback` stands in for an empty header (a
+    /// crawler's fetch log names no user-agent per line).
+    pub fn resolve(
+        &mut self,
+        identifier: &Identifier<'_>,
+        user_agent: Text<'_>,
+        fallback: Option<&[u8]>,
+    ) -> Option<Resolved> {
+        let map = &mut self.by_encoding[encoding_slot(user_agent.encoding)];
+        if let Some(hit) = map.get(user_agent.raw) {
+            return hit.clone();
+        }
+        let decoded = user_agent.encoding.decode(user_agent.raw);
+        let header: &[u8] = match (decoded.as_ref(), fallback) {
+            (b"" | b"-", Some(fallback)) => fallback,
+            (header, _) => header,
+        };
+        let resolved = identifier.resolve(header);
+        if map.len() >= CACHE_LIMIT {
+            map.clear();
+        }
+        map.insert(user_agent.raw.into(), resolved.clone());
+        resolved
+    }
+}
+
+fn encoding_slot(encoding: TextEncoding) -> usize {
+    match encoding {
+        TextEncoding::Raw => 0,
+        TextEncoding::Plus => 1,
+        TextEncoding::Percent => 2,
+        TextEncoding::Backslash => 3,
+    }
+}

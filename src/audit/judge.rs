@@ -1,0 +1,229 @@
+//! One request to one verdict: SPEC "Semantics of one request", steps 3 to 8.
+
+use std::borrow::Cow;
+
+use ahash::AHashMap;
+use jiff::{SignedDuration, Timestamp};
+use robots_audit_engine::{RuleId, Selection, TokenMatch, path_params_query};
+
+use super::identity::AgentInfo;
+use super::stats::{AgentId, Outcome};
+use crate::policy::{Effect, PolicySet, VersionId};
+
+/// What decided a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decider {
+    /// No rule matched (or the robots.txt was absent: 4xx): allowed.
+    Nothing,
+    /// A rule of the version's file.
+    Rule(RuleId),
+    /// The version's fetch status (429, 5xx, unreachable): everything disallowed.
+    Status,
+}
+
+/// The verdict on one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Judgement {
+    /// The outcome counted in the reports.
+    pub outcome: Outcome,
+    /// The version in force, when there was one.
+    pub version: Option<VersionId>,
+    /// What decided it under the version in force.
+    pub decider: Decider,
+    /// For violations: whether the 1994 reading disallows it too.
+    pub holds_under_1994: bool,
+}
+
+impl Judgement {
+    fn unjudged() -> Judgement {
+        Judgement {
+            outcome: Outcome::Unjudged,
+            version: None,
+            decider: Decider::Nothing,
+            holds_under_1994: false,
+        }
+    }
+}
+
+/// The shared, read-only part of judging: the robots versions and the grace period.
+#[derive(Debug)]
+pub struct Judge<'a> {
+    policy: &'a PolicySet,
+    grace: SignedDuration,
+}
+
+/// One thread's cache of group selections, one per robots version and agent.
+#[derive(Debug, Default)]
+pub struct SelectionCache {
+    selections: AHashMap<(VersionId, AgentId), Selection>,
+}
+
+/// Is this the path of a robots.txt fetch? Its query does not matter.
+pub fn is_robots_fetch(path: &[u8]) -> bool {
+    let end = path.iter().position(|&b| b == b'?').unwrap_or(path.len());
+    &path[..end] == b"/robots.txt"
+}
+
+/// Builds the path the matcher sees from a request target (and a separately logged query) into
+/// `buf`: an origin-form target (`/a?b`) is used as it is, up to a fragment; an absolute URL goes
+/// through Google's URL-to-path rule.
+pub fn match_path<'b>(target: &[u8], query: Option<&[u8]>, buf: &'b mut Vec<u8>) -> &'b [u8] {
+    buf.clear();
+    if target.first() == Some(&b'/') {
+        let end = target
+            .iter()
+            .position(|&b| b == b'#')
+            .unwrap_or(target.len());
+        buf.extend_from_slice(&target[..end]);
+    } else {
+        let path: Cow<'_, [u8]> = path_params_query(target);
+        buf.extend_from_slice(&path);
+    }
+    if let Some(query) = query.filter(|q| !q.is_empty() && *q != b"-") {
+        buf.push(b'?');
+        buf.extend_from_slice(query);
+    }
+    buf
+}
+
+impl<'a> Judge<'a> {
+    /// A judge over `policy` with the given grace period.
+    pub fn new(policy: &'a PolicySet, grace: SignedDuration) -> Judge<'a> {
+        Judge { policy, grace }
+    }
+
+    /// The robots versions this judge knows.
+    pub fn policy(&self) -> &'a PolicySet {
+        self.policy
+    }
+
+    /// Judges one request of `agent` for `path` at `time`, against the `versions` of its origin.
+    pub fn judge(
+        &self,
+        cache: &mut SelectionCache,
+        agent: (AgentId, &AgentInfo),
+        versions: &[VersionId],
+        time: Timestamp,
+        path: &[u8],
+    ) -> Judgement {
+        if is_robots_fetch(path) {
+            return Judgement {
+                outcome: Outcome::RobotsFetch,
+                ..Judgement::unjudged()
+            };
+        }
+        let Some(in_force) = self.policy.in_force(versions, time) else {
+            return Judgement::unjudged();
+        };
+        let (allowed, decider) = self.decide(cache, in_force.current, agent, path);
+        let mut judgement = Judgement {
+            outcome: if allowed {
+                Outcome::Allowed
+            } else {
+                Outcome::Disallowed
+            },
+            version: Some(in_force.current),
+            decider,
+            holds_under_1994: false,
+        };
+        if allowed {
+            return judgement;
+        }
+        let version = self.policy.version(in_force.current);
+        let in_grace = version
+            .valid_from
+            .is_some_and(|from| time.duration_since(from) < self.grace);
+        if let Some(previous) = in_force.previous.filter(|_| in_grace)
+            && self.decide(cache, previous, agent, path).0
+        {
+            judgement.outcome = Outcome::Grace;
+        }
+        judgement.holds_under_1994 = match (version.effect(), &version.robots) {
+            // The 1994 text: on a temporary failure a robot should defer its visits.
+            (Effect::DisallowAll, _) => true,
+            (Effect::Rules, Some(robots)) => {
+                let selection = self.selection(cache, in_force.current, agent);
+                robots.disallowed_1994(selection, path).is_some()
+            }
+            _ => false,
+        };
+        judgement
+    }
+
+    fn selection<'c>(
+        &self,
+        cache: &'c mut SelectionCache,
+        version: VersionId,
+        agent: (AgentId, &AgentInfo),
+    ) -> &'c Selection {
+        cache
+            .selections
+            .entry((version, agent.0))
+            .or_insert_with(|| {
+                let tokens: Vec<&[u8]> = agent.1.bot.tokens.iter().map(|t| t.as_bytes()).collect();
+                match &self.policy.version(version).robots {
+                    Some(robots) => robots.select(&tokens, TokenMatch::ProductName),
+                    None => Selection::default(),
+                }
+            })
+    }
+
+    /// Whether `version` allows the request, and what decided.
+    fn decide(
+        &self,
+        cache: &mut SelectionCache,
+        version: VersionId,
+        agent: (AgentId, &AgentInfo),
+        path: &[u8],
+    ) -> (bool, Decider) {
+        let v = self.policy.version(version);
+        match (v.effect(), &v.robots) {
+            (Effect::DisallowAll, _) => (false, Decider::Status),
+            (Effect::Rules, Some(robots)) => {
+                let selection = self.selection(cache, version, agent);
+                let verdict = robots.verdict(selection, path);
+                (
+                    verdict.allowed,
+                    verdict.rule.map_or(Decider::Nothing, Decider::Rule),
+                )
+            }
+            _ => (true, Decider::Nothing),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn match_paths() {
+        let mut buf = Vec::new();
+        let cases: [(&[u8], Option<&[u8]>, &[u8]); 8] = [
+            (b"/a/b?c=d", None, b"/a/b?c=d"),
+            (b"/a#frag", None, b"/a"),
+            (b"//double/slash", None, b"//double/slash"),
+            (b"https://example.com/x/y?z", None, b"/x/y?z"),
+            (b"https://example.com", None, b"/"),
+            (b"/stem", Some(b"q=1"), b"/stem?q=1"),
+            (b"/stem", Some(b"-"), b"/stem"),
+            (b"*", None, b"/"),
+        ];
+        for (target, query, want) in cases {
+            assert_eq!(
+                match_path(target, query, &mut buf),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(target)
+            );
+        }
+    }
+
+    #[test]
+    fn robots_fetches() {
+        assert!(is_robots_fetch(b"/robots.txt"));
+        assert!(is_robots_fetch(b"/robots.txt?x=1"));
+        assert!(!is_robots_fetch(b"/robots.txt.bak"));
+        assert!(!is_robots_fetch(b"/a/robots.txt"));
+    }
+}

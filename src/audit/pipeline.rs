@@ -1,0 +1,606 @@
+//! The parallel pipeline: files -> blocks of lines -> verdicts and counters.
+//!
+//! Every worker thread does both kinds of work. When the queue of blocks runs low, a thread takes
+//! a file that nobody is reading, decompresses the next block of lines from it and queues it;
+//! otherwise it processes a queued block. So `--threads N` bounds the CPU the whole run uses, one
+//! gzip file keeps one thread inflating while the others parse and judge, and several files are
+//! inflated in parallel. Memory is bounded by the queue (a few blocks per thread) and the open
+//! files (at most one per thread), never by the size of the input.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use ahash::AHashMap;
+use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use jiff::Timestamp;
+use robots_audit_bots::{Verification, Verifier};
+use robots_audit_logs::{Block, Format, LineParser, LogReader, Request, Scratch};
+
+use super::identity::{Identifier, IdentityCache};
+use super::judge::{Decider, Judge, SelectionCache, match_path};
+use super::stats::{OriginId, Outcome, Stats};
+use super::{AuditConfig, FileReport, Input, Sample};
+use crate::origin::Origin;
+use crate::policy::VersionId;
+use crate::report::parts::OrderedParts;
+use crate::report::{DecisionRow, RowWriter, ViolationRow};
+
+/// At most this many skipped lines are sampled per file.
+pub const SAMPLES_PER_FILE: usize = 100;
+
+/// What the workers hand back.
+pub(super) struct PipelineOutput {
+    pub stats: Stats,
+    pub files: Vec<FileReport>,
+    pub origins: Vec<String>,
+}
+
+/// A file being read. Only one thread reads a file at a time (its mutex).
+enum Slot {
+    Waiting,
+    Open {
+        reader: LogReader,
+        parser: Arc<LineParser>,
+        next_seq: u64,
+        counted: u64,
+    },
+    Finished,
+}
+
+struct Work {
+    file: usize,
+    seq: u64,
+    block: Block,
+    parser: Arc<LineParser>,
+}
+
+/// The origins of the run, numbered in order of first sight.
+#[derive(Default)]
+struct OriginTable {
+    ids: AHashMap<String, OriginId>,
+    names: Vec<String>,
+}
+
+struct Shared<'a> {
+    config: &'a AuditConfig,
+    inputs: &'a [Input],
+    identifier: &'a Identifier<'a>,
+    judge: &'a Judge<'a>,
+    verifier: &'a Verifier,
+    slots: Vec<Mutex<Slot>>,
+    reports: Vec<Mutex<FileReport>>,
+    active: Mutex<Vec<usize>>,
+    next_to_open: AtomicUsize,
+    unfinished: AtomicUsize,
+    tx: Sender<Work>,
+    rx: Receiver<Work>,
+    origins: Mutex<OriginTable>,
+    violations: &'a OrderedParts,
+    decisions: Option<&'a OrderedParts>,
+    stop: AtomicBool,
+    failure: Mutex<Option<String>>,
+    progress: ProgressBar,
+    lines: AtomicU64,
+    started: Instant,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs the pipeline over every input with `config.threads` threads.
+pub(super) fn run(
+    config: &AuditConfig,
+    inputs: &[Input],
+    identifier: &Identifier<'_>,
+    judge: &Judge<'_>,
+    verifier: &Verifier,
+    violations: &OrderedParts,
+    decisions: Option<&OrderedParts>,
+) -> Result<PipelineOutput, String> {
+    let threads = config.threads.max(1);
+    let (tx, rx) = crossbeam_channel::bounded(threads * 2);
+    let shared = Shared {
+        config,
+        inputs,
+        identifier,
+        judge,
+        verifier,
+        slots: inputs.iter().map(|_| Mutex::new(Slot::Waiting)).collect(),
+        reports: inputs
+            .iter()
+            .map(|i| Mutex::new(FileReport::new(&i.name)))
+            .collect(),
+        active: Mutex::new(Vec::new()),
+        next_to_open: AtomicUsize::new(0),
+        unfinished: AtomicUsize::new(inputs.len()),
+        tx,
+        rx,
+        origins: Mutex::new(OriginTable::default()),
+        violations,
+        decisions,
+        stop: AtomicBool::new(false),
+        failure: Mutex::new(None),
+        progress: progress_bar(config, inputs),
+        lines: AtomicU64::new(0),
+        started: Instant::now(),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("audit-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+    let results: Vec<Worker> = pool.broadcast(|_| {
+        let mut worker = Worker::default();
+        worker.run(&shared);
+        worker
+    });
+    shared.progress.finish_and_clear();
+    if let Some(failure) = lock(&shared.failure).take() {
+        return Err(failure);
+    }
+    if config.interrupted() {
+        return Err("interrupted".to_owned());
+    }
+    let mut stats = Stats::default();
+    let mut files: Vec<FileReport> = shared
+        .reports
+        .into_iter()
+        .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect();
+    for worker in results {
+        stats.merge(worker.stats);
+        for (report, counts) in files.iter_mut().zip(worker.files) {
+            report.merge(counts);
+        }
+    }
+    for report in &mut files {
+        report.samples.sort_by_key(|s| s.line);
+        report.samples.truncate(SAMPLES_PER_FILE);
+    }
+    let origins = shared
+        .origins
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .names;
+    Ok(PipelineOutput {
+        stats,
+        files,
+        origins,
+    })
+}
+
+fn progress_bar(config: &AuditConfig, inputs: &[Input]) -> ProgressBar {
+    if !config.progress {
+        return ProgressBar::hidden();
+    }
+    let total: u64 = inputs.iter().filter_map(|i| i.size).sum();
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {binary_bytes}/{binary_total_bytes} {msg}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+impl Shared<'_> {
+    fn halted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.config.interrupted()
+    }
+
+    fn fail(&self, message: String) {
+        lock(&self.failure).get_or_insert(message);
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Reads the next block from some file nobody else is reading, opening a new file when
+    /// fewer than one per thread are open.
+    fn read_next(&self) -> Option<Work> {
+        loop {
+            let active: Vec<usize> = lock(&self.active).clone();
+            for &file in &active {
+                let Ok(mut slot) = self.slots[file].try_lock() else {
+                    continue;
+                };
+                if let Some(work) = self.read_from(file, &mut slot) {
+                    return Some(work);
+                }
+            }
+            if active.len() >= self.config.threads.max(1) {
+                return None;
+            }
+            let file = self.next_to_open.fetch_add(1, Ordering::Relaxed);
+            if file >= self.inputs.len() {
+                return None;
+            }
+            let mut slot = lock(&self.slots[file]);
+            self.open(file, &mut slot);
+            if let Some(work) = self.read_from(file, &mut slot) {
+                return Some(work);
+            }
+        }
+    }
+
+    fn open(&self, file: usize, slot: &mut Slot) {
+        let input = &self.inputs[file];
+        match LogReader::open(&input.source) {
+            Ok(reader) => {
+                lock(&self.reports[file]).compression = Some(reader.compression().to_string());
+                let format = self.config.format;
+                *slot = Slot::Open {
+                    reader,
+                    parser: Arc::new(LineParser::new(
+                        format.unwrap_or(Format::Combined),
+                        &self.config.fields,
+                    )),
+                    next_seq: 0,
+                    counted: 0,
+                };
+                lock(&self.active).push(file);
+            }
+            Err(e) => self.finish(file, slot, Some(format!("cannot open: {e}"))),
+        }
+    }
+
+    fn read_from(&self, file: usize, slot: &mut Slot) -> Option<Work> {
+        let Slot::Open {
+            reader,
+            parser,
+            next_seq,
+            counted,
+        } = slot
+        else {
+            return None;
+        };
+        let result = reader.next_block();
+        let read = reader.compressed_bytes_read();
+        self.progress.inc(read.saturating_sub(*counted));
+        *counted = read;
+        match result {
+            Ok(Some(block)) => {
+                if *next_seq == 0 && self.config.format.is_none() {
+                    match Format::detect(&block.data) {
+                        Some(format) => {
+                            *parser = Arc::new(LineParser::new(format, &self.config.fields));
+                            lock(&self.reports[file]).format = Some(format.name());
+                            if self.config.progress {
+                                self.progress.println(format!(
+                                    "{}: {} format",
+                                    self.inputs[file].name,
+                                    format.name()
+                                ));
+                            }
+                        }
+                        None => {
+                            self.finish(
+                                file,
+                                slot,
+                                Some(
+                                    "could not detect the log format; name it with --format"
+                                        .to_owned(),
+                                ),
+                            );
+                            return None;
+                        }
+                    }
+                } else if *next_seq == 0 {
+                    lock(&self.reports[file]).format = self.config.format.map(|f| f.name());
+                }
+                let work = Work {
+                    file,
+                    seq: *next_seq,
+                    block,
+                    parser: Arc::clone(parser),
+                };
+                *next_seq += 1;
+                Some(work)
+            }
+            Ok(None) => {
+                self.finish(file, slot, None);
+                None
+            }
+            Err(e) => {
+                let message = format!("stopped after {} bytes: {}", e.offset, e.message);
+                self.finish(file, slot, Some(message));
+                None
+            }
+        }
+    }
+
+    fn finish(&self, file: usize, slot: &mut Slot, error: Option<String>) {
+        {
+            let mut report = lock(&self.reports[file]);
+            if let Slot::Open { reader, .. } = &*slot {
+                report.bytes_read = reader.compressed_bytes_read();
+                report.bytes = reader.bytes();
+            }
+            report.error = error;
+        }
+        *slot = Slot::Finished;
+        lock(&self.active).retain(|&f| f != file);
+        self.unfinished.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The per-file counters one worker gathered.
+#[derive(Debug, Clone, Default)]
+pub(super) struct FileCounts {
+    pub lines: u64,
+    pub parsed: u64,
+    pub skipped: u64,
+    pub bot_requests: u64,
+    pub other_requests: u64,
+    pub first_time: Option<Timestamp>,
+    pub last_time: Option<Timestamp>,
+    pub samples: Vec<Sample>,
+}
+
+/// A resolved origin: its id, its name (empty when the line named none) and its robots versions.
+type OriginEntry = (OriginId, Arc<str>, Arc<[VersionId]>);
+
+/// One worker thread's state: caches in front of the shared tables, and its own counters.
+#[derive(Default)]
+struct Worker {
+    stats: Stats,
+    files: Vec<FileCounts>,
+    identities: IdentityCache,
+    selections: SelectionCache,
+    origins: AHashMap<Box<[u8]>, OriginEntry>,
+    default_origin: Option<OriginEntry>,
+    origin_key: Vec<u8>,
+    path: Vec<u8>,
+    scratch: Scratch,
+}
+
+impl Worker {
+    fn run(&mut self, shared: &Shared<'_>) {
+        let threads = shared.config.threads.max(1);
+        while !shared.halted() {
+            if shared.rx.len() < threads
+                && let Some(work) = shared.read_next()
+            {
+                match shared.tx.try_send(work) {
+                    Ok(()) => continue,
+                    Err(TrySendError::Full(work) | TrySendError::Disconnected(work)) => {
+                        self.process(shared, work);
+                        continue;
+                    }
+                }
+            }
+            match shared.rx.try_recv() {
+                Ok(work) => self.process(shared, work),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => {
+                    if shared.unfinished.load(Ordering::Acquire) == 0 && shared.rx.is_empty() {
+                        break;
+                    }
+                    if let Ok(work) = shared.rx.recv_timeout(Duration::from_millis(2)) {
+                        self.process(shared, work);
+                    }
+                }
+            }
+        }
+    }
+
+    fn resolve_origin(&mut self, shared: &Shared<'_>, request: &Request<'_>) -> OriginEntry {
+        let parts = request.origin;
+        let Some(host) = parts.host.filter(|h| !h.is_empty() && *h != b"-") else {
+            return self
+                .default_origin
+                .get_or_insert_with(|| intern(shared, shared.config.origin.as_ref()))
+                .clone();
+        };
+        self.origin_key.clear();
+        self.origin_key
+            .extend_from_slice(parts.scheme.unwrap_or_default());
+        self.origin_key.push(0);
+        self.origin_key.extend_from_slice(host);
+        self.origin_key.push(0);
+        self.origin_key
+            .extend_from_slice(&parts.port.unwrap_or(0).to_le_bytes());
+        if let Some(entry) = self.origins.get(self.origin_key.as_slice()) {
+            return entry.clone();
+        }
+        let origin = Origin::from_parts(parts.scheme, host, parts.port).ok();
+        let entry = intern(shared, origin.as_ref());
+        if self.origins.len() >= 100_000 {
+            self.origins.clear();
+        }
+        self.origins
+            .insert(self.origin_key.as_slice().into(), entry.clone());
+        entry
+    }
+
+    fn process(&mut self, shared: &Shared<'_>, work: Work) {
+        if self.files.len() < shared.inputs.len() {
+            self.files
+                .resize_with(shared.inputs.len(), FileCounts::default);
+        }
+        let mut violations = RowWriter::new();
+        let mut decisions = shared.decisions.map(|_| RowWriter::new());
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut state = work.parser.block_state(&work.block);
+        let mut line_no = work.block.first_line;
+        let mut lines = 0u64;
+        for line in work.block.data.split_inclusive(|&b| b == b'\n') {
+            let line = line.strip_suffix(b"\n").unwrap_or(line);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            lines += 1;
+            match work.parser.parse(line, &mut state, &mut scratch) {
+                Ok(Some(request)) => self.handle(
+                    shared,
+                    &work,
+                    line_no,
+                    &request,
+                    &mut violations,
+                    decisions.as_mut(),
+                ),
+                Ok(None) => {}
+                Err(reason) => {
+                    let counts = &mut self.files[work.file];
+                    counts.skipped += 1;
+                    keep_sample(
+                        &mut counts.samples,
+                        Sample::new(line_no, reason.as_str(), line),
+                    );
+                }
+            }
+            line_no += 1;
+        }
+        self.scratch = scratch;
+        self.files[work.file].lines += lines;
+        let total = shared.lines.fetch_add(lines, Ordering::Relaxed) + lines;
+        let secs = shared.started.elapsed().as_secs_f64().max(1e-3);
+        shared
+            .progress
+            .set_message(format!("{total} lines, {:.0} lines/s", total as f64 / secs));
+        let submitted = shared
+            .violations
+            .submit(work.file, work.seq, violations.into_bytes())
+            .and_then(|()| match (shared.decisions, decisions) {
+                (Some(parts), Some(rows)) => parts.submit(work.file, work.seq, rows.into_bytes()),
+                _ => Ok(()),
+            });
+        if let Err(e) = submitted {
+            shared.fail(format!("cannot write reports: {e}"));
+        }
+    }
+
+    fn handle(
+        &mut self,
+        shared: &Shared<'_>,
+        work: &Work,
+        line_no: u64,
+        request: &Request<'_>,
+        violations: &mut RowWriter,
+        decisions: Option<&mut RowWriter>,
+    ) {
+        let counts = &mut self.files[work.file];
+        counts.parsed += 1;
+        counts.first_time = Some(
+            counts
+                .first_time
+                .map_or(request.time, |t| t.min(request.time)),
+        );
+        counts.last_time = Some(
+            counts
+                .last_time
+                .map_or(request.time, |t| t.max(request.time)),
+        );
+        // A crawler's own "not fetched" outcome (Heritrix -9998 etc.) is no request to the site.
+        if request.fetch_status.is_some_and(|s| s < 0) {
+            counts.other_requests += 1;
+            return;
+        }
+        let fallback = shared.config.fallback_user_agent.as_deref();
+        let Some((agent, info)) =
+            self.identities
+                .resolve(shared.identifier, request.user_agent, fallback)
+        else {
+            self.files[work.file].other_requests += 1;
+            return;
+        };
+        if info.is_bot {
+            self.files[work.file].bot_requests += 1;
+        } else {
+            self.files[work.file].other_requests += 1;
+        }
+        let (origin_id, origin_name, versions) = self.resolve_origin(shared, request);
+        let path = match_path(request.target, request.query, &mut self.path);
+        let judgement = shared.judge.judge(
+            &mut self.selections,
+            (agent, &info),
+            &versions,
+            request.time,
+            path,
+        );
+        let verification = if info.is_bot {
+            shared.verifier.verify(&info.bot, request.client_ip)
+        } else {
+            Verification::Unverified
+        };
+        let counts = self.stats.pair(agent, origin_id);
+        counts.record(request.time, judgement.outcome, request.status);
+        match verification {
+            Verification::Verified => counts.verified += 1,
+            Verification::Spoofed => counts.spoofed += 1,
+            Verification::Unverified => counts.unverified += 1,
+        }
+        let judged = matches!(
+            judgement.outcome,
+            Outcome::Allowed | Outcome::Disallowed | Outcome::Grace
+        );
+        if let (true, Some(version)) = (judged, judgement.version) {
+            let rule = match judgement.decider {
+                Decider::Rule(rule) => Some((version, Some(rule))),
+                Decider::Status => Some((version, None)),
+                Decider::Nothing => None,
+            };
+            if let Some(rule) = rule {
+                self.stats
+                    .rule_decided(rule, agent, judgement.outcome == Outcome::Disallowed);
+            }
+        }
+        if !judged {
+            return;
+        }
+        let source = (shared.inputs[work.file].name.as_str(), line_no);
+        let policy = shared.judge.policy();
+        if judgement.outcome == Outcome::Disallowed {
+            violations.violation(&ViolationRow {
+                request,
+                origin: &origin_name,
+                agent: &info.bot.name,
+                verification,
+                path,
+                judgement: &judgement,
+                policy,
+                source,
+            });
+        }
+        if let Some(decisions) = decisions {
+            decisions.decision(&DecisionRow {
+                request,
+                origin: &origin_name,
+                agent: &info.bot.name,
+                path,
+                judgement: &judgement,
+                policy,
+                source,
+            });
+        }
+    }
+}
+
+/// Numbers an origin in the run's table; `None` (a line with no usable origin and no
+/// `--origin`) becomes the empty origin, whose requests stay unjudged.
+fn intern(shared: &Shared<'_>, origin: Option<&Origin>) -> OriginEntry {
+    let name = origin.map(Origin::to_string).unwrap_or_default();
+    let versions: Arc<[VersionId]> = origin
+        .map(|o| shared.judge.policy().versions_of(o))
+        .unwrap_or_default()
+        .into();
+    let mut table = lock(&shared.origins);
+    let next = OriginId::try_from(table.names.len()).unwrap_or(OriginId::MAX);
+    let id = *table.ids.entry(name.clone()).or_insert(next);
+    if id == next {
+        table.names.push(name.clone());
+    }
+    (id, Arc::from(name), versions)
+}
+
+/// Keeps the [`SAMPLES_PER_FILE`] lowest-numbered samples, so that the union over threads holds
+/// the first ones of the file whatever order blocks were processed in.
+fn keep_sample(samples: &mut Vec<Sample>, sample: Sample) {
+    if samples.len() < SAMPLES_PER_FILE {
+        samples.push(sample);
+        return;
+    }
+    if let Some((i, worst)) = samples.iter().enumerate().max_by_key(|(_, s)| s.line)
+        && worst.line > sample.line
+    {
+        samples[i] = sample;
+    }
+}

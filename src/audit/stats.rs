@@ -1,0 +1,292 @@
+//! Mergeable counters.
+//!
+//! Every worker thread keeps its own [`Stats`] and they are merged at the end. Merging is
+//! associative and commutative (sums, minima, maxima and set unions only), so the result does not
+//! depend on how lines were spread over threads, and partial results can be combined later.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ahash::AHashMap;
+use jiff::Timestamp;
+
+use crate::policy::VersionId;
+use robots_audit_engine::RuleId;
+
+/// Index of an agent in the run's agent table.
+pub type AgentId = u32;
+/// Index of an origin in the run's origin table.
+pub type OriginId = u32;
+
+/// What one judged (or not judged) request came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A request for `/robots.txt`: counted, never judged.
+    RobotsFetch,
+    /// No robots.txt version was in force (or the request had no origin).
+    Unjudged,
+    /// The robots.txt in force allowed it.
+    Allowed,
+    /// The robots.txt in force disallowed it: a violation.
+    Disallowed,
+    /// Only the version that came into force less than `--grace` ago disallowed it.
+    Grace,
+}
+
+impl Outcome {
+    /// The word used in `decisions.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::RobotsFetch => "robots_fetch",
+            Outcome::Unjudged => "unjudged",
+            Outcome::Allowed => "allowed",
+            Outcome::Disallowed => "disallowed",
+            Outcome::Grace => "grace",
+        }
+    }
+}
+
+/// Counters of one agent on one origin.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Every request, robots fetches included.
+    pub requests: u64,
+    /// Requests for `/robots.txt`.
+    pub robots_fetches: u64,
+    /// Judged and allowed.
+    pub allowed: u64,
+    /// Judged and disallowed: violations.
+    pub disallowed: u64,
+    /// Disallowed only by a version younger than the grace period.
+    pub grace: u64,
+    /// Not robots fetches, and no version in force.
+    pub unjudged: u64,
+    /// Violations the server answered with 2xx or 304.
+    pub violations_served: u64,
+    /// Requests from inside the agent's published IP ranges.
+    pub verified: u64,
+    /// Requests from outside the agent's published IP ranges.
+    pub spoofed: u64,
+    /// Requests of agents without published ranges.
+    pub unverified: u64,
+    /// Earliest request.
+    pub first_seen: Option<Timestamp>,
+    /// Latest request.
+    pub last_seen: Option<Timestamp>,
+    /// Earliest violation.
+    pub first_violation: Option<Timestamp>,
+    /// Earliest robots fetch.
+    pub first_robots_fetch: Option<Timestamp>,
+    /// Robots fetches by HTTP status.
+    pub robots_fetch_statuses: BTreeMap<u16, u64>,
+}
+
+fn min_time(a: &mut Option<Timestamp>, b: Option<Timestamp>) {
+    if let Some(b) = b {
+        *a = Some(a.map_or(b, |a| a.min(b)));
+    }
+}
+
+fn max_time(a: &mut Option<Timestamp>, b: Option<Timestamp>) {
+    if let Some(b) = b {
+        *a = Some(a.map_or(b, |a| a.max(b)));
+    }
+}
+
+impl Counts {
+    /// Requests that could be judged: allowed, disallowed or grace.
+    pub fn judged(&self) -> u64 {
+        self.allowed + self.disallowed + self.grace
+    }
+
+    /// Records one request.
+    pub fn record(&mut self, time: Timestamp, outcome: Outcome, status: u16) {
+        self.requests += 1;
+        min_time(&mut self.first_seen, Some(time));
+        max_time(&mut self.last_seen, Some(time));
+        match outcome {
+            Outcome::RobotsFetch => {
+                self.robots_fetches += 1;
+                min_time(&mut self.first_robots_fetch, Some(time));
+                *self.robots_fetch_statuses.entry(status).or_default() += 1;
+            }
+            Outcome::Unjudged => self.unjudged += 1,
+            Outcome::Allowed => self.allowed += 1,
+            Outcome::Grace => self.grace += 1,
+            Outcome::Disallowed => {
+                self.disallowed += 1;
+                min_time(&mut self.first_violation, Some(time));
+                if (200..300).contains(&status) || status == 304 {
+                    self.violations_served += 1;
+                }
+            }
+        }
+    }
+
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &Counts) {
+        self.requests += other.requests;
+        self.robots_fetches += other.robots_fetches;
+        self.allowed += other.allowed;
+        self.disallowed += other.disallowed;
+        self.grace += other.grace;
+        self.unjudged += other.unjudged;
+        self.violations_served += other.violations_served;
+        self.verified += other.verified;
+        self.spoofed += other.spoofed;
+        self.unverified += other.unverified;
+        min_time(&mut self.first_seen, other.first_seen);
+        max_time(&mut self.last_seen, other.last_seen);
+        min_time(&mut self.first_violation, other.first_violation);
+        min_time(&mut self.first_robots_fetch, other.first_robots_fetch);
+        for (&status, &n) in &other.robots_fetch_statuses {
+            *self.robots_fetch_statuses.entry(status).or_default() += n;
+        }
+    }
+}
+
+/// A rule of a version, or the version's fetch status when that decided (`status 503`).
+pub type RuleKey = (VersionId, Option<RuleId>);
+
+/// How often one rule decided, and for whom.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleCounts {
+    /// Requests this rule decided (allowed or disallowed).
+    pub decided: u64,
+    /// Violations this rule decided.
+    pub violations: u64,
+    /// The agents it decided for.
+    pub agents: BTreeSet<AgentId>,
+}
+
+impl RuleCounts {
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &RuleCounts) {
+        self.decided += other.decided;
+        self.violations += other.violations;
+        self.agents.extend(other.agents.iter().copied());
+    }
+}
+
+/// All counters of a run (or of one thread's share of it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Per agent and origin.
+    pub pairs: AHashMap<(AgentId, OriginId), Counts>,
+    /// Per deciding rule.
+    pub rules: AHashMap<RuleKey, RuleCounts>,
+}
+
+impl Stats {
+    /// The counters of one agent on one origin, created on first use.
+    pub fn pair(&mut self, agent: AgentId, origin: OriginId) -> &mut Counts {
+        self.pairs.entry((agent, origin)).or_default()
+    }
+
+    /// Records that `rule` decided a request of `agent`.
+    pub fn rule_decided(&mut self, rule: RuleKey, agent: AgentId, violation: bool) {
+        let counts = self.rules.entry(rule).or_default();
+        counts.decided += 1;
+        counts.violations += u64::from(violation);
+        counts.agents.insert(agent);
+    }
+
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: Stats) {
+        for (key, counts) in other.pairs {
+            self.pairs.entry(key).or_default().merge(&counts);
+        }
+        for (key, counts) in other.rules {
+            self.rules.entry(key).or_default().merge(&counts);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn arb_stats() -> impl Strategy<Value = Stats> {
+        let event = (
+            0u32..3,
+            0u32..3,
+            0i64..1_000_000,
+            0usize..5,
+            prop::sample::select(vec![200u16, 304, 404, 503]),
+            0u32..4,
+            any::<bool>(),
+        );
+        prop::collection::vec(event, 0..40).prop_map(|events| {
+            let mut stats = Stats::default();
+            for (agent, origin, secs, outcome, status, rule, v) in events {
+                let time = Timestamp::from_second(secs).unwrap();
+                let outcome = [
+                    Outcome::RobotsFetch,
+                    Outcome::Unjudged,
+                    Outcome::Allowed,
+                    Outcome::Disallowed,
+                    Outcome::Grace,
+                ][outcome];
+                let counts = stats.pair(agent, origin);
+                counts.record(time, outcome, status);
+                if v {
+                    counts.verified += 1;
+                } else {
+                    counts.spoofed += 1;
+                }
+                stats.rule_decided((0, Some(rule)), agent, outcome == Outcome::Disallowed);
+            }
+            stats
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn merge_is_commutative(a in arb_stats(), b in arb_stats()) {
+            let mut ab = a.clone();
+            ab.merge(b.clone());
+            let mut ba = b;
+            ba.merge(a);
+            prop_assert_eq!(ab, ba);
+        }
+
+        #[test]
+        fn merge_is_associative(a in arb_stats(), b in arb_stats(), c in arb_stats()) {
+            let mut left = a.clone();
+            left.merge(b.clone());
+            left.merge(c.clone());
+            let mut bc = b;
+            bc.merge(c);
+            let mut right = a;
+            right.merge(bc);
+            prop_assert_eq!(left, right);
+        }
+    }
+
+    #[test]
+    fn record_counts_each_outcome() {
+        let t = |s| Timestamp::from_second(s).unwrap();
+        let mut c = Counts::default();
+        c.record(t(30), Outcome::RobotsFetch, 200);
+        c.record(t(10), Outcome::Disallowed, 200);
+        c.record(t(20), Outcome::Disallowed, 404);
+        c.record(t(40), Outcome::Allowed, 200);
+        c.record(t(50), Outcome::Grace, 200);
+        c.record(t(5), Outcome::Unjudged, 200);
+        assert_eq!(
+            (
+                c.requests,
+                c.robots_fetches,
+                c.judged(),
+                c.disallowed,
+                c.violations_served
+            ),
+            (6, 1, 4, 2, 1)
+        );
+        assert_eq!(
+            (c.first_seen, c.last_seen, c.first_violation),
+            (Some(t(5)), Some(t(50)), Some(t(10)))
+        );
+        assert_eq!(c.robots_fetch_statuses.get(&200), Some(&1));
+    }
+}

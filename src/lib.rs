@@ -1,0 +1,25 @@
+//! robots-audit: did each bot respect the robots.txt in force when it made its request?
+//!
+//! The library behind the `robots-audit` command. The parts, each usable alone:
+//!
+//! - [`robots_audit_engine`] (re-exported as [`engine`]): Google's robots.txt semantics, compiled.
+//! - [`robots_audit_logs`] (as [`logs`]): streaming readers for access logs and crawl logs.
+//! - [`robots_audit_bots`] (as [`bots`]): the crawler catalog and IP range verification.
+//! - [`origin`]: origin normalisation; [`policy`]: robots sources and versions in time.
+//! - [`audit`]: the parallel pipeline and the verdict on each request; [`report`]: the CSV files.
+//! - [`check`]: one robots.txt, some agents, some URLs; [`synth`]: test data with known truth.
+
+pub mod audit;
+pub mod check;
+pub mod error;
+pub mod origin;
+pub mod policy;
+pub mod report;
+
+pub use robots_audit_bots as bots;
+pub use robots_audit_engine as engine;
+pub use robots_audit_logs as logs;
+pub use robots_audit_synth as synth;
+
+pub use audit::{AuditConfig, AuditResult};
+pub use error::Error;

@@ -1,0 +1,304 @@
+//! Robots sources and the robots.txt version in force at a given time.
+//!
+//! A [`PolicySet`] holds every loaded robots.txt version of every origin, parsed and compiled
+//! once and shared by all worker threads. Versions come from the sources of SPEC "Robots
+//! sources" ([`source`]): one file with `--origin`, a directory with dated versions, or a
+//! manifest CSV that also records fetch failures.
+
+pub mod source;
+
+use std::collections::HashMap;
+
+use jiff::Timestamp;
+use robots_audit_engine::Robots;
+
+use crate::origin::Origin;
+
+/// Index of a version in [`PolicySet::versions`].
+pub type VersionId = u32;
+
+/// What the fetch of a robots.txt answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FetchStatus {
+    /// An HTTP status code.
+    Http(u16),
+    /// The server could not be reached at all.
+    Unreachable,
+}
+
+impl FetchStatus {
+    /// Google's reading of the status (RFC 9309 section 2.3.1).
+    pub fn effect(self) -> Effect {
+        match self {
+            FetchStatus::Http(200..=299) => Effect::Rules,
+            FetchStatus::Http(429) | FetchStatus::Http(500..=599) | FetchStatus::Unreachable => {
+                Effect::DisallowAll
+            }
+            // 3xx that could not be followed to a file, and 4xx: no robots.txt, no restrictions.
+            FetchStatus::Http(_) => Effect::AllowAll,
+        }
+    }
+}
+
+impl std::fmt::Display for FetchStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FetchStatus::Http(code) => write!(f, "{code}"),
+            FetchStatus::Unreachable => f.write_str("unreachable"),
+        }
+    }
+}
+
+/// How a version decides requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// The file's rules decide.
+    Rules,
+    /// No robots.txt (4xx): everything is allowed.
+    AllowAll,
+    /// The robots.txt was unavailable (429, 5xx, unreachable): everything is disallowed.
+    DisallowAll,
+}
+
+/// One robots.txt version of one origin.
+#[derive(Debug)]
+pub struct Version {
+    /// The origin as the source names it: `https://host[:port]`, or `host[:port]` for any scheme.
+    pub origin: String,
+    /// From when it is in force; `None` from the beginning of time.
+    pub valid_from: Option<Timestamp>,
+    /// What the robots.txt fetch answered.
+    pub status: FetchStatus,
+    /// The parsed and compiled file, for 2xx versions.
+    pub robots: Option<Robots>,
+    /// Where it was read from (a path), or the manifest line that declared it.
+    pub source: String,
+    /// Size of the file in bytes (before the 500 KiB cut).
+    pub bytes: u64,
+}
+
+impl Version {
+    /// The label of the version in reports: its `valid_from` in RFC 3339, or `initial`.
+    pub fn label(&self) -> String {
+        match self.valid_from {
+            Some(t) => t.to_string(),
+            None => "initial".to_owned(),
+        }
+    }
+
+    /// How this version decides requests.
+    pub fn effect(&self) -> Effect {
+        match (self.status.effect(), &self.robots) {
+            (Effect::Rules, None) => Effect::AllowAll,
+            (effect, _) => effect,
+        }
+    }
+}
+
+/// The versions in force for one origin, ordered by `valid_from`.
+#[derive(Debug, Default, Clone)]
+struct Timeline {
+    versions: Vec<VersionId>,
+}
+
+/// The version in force at a moment, with the one before it (for the grace period).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InForce {
+    /// The version in force.
+    pub current: VersionId,
+    /// The version it replaced, if any.
+    pub previous: Option<VersionId>,
+}
+
+/// Every loaded robots.txt version, indexed by origin.
+#[derive(Debug, Default)]
+pub struct PolicySet {
+    versions: Vec<Version>,
+    by_origin: HashMap<String, Timeline>,
+    by_host: HashMap<String, Timeline>,
+}
+
+impl PolicySet {
+    /// An empty set.
+    pub fn new() -> PolicySet {
+        PolicySet::default()
+    }
+
+    /// Adds a version. `origin_key` is `https://host[:port]` for one scheme or `host[:port]` for
+    /// any scheme (already normalised). Returns an error when the same origin already has a
+    /// version with the same `valid_from`.
+    pub fn add(&mut self, version: Version) -> Result<VersionId, String> {
+        let id = VersionId::try_from(self.versions.len())
+            .map_err(|_| "too many robots versions".to_owned())?;
+        let any_scheme = !version.origin.contains("://");
+        let map = if any_scheme {
+            &mut self.by_host
+        } else {
+            &mut self.by_origin
+        };
+        let timeline = map.entry(version.origin.clone()).or_default();
+        let clash = timeline
+            .versions
+            .iter()
+            .any(|&v| self.versions[v as usize].valid_from == version.valid_from);
+        if clash {
+            return Err(format!(
+                "{} has two robots.txt versions valid from {}",
+                version.origin,
+                version.label()
+            ));
+        }
+        let at = timeline
+            .versions
+            .partition_point(|&v| self.versions[v as usize].valid_from < version.valid_from);
+        timeline.versions.insert(at, id);
+        self.versions.push(version);
+        Ok(id)
+    }
+
+    /// All versions, in load order.
+    pub fn versions(&self) -> &[Version] {
+        &self.versions
+    }
+
+    /// One version.
+    pub fn version(&self, id: VersionId) -> &Version {
+        &self.versions[id as usize]
+    }
+
+    /// Whether no version was loaded.
+    pub fn is_empty(&self) -> bool {
+        self.versions.is_empty()
+    }
+
+    /// The scheme-specific timeline of an origin first, then the any-scheme one.
+    fn timeline_versions(&self, origin: &Origin) -> Option<&[VersionId]> {
+        self.by_origin
+            .get(&origin.to_string())
+            .or_else(|| self.by_host.get(&origin.host_key()))
+            .map(|t| t.versions.as_slice())
+    }
+
+    /// The versions of an origin in time order (empty when no source names it).
+    pub fn versions_of(&self, origin: &Origin) -> Vec<VersionId> {
+        self.timeline_versions(origin)
+            .map(<[VersionId]>::to_vec)
+            .unwrap_or_default()
+    }
+
+    /// The version in force at `time` among `versions` (as returned by [`versions_of`]).
+    ///
+    /// [`versions_of`]: PolicySet::versions_of
+    pub fn in_force(&self, versions: &[VersionId], time: Timestamp) -> Option<InForce> {
+        let after = versions.partition_point(|&v| match self.versions[v as usize].valid_from {
+            None => true,
+            Some(from) => from <= time,
+        });
+        let current = *versions.get(after.checked_sub(1)?)?;
+        let previous = after.checked_sub(2).and_then(|i| versions.get(i).copied());
+        Some(InForce { current, previous })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(origin: &str, from: Option<&str>, status: FetchStatus) -> Version {
+        Version {
+            origin: origin.to_owned(),
+            valid_from: from.map(|t| t.parse().unwrap()),
+            status,
+            robots: None,
+            source: "test".into(),
+            bytes: 0,
+        }
+    }
+
+    #[test]
+    fn status_effects() {
+        let cases = [
+            (FetchStatus::Http(200), Effect::Rules),
+            (FetchStatus::Http(204), Effect::Rules),
+            (FetchStatus::Http(301), Effect::AllowAll),
+            (FetchStatus::Http(404), Effect::AllowAll),
+            (FetchStatus::Http(403), Effect::AllowAll),
+            (FetchStatus::Http(429), Effect::DisallowAll),
+            (FetchStatus::Http(500), Effect::DisallowAll),
+            (FetchStatus::Http(503), Effect::DisallowAll),
+            (FetchStatus::Unreachable, Effect::DisallowAll),
+        ];
+        for (status, effect) in cases {
+            assert_eq!(status.effect(), effect, "{status}");
+        }
+    }
+
+    #[test]
+    fn versions_in_time() {
+        let mut set = PolicySet::new();
+        let late = set
+            .add(version(
+                "example.com",
+                Some("2026-01-02T00:00:00Z"),
+                FetchStatus::Http(503),
+            ))
+            .unwrap();
+        let first = set
+            .add(version(
+                "example.com",
+                Some("2026-01-01T00:00:00Z"),
+                FetchStatus::Http(404),
+            ))
+            .unwrap();
+        assert!(
+            set.add(version(
+                "example.com",
+                Some("2026-01-01T00:00:00Z"),
+                FetchStatus::Http(404)
+            ))
+            .is_err()
+        );
+        let origin = Origin::parse("http://example.com").unwrap();
+        let versions = set.versions_of(&origin);
+        assert_eq!(versions, vec![first, late]);
+        let t = |s: &str| s.parse::<Timestamp>().unwrap();
+        assert_eq!(set.in_force(&versions, t("2025-12-31T23:59:59Z")), None);
+        assert_eq!(
+            set.in_force(&versions, t("2026-01-01T00:00:00Z")),
+            Some(InForce {
+                current: first,
+                previous: None
+            })
+        );
+        assert_eq!(
+            set.in_force(&versions, t("2026-01-03T00:00:00Z")),
+            Some(InForce {
+                current: late,
+                previous: Some(first)
+            })
+        );
+    }
+
+    #[test]
+    fn scheme_specific_wins_over_any_scheme() {
+        let mut set = PolicySet::new();
+        let any = set
+            .add(version("example.com", None, FetchStatus::Http(404)))
+            .unwrap();
+        let https = set
+            .add(version("https://example.com", None, FetchStatus::Http(503)))
+            .unwrap();
+        assert_eq!(
+            set.versions_of(&Origin::parse("https://example.com").unwrap()),
+            vec![https]
+        );
+        assert_eq!(
+            set.versions_of(&Origin::parse("http://example.com").unwrap()),
+            vec![any]
+        );
+        assert!(
+            set.versions_of(&Origin::parse("https://other.com").unwrap())
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,358 @@
+//! Loading robots sources: one file, a directory, or a manifest CSV (SPEC "Robots sources").
+//!
+//! Every failure here is fatal for the run and names the file (and, for a manifest, the line):
+//! an audit against the wrong robots.txt is worse than no audit.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use robots_audit_engine::{ParseOptions, Robots};
+
+use super::{FetchStatus, PolicySet, Version};
+use crate::origin::{Origin, normalize_host};
+
+/// Content after this many bytes of a robots.txt is ignored, as Google's crawler does.
+pub const GOOGLE_MAX_BYTES: usize = 512_000;
+
+/// The manifest's header row.
+pub const MANIFEST_HEADER: &str = "origin,valid_from,status,file";
+
+/// A robots source that could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceError(pub String);
+
+impl std::fmt::Display for SourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SourceError {}
+
+/// How to load robots sources.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// The origin a single robots.txt file belongs to (`--origin`).
+    pub origin: Option<Origin>,
+    /// The size cut; `None` parses whole files.
+    pub max_bytes: Option<usize>,
+}
+
+impl Default for LoadOptions {
+    fn default() -> LoadOptions {
+        LoadOptions {
+            origin: None,
+            max_bytes: Some(GOOGLE_MAX_BYTES),
+        }
+    }
+}
+
+/// Loads every `--robots` path into one [`PolicySet`].
+///
+/// A path is a directory (`<host>.txt` and `<host>/<RFC3339>.txt`), a manifest CSV (recognised
+/// by its header row), or a single robots.txt file, which needs `options.origin`.
+pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<PolicySet, SourceError> {
+    let mut set = PolicySet::new();
+    for path in paths {
+        let meta = fs::metadata(path)
+            .map_err(|e| SourceError(format!("robots source {}: {e}", path.display())))?;
+        if meta.is_dir() {
+            load_directory(&mut set, path, options)?;
+        } else {
+            let body = read(path)?;
+            if is_manifest(&body) {
+                load_manifest(&mut set, path, &body, options)?;
+            } else {
+                let Some(origin) = &options.origin else {
+                    return Err(SourceError(format!(
+                        "robots file {} needs --origin to say which site it belongs to \
+                         (or use a directory or a manifest)",
+                        path.display()
+                    )));
+                };
+                add(
+                    &mut set,
+                    origin.to_string(),
+                    None,
+                    FetchStatus::Http(200),
+                    Some(&body),
+                    path,
+                    options,
+                )?;
+            }
+        }
+    }
+    Ok(set)
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, SourceError> {
+    fs::read(path)
+        .map_err(|e| SourceError(format!("cannot read robots file {}: {e}", path.display())))
+}
+
+fn is_manifest(body: &[u8]) -> bool {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let first = body.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first = first.strip_suffix(b"\r").unwrap_or(first);
+    first.eq_ignore_ascii_case(MANIFEST_HEADER.as_bytes())
+}
+
+fn add(
+    set: &mut PolicySet,
+    origin: String,
+    valid_from: Option<Timestamp>,
+    status: FetchStatus,
+    body: Option<&[u8]>,
+    source: &Path,
+    options: &LoadOptions,
+) -> Result<(), SourceError> {
+    let robots = body.map(|b| {
+        Robots::parse_with(
+            b,
+            &ParseOptions {
+                max_bytes: options.max_bytes,
+            },
+        )
+    });
+    set.add(Version {
+        origin,
+        valid_from,
+        status,
+        robots,
+        source: source.display().to_string(),
+        bytes: body.map_or(0, |b| b.len() as u64),
+    })
+    .map_err(SourceError)?;
+    Ok(())
+}
+
+/// Turns a directory entry name (`example.com`, `example.com_8080`, `bücher.de`) into the
+/// any-scheme key `host[:port]`.
+fn host_key_from_name(name: &str) -> Result<String, String> {
+    let (host, port) = match name.rsplit_once('_') {
+        Some((host, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+            let port: u16 = port
+                .parse()
+                .map_err(|_| format!("invalid port in {name:?}"))?;
+            (host, Some(port))
+        }
+        _ => (name, None),
+    };
+    let host = normalize_host(host.as_bytes()).map_err(|e| e.0)?;
+    Ok(match port {
+        Some(p) => format!("{host}:{p}"),
+        None => host,
+    })
+}
+
+fn load_directory(
+    set: &mut PolicySet,
+    dir: &Path,
+    options: &LoadOptions,
+) -> Result<(), SourceError> {
+    let err = |path: &Path, what: String| {
+        SourceError(format!("robots directory entry {}: {what}", path.display()))
+    };
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|e| {
+            SourceError(format!(
+                "cannot list robots directory {}: {e}",
+                dir.display()
+            ))
+        })?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| {
+            SourceError(format!(
+                "cannot list robots directory {}: {e}",
+                dir.display()
+            ))
+        })?;
+    entries.sort();
+    for path in entries {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            return Err(err(&path, "the name is not valid UTF-8".into()));
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            let key = host_key_from_name(name).map_err(|e| err(&path, e))?;
+            load_dated_versions(set, &path, &key, options)?;
+        } else if let Some(host) = name.strip_suffix(".txt") {
+            let key = host_key_from_name(host).map_err(|e| err(&path, e))?;
+            let body = read(&path)?;
+            add(
+                set,
+                key,
+                None,
+                FetchStatus::Http(200),
+                Some(&body),
+                &path,
+                options,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn load_dated_versions(
+    set: &mut PolicySet,
+    dir: &Path,
+    key: &str,
+    options: &LoadOptions,
+) -> Result<(), SourceError> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .and_then(|rd| rd.map(|entry| entry.map(|e| e.path())).collect())
+        .map_err(|e| {
+            SourceError(format!(
+                "cannot list robots directory {}: {e}",
+                dir.display()
+            ))
+        })?;
+    files.sort();
+    for path in files {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let Some(stamp) = name.strip_suffix(".txt") else {
+            continue;
+        };
+        let valid_from: Timestamp = stamp.parse().map_err(|e| {
+            SourceError(format!(
+                "robots version {}: the file name must be an RFC 3339 time such as \
+                 2026-11-20T12:00:00Z.txt ({e})",
+                path.display()
+            ))
+        })?;
+        let body = read(&path)?;
+        add(
+            set,
+            key.to_owned(),
+            Some(valid_from),
+            FetchStatus::Http(200),
+            Some(&body),
+            &path,
+            options,
+        )?;
+    }
+    Ok(())
+}
+
+fn load_manifest(
+    set: &mut PolicySet,
+    path: &Path,
+    body: &[u8],
+    options: &LoadOptions,
+) -> Result<(), SourceError> {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(body);
+    for record in reader.byte_records() {
+        let record =
+            record.map_err(|e| SourceError(format!("manifest {}: {e}", path.display())))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let fail =
+            |what: String| SourceError(format!("manifest {} line {line}: {what}", path.display()));
+        if record.len() != 4 {
+            return Err(fail(format!(
+                "expected 4 fields ({MANIFEST_HEADER}), found {}",
+                record.len()
+            )));
+        }
+        let field = |i: usize| {
+            std::str::from_utf8(&record[i]).map_err(|_| fail("a field is not valid UTF-8".into()))
+        };
+        let (origin, valid_from, status, file) = (field(0)?, field(1)?, field(2)?, field(3)?);
+        let key = if origin.contains("://") {
+            Origin::parse(origin)
+                .map_err(|e| fail(format!("origin {origin:?}: {e}")))?
+                .to_string()
+        } else {
+            host_key_from_name(&origin.replacen(':', "_", 1))
+                .map_err(|e| fail(format!("origin {origin:?}: {e}")))?
+        };
+        let valid_from = match valid_from {
+            "" => None,
+            t => Some(
+                t.parse::<Timestamp>()
+                    .map_err(|e| fail(format!("valid_from {t:?} is not RFC 3339: {e}")))?,
+            ),
+        };
+        let status = match status {
+            "" => FetchStatus::Http(200),
+            s if s.eq_ignore_ascii_case("unreachable") => FetchStatus::Unreachable,
+            s => match s.parse::<u16>() {
+                Ok(code @ 100..=599) => FetchStatus::Http(code),
+                _ => {
+                    return Err(fail(format!(
+                        "status {s:?} is neither an HTTP status nor 'unreachable'"
+                    )));
+                }
+            },
+        };
+        let is_2xx = matches!(status, FetchStatus::Http(200..=299));
+        let body = match (is_2xx, file) {
+            (true, "") => return Err(fail(format!("status {status} needs a file"))),
+            (true, file) => Some(read(&base.join(file)).map_err(|e| fail(e.0))?),
+            (false, "") => None,
+            (false, file) => {
+                return Err(fail(format!(
+                    "status {status} takes no file, found {file:?}"
+                )));
+            }
+        };
+        let source = if file.is_empty() {
+            path.to_path_buf()
+        } else {
+            base.join(file)
+        };
+        add(
+            set,
+            key,
+            valid_from,
+            status,
+            body.as_deref(),
+            &source,
+            options,
+        )
+        .map_err(|e| fail(e.0))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_keys() {
+        assert_eq!(host_key_from_name("Example.com").unwrap(), "example.com");
+        assert_eq!(
+            host_key_from_name("example.com_8080").unwrap(),
+            "example.com:8080"
+        );
+        assert_eq!(host_key_from_name("bücher.de").unwrap(), "xn--bcher-kva.de");
+        assert_eq!(
+            host_key_from_name("my_host.example").unwrap(),
+            "my_host.example"
+        );
+        assert!(host_key_from_name("example.com_99999").is_err());
+    }
+
+    #[test]
+    fn manifest_detection() {
+        assert!(is_manifest(
+            b"origin,valid_from,status,file\nexample.com,,200,a.txt\n"
+        ));
+        assert!(is_manifest(
+            b"\xEF\xBB\xBFOrigin,Valid_From,Status,File\r\n"
+        ));
+        assert!(!is_manifest(b"User-agent: *\nDisallow: /\n"));
+    }
+}

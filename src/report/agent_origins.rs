@@ -1,0 +1,47 @@
+//! `agent_origins.csv`: one row per agent and origin, sorted by agent, then origin.
+
+use std::io;
+use std::path::Path;
+
+use super::agents::coverage;
+use super::{rate, time, write_csv};
+use crate::audit::AuditResult;
+
+/// The header of `agent_origins.csv`.
+pub const HEADER: &str = "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,grace,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation";
+
+/// Writes `agent_origins.csv` into `dir`.
+pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
+    let mut pairs: Vec<_> = result.stats.pairs.iter().collect();
+    pairs.sort_by(|(a, _), (b, _)| {
+        (result.agent_name(a.0), result.origin_name(a.1))
+            .cmp(&(result.agent_name(b.0), result.origin_name(b.1)))
+    });
+    let rows = pairs.into_iter().map(|(&(agent, origin), c)| {
+        let statuses: Vec<String> = c
+            .robots_fetch_statuses
+            .iter()
+            .map(|(s, n)| format!("{s}:{n}"))
+            .collect();
+        vec![
+            result.agent_name(agent).to_owned(),
+            result.origin_name(origin).to_owned(),
+            c.requests.to_string(),
+            c.robots_fetches.to_string(),
+            statuses.join(";"),
+            time(c.first_robots_fetch),
+            c.judged().to_string(),
+            c.allowed.to_string(),
+            c.disallowed.to_string(),
+            c.grace.to_string(),
+            c.unjudged.to_string(),
+            rate(c.disallowed, c.judged()),
+            c.violations_served.to_string(),
+            coverage(c),
+            time(c.first_seen),
+            time(c.last_seen),
+            time(c.first_violation),
+        ]
+    });
+    write_csv(dir, "agent_origins.csv", HEADER, rows)
+}

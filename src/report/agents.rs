@@ -1,0 +1,92 @@
+//! `agents.csv`: one row per agent, sorted by agent name.
+
+use std::io;
+use std::path::Path;
+
+use super::{rate, time, write_csv};
+use crate::audit::AuditResult;
+use crate::audit::stats::{AgentId, Counts};
+
+/// The header of `agents.csv`.
+pub const HEADER: &str = "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,grace,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen";
+
+/// One agent's counters summed over its origins.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentTotals {
+    /// The agent.
+    pub agent: AgentId,
+    /// Its counters over all origins.
+    pub counts: Counts,
+    /// Origins it requested (lines with no origin do not count).
+    pub origins: u64,
+    /// Origins whose robots.txt it fetched.
+    pub origins_robots_fetched: u64,
+    /// Origins where it made at least one violation.
+    pub origins_with_violations: u64,
+}
+
+/// `judged / (requests - robots_fetches)`: the share of an agent's traffic that could be judged.
+pub fn coverage(counts: &Counts) -> String {
+    rate(counts.judged(), counts.requests - counts.robots_fetches)
+}
+
+/// Every agent's totals, sorted by name.
+pub fn totals(result: &AuditResult) -> Vec<AgentTotals> {
+    let mut totals: Vec<AgentTotals> = (0..result.agents.len())
+        .map(|i| AgentTotals {
+            agent: i as AgentId,
+            ..AgentTotals::default()
+        })
+        .collect();
+    for (&(agent, origin), counts) in &result.stats.pairs {
+        let Some(t) = totals.get_mut(agent as usize) else {
+            continue;
+        };
+        t.counts.merge(counts);
+        if result
+            .origins
+            .get(origin as usize)
+            .is_some_and(|o| !o.is_empty())
+        {
+            t.origins += 1;
+            t.origins_robots_fetched += u64::from(counts.robots_fetches > 0);
+            t.origins_with_violations += u64::from(counts.disallowed > 0);
+        }
+    }
+    totals.retain(|t| t.counts.requests > 0);
+    totals.sort_by(|a, b| result.agent_name(a.agent).cmp(result.agent_name(b.agent)));
+    totals
+}
+
+/// Writes `agents.csv` into `dir`.
+pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
+    let rows = totals(result).into_iter().map(|t| {
+        let info = &result.agents[t.agent as usize];
+        let c = &t.counts;
+        vec![
+            info.bot.name.clone(),
+            info.bot.tokens.join("|"),
+            info.bot.operator.clone(),
+            info.bot.category.as_str().to_owned(),
+            c.requests.to_string(),
+            c.robots_fetches.to_string(),
+            c.judged().to_string(),
+            c.allowed.to_string(),
+            c.disallowed.to_string(),
+            c.grace.to_string(),
+            c.unjudged.to_string(),
+            rate(c.disallowed, c.judged()),
+            c.violations_served.to_string(),
+            coverage(c),
+            t.origins.to_string(),
+            t.origins_robots_fetched.to_string(),
+            t.origins_with_violations.to_string(),
+            c.verified.to_string(),
+            c.spoofed.to_string(),
+            c.unverified.to_string(),
+            time(c.first_seen),
+            time(c.last_seen),
+        ]
+    });
+    write_csv(dir, "agents.csv", HEADER, rows)
+}

@@ -1,0 +1,47 @@
+//! `inputs.csv` (one row per input file, in argument order) and `skipped_lines.csv` (up to 100
+//! sampled skipped lines per file).
+
+use std::io;
+use std::path::Path;
+
+use super::{time, write_csv};
+use crate::audit::AuditResult;
+
+/// The header of `inputs.csv`.
+pub const HEADER: &str = "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error";
+
+/// The header of `skipped_lines.csv`.
+pub const SKIPPED_HEADER: &str = "file,line,reason,excerpt";
+
+/// Writes `inputs.csv` and `skipped_lines.csv` into `dir`.
+pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
+    let rows = result.files.iter().map(|f| {
+        vec![
+            f.name.clone(),
+            f.format.unwrap_or_default().to_owned(),
+            f.compression.clone().unwrap_or_default(),
+            f.bytes_read.to_string(),
+            f.bytes.to_string(),
+            f.lines.to_string(),
+            f.parsed.to_string(),
+            f.skipped.to_string(),
+            f.bot_requests.to_string(),
+            f.other_requests.to_string(),
+            time(f.first_time),
+            time(f.last_time),
+            f.error.clone().unwrap_or_default(),
+        ]
+    });
+    write_csv(dir, "inputs.csv", HEADER, rows)?;
+    let samples = result.files.iter().flat_map(|f| {
+        f.samples.iter().map(|s| {
+            vec![
+                f.name.clone(),
+                s.line.to_string(),
+                s.reason.to_owned(),
+                s.excerpt.clone(),
+            ]
+        })
+    });
+    write_csv(dir, "skipped_lines.csv", SKIPPED_HEADER, samples)
+}

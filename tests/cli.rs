@@ -1,0 +1,450 @@
+//! Exit codes and error messages of the command line (SPEC "Exit codes", "Bad input").
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+use std::fs;
+use std::path::Path;
+
+const LINE: &str = "203.0.113.9 - - [01/Jan/2026:10:00:00 +0000] \"GET /private/x HTTP/1.1\" 200 10 \"-\" \"Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)\"\n";
+
+fn setup(dir: &Path) {
+    write(dir, "robots.txt", "User-agent: *\nDisallow: /private/\n");
+    write(dir, "access.log", LINE.repeat(3));
+}
+
+fn audit(dir: &Path) -> assert_cmd::Command {
+    let mut cmd = robots_audit();
+    cmd.current_dir(dir).args(["audit", "-q"]);
+    cmd
+}
+
+#[test]
+fn exit_0_when_done() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    audit(dir.path())
+        .args([
+            "--robots",
+            "robots.txt",
+            "--origin",
+            "https://example.com",
+            "--out",
+            "out",
+            "access.log",
+        ])
+        .assert()
+        .code(0)
+        .stdout("");
+    let agents = read_csv(&dir.path().join("out/agents.csv"));
+    assert_eq!(row(&agents, "agent", "AhrefsBot")["disallowed"], "3");
+    for name in [
+        "agents.csv",
+        "agent_origins.csv",
+        "violations.csv",
+        "rules.csv",
+        "robots.csv",
+        "inputs.csv",
+        "skipped_lines.csv",
+    ] {
+        assert!(dir.path().join("out").join(name).exists(), "{name}");
+    }
+    assert!(!dir.path().join("out/decisions.csv").exists());
+    let leftovers: Vec<_> = fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+#[test]
+fn headers_are_the_documented_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    audit(dir.path())
+        .args([
+            "--robots",
+            "robots.txt",
+            "--origin",
+            "https://example.com",
+            "--out",
+            "out",
+            "--decisions",
+            "access.log",
+        ])
+        .assert()
+        .success();
+    let out = dir.path().join("out");
+    let expected = [
+        (
+            "agents.csv",
+            "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,grace,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen",
+        ),
+        (
+            "agent_origins.csv",
+            "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,grace,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation",
+        ),
+        (
+            "violations.csv",
+            "time,origin,agent,user_agent,client_ip,verification,method,path,status,bytes,rule,rule_line,group,robots_version,holds_under_1994,source",
+        ),
+        (
+            "rules.csv",
+            "origin,robots_version,group,line,rule,decided,violations,agents",
+        ),
+        (
+            "robots.csv",
+            "origin,robots_version,status,source,bytes,truncated,lines,groups,rules,ignored_lines",
+        ),
+        (
+            "inputs.csv",
+            "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error",
+        ),
+        ("skipped_lines.csv", "file,line,reason,excerpt"),
+        (
+            "decisions.csv",
+            "time,origin,agent,client_ip,method,path,status,verdict,rule,rule_line,robots_version,source",
+        ),
+    ];
+    for (name, want) in expected {
+        assert_eq!(header(&out.join(name)), want, "{name}");
+    }
+}
+
+#[test]
+fn exit_2_on_wrong_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let cases: [&[&str]; 9] = [
+        &["audit", "--robots", "robots.txt"],
+        &["audit", "access.log"],
+        &[
+            "audit",
+            "--robots",
+            "robots.txt",
+            "--no-such-flag",
+            "access.log",
+        ],
+        &[
+            "audit",
+            "--robots",
+            "robots.txt",
+            "--grace",
+            "soon",
+            "access.log",
+        ],
+        &[
+            "audit",
+            "--robots",
+            "robots.txt",
+            "--format",
+            "xml",
+            "access.log",
+        ],
+        &[
+            "audit",
+            "--robots",
+            "robots.txt",
+            "--origin",
+            "https://",
+            "access.log",
+        ],
+        &[
+            "audit",
+            "--robots",
+            "robots.txt",
+            "--threads",
+            "0",
+            "access.log",
+        ],
+        &["check", "--robots", "robots.txt", "/x"],
+        &["frobnicate"],
+    ];
+    for args in cases {
+        robots_audit()
+            .current_dir(dir.path())
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::is_empty().not())
+            .stderr(predicate::str::contains("panicked").not());
+    }
+}
+
+#[test]
+fn exit_1_when_nothing_can_be_audited() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    write(
+        dir.path(),
+        "bad-manifest.csv",
+        "origin,valid_from,status,file\nexample.com,yesterday,200,robots.txt\n",
+    );
+    write(dir.path(), "not-a-dir", "x");
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &[
+                "--robots",
+                "missing.txt",
+                "--origin",
+                "https://example.com",
+                "access.log",
+            ],
+            "missing.txt",
+        ),
+        (&["--robots", "robots.txt", "access.log"], "needs --origin"),
+        (&["--robots", "bad-manifest.csv", "access.log"], "line 2"),
+        (
+            &[
+                "--robots",
+                "robots.txt",
+                "--origin",
+                "https://example.com",
+                "no-such.log",
+            ],
+            "no readable input",
+        ),
+        (
+            &[
+                "--robots",
+                "robots.txt",
+                "--origin",
+                "https://example.com",
+                "--out",
+                "not-a-dir/out",
+                "access.log",
+            ],
+            "--out",
+        ),
+    ];
+    for (args, message) in cases {
+        audit(dir.path())
+            .args(args)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(message));
+    }
+}
+
+#[test]
+fn exit_3_when_some_input_had_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let gz = write_gz(dir.path(), "full.log.gz", LINE.repeat(2000).as_bytes());
+    let bytes = fs::read(&gz).unwrap();
+    write(dir.path(), "cut.log.gz", &bytes[..bytes.len() / 2]);
+    audit(dir.path())
+        .args([
+            "--robots",
+            "robots.txt",
+            "--origin",
+            "https://example.com",
+            "--out",
+            "out",
+            "access.log",
+            "cut.log.gz",
+        ])
+        .assert()
+        .code(3);
+    let inputs = read_csv(&dir.path().join("out/inputs.csv"));
+    assert_eq!(inputs[0]["error"], "");
+    let cut = &inputs[1];
+    assert!(!cut["error"].is_empty());
+    let parsed: u64 = cut["parsed"].parse().unwrap();
+    assert!(
+        parsed > 0 && parsed < 2000,
+        "lines before the damage are kept: {parsed}"
+    );
+    let agents = read_csv(&dir.path().join("out/agents.csv"));
+    assert_eq!(
+        row(&agents, "agent", "AhrefsBot")["requests"],
+        (3 + parsed).to_string()
+    );
+}
+
+#[test]
+fn skipped_lines_are_counted_and_sampled() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let mut log = LINE.repeat(2).into_bytes();
+    log.extend_from_slice(b"\x00\xff garbage line\n");
+    log.extend_from_slice(LINE.as_bytes());
+    write(dir.path(), "mixed.log", log);
+    audit(dir.path())
+        .args([
+            "--robots",
+            "robots.txt",
+            "--origin",
+            "https://example.com",
+            "--format",
+            "combined",
+            "--out",
+            "out",
+            "mixed.log",
+        ])
+        .assert()
+        .code(0);
+    let inputs = read_csv(&dir.path().join("out/inputs.csv"));
+    assert_eq!(
+        (
+            inputs[0]["lines"].as_str(),
+            inputs[0]["parsed"].as_str(),
+            inputs[0]["skipped"].as_str()
+        ),
+        ("4", "3", "1")
+    );
+    let samples = read_csv(&dir.path().join("out/skipped_lines.csv"));
+    assert_eq!(samples.len(), 1);
+    assert_eq!(samples[0]["line"], "3");
+}
+
+#[test]
+fn reads_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    audit(dir.path())
+        .args([
+            "--robots",
+            "robots.txt",
+            "--origin",
+            "https://example.com",
+            "--out",
+            "out",
+            "-",
+        ])
+        .write_stdin(LINE.repeat(5))
+        .assert()
+        .code(0);
+    let agents = read_csv(&dir.path().join("out/agents.csv"));
+    assert_eq!(row(&agents, "agent", "AhrefsBot")["requests"], "5");
+}
+
+#[test]
+fn check_prints_the_deciding_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "robots.txt",
+        "User-agent: FooBot\nAllow: /private/ok\nDisallow: /private/\n\nUser-agent: *\nDisallow: /\n",
+    );
+    robots_audit()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--robots",
+            "robots.txt",
+            "--agent",
+            "FooBot",
+            "https://example.com/private/x",
+            "/private/ok/1",
+            "",
+            "/public",
+        ])
+        .assert()
+        .code(0)
+        .stdout(
+            "disallowed\thttps://example.com/private/x\tDisallow: /private/\t3\n\
+             allowed\t/private/ok/1\tAllow: /private/ok\t2\n\
+             allowed\t\t-\t0\n\
+             allowed\t/public\t-\t0\n",
+        );
+    robots_audit()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--robots",
+            "robots.txt",
+            "--agent",
+            "OtherBot",
+            "/public",
+        ])
+        .assert()
+        .stdout("disallowed\t/public\tDisallow: /\t6\n");
+    robots_audit()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--robots",
+            "missing.txt",
+            "--agent",
+            "FooBot",
+            "/x",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("missing.txt"));
+}
+
+#[test]
+fn check_reads_urls_from_a_file_and_resolves_user_agents() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "robots.txt",
+        "User-agent: googlebot\nDisallow: /g/\n\nUser-agent: *\nDisallow: /\n",
+    );
+    write(dir.path(), "urls.txt", "/g/1\r\n/x\n\n");
+    robots_audit()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--robots",
+            "robots.txt",
+            "--user-agent",
+            "Googlebot-Image/1.0",
+            "--urls",
+            "urls.txt",
+        ])
+        .assert()
+        .code(0)
+        .stdout("disallowed\t/g/1\tDisallow: /g/\t2\nallowed\t/x\t-\t0\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn interrupted_run_leaves_no_report() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .current_dir(dir.path())
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "robots.txt",
+            "--origin",
+            "https://example.com",
+            "--out",
+            "out",
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, LINE.repeat(100).as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let started = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(output.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted"));
+    let entries: Vec<_> = fs::read_dir(dir.path().join("out"))
+        .map(|rd| rd.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        entries.is_empty(),
+        "nothing may be left in --out: {entries:?}"
+    );
+}

@@ -1,0 +1,69 @@
+//! Helpers shared by the integration tests: write a scenario to a temp dir, run the binary,
+//! read CSV reports back as maps.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// The binary under test.
+pub fn robots_audit() -> Command {
+    Command::cargo_bin("robots-audit").expect("binary built")
+}
+
+/// Writes `contents` to `dir/rel`, creating parent directories.
+pub fn write(dir: &Path, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, contents).unwrap();
+    path
+}
+
+/// Gzips `text` into `dir/rel`.
+pub fn write_gz(dir: &Path, rel: &str, text: &[u8]) -> PathBuf {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(text).unwrap();
+    write(dir, rel, enc.finish().unwrap())
+}
+
+/// A CSV report as rows of header -> value.
+pub fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut reader =
+        csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            headers
+                .iter()
+                .zip(r.unwrap().iter())
+                .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The row whose `key` column equals `value`.
+pub fn row<'a>(
+    rows: &'a [BTreeMap<String, String>],
+    key: &str,
+    value: &str,
+) -> &'a BTreeMap<String, String> {
+    rows.iter()
+        .find(|r| r[key] == value)
+        .unwrap_or_else(|| panic!("no row with {key}={value} in {rows:#?}"))
+}
+
+/// The header row of a CSV file.
+pub fn header(path: &Path) -> String {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
