@@ -123,10 +123,12 @@ pub(crate) struct Pattern {
     /// The fewest bytes any match spans (for a literal, its length): the more, the more
     /// specific, and the most specific matching pattern decides which bot a user-agent is.
     pub(crate) specificity: usize,
+    /// From a crawler-user-agents list: outranked by every curated pattern.
+    pub(crate) imported: bool,
 }
 
 /// What the catalog keeps about a bot besides the public [`Bot`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Entry {
     pub(crate) patterns: Vec<Pattern>,
     examples: Vec<String>,
@@ -183,6 +185,7 @@ impl Catalog {
     ///   the bot named after the product token it matches in its `instances` (else the longest
     ///   word of the pattern). When that name is an existing bot's name or first token, the
     ///   pattern is added to that bot; otherwise a new bot of category `other` is appended.
+    ///   Imported patterns rank below the catalog's own (see [`Catalog::identify`]).
     ///
     /// `name` labels the input in errors. On error the catalog is left unchanged.
     ///
@@ -283,13 +286,6 @@ impl Catalog {
             ));
         }
         Ok(())
-    }
-}
-
-impl Default for Catalog {
-    /// The built-in catalog.
-    fn default() -> Self {
-        Catalog::builtin()
     }
 }
 
@@ -492,7 +488,11 @@ pub(crate) fn compile_pattern(regex: &str) -> Result<Pattern, String> {
         Some(0) => {
             Err("it matches the empty string, so it would match every user-agent".to_owned())
         }
-        Some(specificity) => Ok(Pattern { hir, specificity }),
+        Some(specificity) => Ok(Pattern {
+            hir,
+            specificity,
+            imported: false,
+        }),
         None => Err("it can never match".to_owned()),
     }
 }
@@ -521,8 +521,9 @@ fn add_crawler_user_agents(
         let at = |message: String| LoadError::new(file, Some(Position::Entry(position)), message);
         let spec: CrawlerUserAgent =
             serde_json::from_value(item).map_err(|error| at(error.to_string()))?;
-        let pattern = compile_pattern(&spec.pattern)
+        let mut pattern = compile_pattern(&spec.pattern)
             .map_err(|e| at(format!("pattern {:?}: {e}", spec.pattern)))?;
+        pattern.imported = true;
         let name = crate::naming::imported_name(&spec.pattern, &pattern.hir, &spec.instances)
             .ok_or_else(|| {
                 at(format!(

@@ -1,23 +1,7 @@
-//! Recognising user-agents that declare themselves bots without being in the catalog.
-//!
-//! A user-agent is read as a sequence of words: the products outside parentheses
-//! (`Mozilla/5.0`, `FooBot/1.0`) and the words of the comments inside them (`compatible`,
-//! `FooBot/1.0`, `+http://foo.example/bot`). It declares a bot when, in this order:
-//!
-//! 1. a word that is not a URL or e-mail address has a name with `crawl`, `spider` or `slurp`
-//!    in it, or `bot` not followed by a letter (`NerdyBot`, `MJ12bot`, `archive.org_bot`, but
-//!    not `Bottle`). Inside a comment that is not a `compatible;` comment, a name that only has
-//!    `bot` counts when a version follows it (`Applebot/0.1`), so that phone models such as
-//!    `CUBOT P30` in `(Linux; Android 9; CUBOT P30)` stay browsers. The bot is that name;
-//! 2. a `compatible;` comment holds a contact (URL or e-mail address): the bot is the first
-//!    product after `compatible`, e.g. `Ezooms` in `(compatible; Ezooms/1.0; help@moz.com)`.
-//!    Internet Explorer's own `(compatible; MSIE 7.0; ...)` comment does not count: toolbars
-//!    and embedding applications write URLs into it;
-//! 3. a `+http` contact URL appears anywhere: the bot is the first product before it that is not
-//!    a browser's (`Mozilla`, `AppleWebKit`, `Chrome`, ...), e.g. `UniversalFeedParser` in
-//!    `UniversalFeedParser/4.2 +http://feedparser.org/`.
-//!
-//! Names in rules 2 and 3 need a letter (`5.0` is a version, not a name).
+//! Recognising user-agents that declare themselves bots without being in the catalog. The rules
+//! are documented on [`Catalog::identify`](crate::Catalog::identify); this module applies them to
+//! the words of a user-agent: the products outside parentheses (`Mozilla/5.0`, `FooBot/1.0`) and
+//! the words of the comments inside them (`compatible`, `FooBot/1.0`, `+http://foo.example/bot`).
 //!
 //! Generic HTTP clients (`curl/8.5.0`, `python-requests/2.31.0`, `Go-http-client/1.1`) declare
 //! none of this and are not bots; a catalog entry can list them when a site wants them judged.
@@ -41,6 +25,7 @@ pub(crate) fn declared_name(user_agent: &[u8]) -> Option<String> {
         .collect();
     let in_compatible = |word: &Word<'_>| word.comment != 0 && compatible.contains(&word.comment);
 
+    // 1. A product or word that says bot, crawl, spider or slurp.
     for word in &words {
         if is_contact(word.text) {
             continue;
@@ -57,6 +42,7 @@ pub(crate) fn declared_name(user_agent: &[u8]) -> Option<String> {
         }
     }
 
+    // 2. A contact in a `compatible` comment.
     for &comment in &compatible {
         let in_comment = || words.iter().filter(move |word| word.comment == comment);
         if !in_comment().any(|word| is_contact(word.text)) {
@@ -74,6 +60,7 @@ pub(crate) fn declared_name(user_agent: &[u8]) -> Option<String> {
         }
     }
 
+    // 3. A `+http` contact anywhere.
     let plus_http = words
         .iter()
         .position(|word| starts_with_ignore_case(word.text, b"+http"))?;

@@ -1,12 +1,6 @@
-//! Identifying the bot behind a User-Agent header.
-//!
-//! All patterns of the catalog are compiled once into one multi-pattern regex that reports every
-//! pattern that matches, in time linear in the header's length. When several bots match, the
-//! most specific pattern wins: the one whose matches are longest (for a literal, its length:
-//! `Googlebot-Image` beats `Googlebot`, `AdsBot-Google-Mobile` beats `AdsBot-Google`), and on a
-//! tie the bot listed first in the catalog. Catalog entries that quote another crawler
-//! (`Feedly/1.0 (...; like FeedFetcher-Google)`) are kept apart by anchoring the quoted bot's
-//! pattern (`^FeedFetcher-Google`).
+//! Identifying the bot behind a User-Agent header: all catalog patterns compiled once into one
+//! multi-pattern regex that reports every matching pattern; the rules are documented on
+//! [`Catalog::identify`].
 
 use regex_automata::util::primitives::PatternID;
 use regex_automata::{Input, MatchKind, PatternSet, meta};
@@ -17,6 +11,12 @@ use crate::declared;
 /// Upper bound on the size of the compiled pattern set. The built-in catalog needs well under a
 /// megabyte; a crawler-user-agents import (about 1,500 patterns) a few megabytes.
 const NFA_SIZE_LIMIT: usize = 64 << 20;
+
+/// Room for the lazy DFA of each searching thread. Reporting every matching pattern builds large
+/// DFA states; with the default 2 MiB a crawler-user-agents import keeps clearing the cache and
+/// falling back to the much slower NFA simulation. 16 MiB keeps warm look-ups at a few
+/// microseconds (measured on real logs) while bounding memory per thread.
+const DFA_CACHE_CAPACITY: usize = 16 << 20;
 
 /// Who sent a request, as far as its User-Agent header says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +36,37 @@ pub enum Identity {
 impl Catalog {
     /// Identifies the bot behind a User-Agent header (decoded, e.g. W3C `+` already turned into
     /// spaces). Any bytes are accepted; linear time in the header's length.
+    ///
+    /// When patterns of several bots match, the most specific wins:
+    ///
+    /// 1. a pattern of the project's own catalog format (built in or loaded) beats one imported
+    ///    from a crawler-user-agents list, whose broader patterns (`yandex\.com\/bots`) would
+    ///    otherwise take over curated entries: imported patterns decide only user-agents the
+    ///    catalog does not know;
+    /// 2. then the pattern with the longest minimum match (for a literal, its length:
+    ///    `Googlebot-Image` beats `Googlebot`, `AdsBot-Google-Mobile` beats `AdsBot-Google`,
+    ///    `TelegramBot` beats `Twitterbot` in `TelegramBot (like TwitterBot)`);
+    /// 3. then the bot listed first in the catalog.
+    ///
+    /// Entries that other user-agents quote are anchored in the catalog instead
+    /// (`^FeedFetcher-Google`, so `Feedly/1.0 (...; like FeedFetcher-Google)` stays Feedly).
+    ///
+    /// Without a catalog match, a user-agent that declares itself a bot is an
+    /// [`Identity::Unknown`] bot, in this order of evidence:
+    ///
+    /// 1. a word (not a URL or e-mail address) whose name holds `crawl`, `spider` or `slurp`, or
+    ///    `bot` not followed by a letter (`NerdyBot`, `MJ12bot`, `archive.org_bot`; not
+    ///    `Bottle`). In a comment other than `(compatible; ...)`, a name with only `bot` needs a
+    ///    version (`Applebot/0.1`), so that phone models such as `CUBOT P30` stay browsers. The
+    ///    bot is named after that word;
+    /// 2. a contact (URL or e-mail address) in a `(compatible; ...)` comment: the bot is the first
+    ///    product after `compatible` (`Ezooms` in `(compatible; Ezooms/1.0; help@moz.com)`).
+    ///    Internet Explorer's `(compatible; MSIE 7.0; ...)` does not count: toolbars write URLs
+    ///    into it;
+    /// 3. a `+http` contact URL anywhere: the bot is the first product before it that is not a
+    ///    browser's (`UniversalFeedParser` in `UniversalFeedParser/4.2 +http://feedparser.org/`).
+    ///
+    /// Everything else is [`Identity::NotBot`], including generic HTTP clients.
     ///
     /// ```
     /// use robots_audit_bots::{Catalog, Identity};
@@ -74,6 +105,7 @@ impl Catalog {
 #[derive(Debug, Clone, Copy)]
 struct Owner {
     bot: usize,
+    curated: bool,
     specificity: usize,
 }
 
@@ -95,6 +127,7 @@ impl Matcher {
                 hirs.push(&pattern.hir);
                 owners.push(Owner {
                     bot,
+                    curated: !pattern.imported,
                     specificity: pattern.specificity,
                 });
             }
@@ -105,7 +138,7 @@ impl Matcher {
         let config = meta::Config::new()
             .match_kind(MatchKind::All)
             .nfa_size_limit(Some(NFA_SIZE_LIMIT))
-            .hybrid_cache_capacity(64 << 20);
+            .hybrid_cache_capacity(DFA_CACHE_CAPACITY);
         let regex = meta::Regex::builder()
             .configure(config)
             .build_many_from_hir(&hirs)
@@ -116,7 +149,7 @@ impl Matcher {
         })
     }
 
-    /// The bot of the most specific matching pattern (the earliest bot on a tie).
+    /// The bot of the most specific matching pattern (see the module docs).
     pub(crate) fn best(&self, haystack: &[u8]) -> Option<usize> {
         let regex = self.regex.as_ref()?;
         let mut matched = PatternSet::new(regex.pattern_len());
@@ -124,7 +157,11 @@ impl Matcher {
         matched
             .iter()
             .filter_map(|id: PatternID| self.owners.get(id.as_usize()))
-            .max_by(|a, b| a.specificity.cmp(&b.specificity).then(b.bot.cmp(&a.bot)))
+            .max_by(|a, b| {
+                (a.curated, a.specificity)
+                    .cmp(&(b.curated, b.specificity))
+                    .then(b.bot.cmp(&a.bot))
+            })
             .map(|owner| owner.bot)
     }
 }

@@ -45,9 +45,9 @@
 //!
 //! # Precedence
 //!
-//! When patterns of several bots match, the most specific wins: the pattern with the longest
-//! minimum match (for a literal, its length), then the bot listed first. See [`identify`
-//! module docs](crate::Catalog::identify) and the table tests in `tests/identify.rs`.
+//! When patterns of several bots match, the most specific wins: the catalog's own patterns
+//! before imported crawler-user-agents patterns, then the pattern with the longest minimum match
+//! (for a literal, its length), then the bot listed first. See [`Catalog::identify`].
 
 mod catalog;
 mod declared;
@@ -60,3 +60,15 @@ pub use catalog::{Bot, Catalog, Category};
 pub use error::{LoadError, Position};
 pub use identify::Identity;
 pub use verify::{Verification, Verifier};
+
+#[cfg(test)]
+mod tests {
+    /// The audit shares one catalog and one verifier between its worker threads.
+    #[test]
+    fn shared_types_are_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<crate::Catalog>();
+        assert_send_sync::<crate::Verifier>();
+        assert_send_sync::<crate::Identity>();
+    }
+}

@@ -171,13 +171,11 @@ impl Verifier {
             }
         };
         if let Some(ranges) = self.keys.get_mut(index) {
-            let (v4, v6): (Vec<IpNet>, Vec<IpNet>) =
-                nets.iter().partition(|net| matches!(net, IpNet::V4(_)));
-            ranges.v4.extend(v4.iter().filter_map(|net| match net {
+            ranges.v4.extend(nets.iter().filter_map(|net| match net {
                 IpNet::V4(net) => Some((u32::from(net.network()), u32::from(net.broadcast()))),
                 IpNet::V6(_) => None,
             }));
-            ranges.v6.extend(v6.iter().filter_map(|net| match net {
+            ranges.v6.extend(nets.iter().filter_map(|net| match net {
                 IpNet::V6(net) => Some((u128::from(net.network()), u128::from(net.broadcast()))),
                 IpNet::V4(_) => None,
             }));

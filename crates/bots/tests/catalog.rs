@@ -476,10 +476,10 @@ fn crawler_user_agents_import() {
     let before = catalog.bots().len();
     assert_eq!(
         catalog.extend_from_file(&fixture("crawler_user_agents.json")),
-        Ok(5)
+        Ok(6)
     );
-    // Googlebot and msnbot join the built-in bots; three new bots are appended.
-    assert_eq!(catalog.bots().len(), before + 3);
+    // Googlebot and msnbot join the built-in bots; four new bots are appended.
+    assert_eq!(catalog.bots().len(), before + 4);
     let cases: &[(&str, &str)] = &[
         (
             "Googlebot/2.1 (+http://www.google.com/bot.html)",
@@ -498,6 +498,15 @@ fn crawler_user_agents_import() {
         ),
         ("Nosuch.Fetcher/0.1", "Nosuch.Fetcher"),
         ("x Nosuch.Fetcher/0.1", "-"),
+        // Named after the pattern (its only instance hits a URL); curated patterns outrank it.
+        (
+            "Mozilla/5.0 (compatible; NewThing; +http://yandex.com/bots)",
+            "yandex.com",
+        ),
+        (
+            "Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)",
+            "YandexBot",
+        ),
     ];
     for &(ua, expected) in cases {
         assert_eq!(identified(&catalog, ua), expected, "{ua}");

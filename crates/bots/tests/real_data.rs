@@ -234,7 +234,7 @@ fn sample_user_agents() -> Vec<Vec<u8>> {
         .flat_map(|dir| fs::read_dir(dir).unwrap())
     {
         let path = entry.unwrap().path();
-        if !path.extension().is_some_and(|ext| ext == "log") {
+        if path.extension().is_none_or(|ext| ext != "log") {
             continue;
         }
         let content = fs::read(path).unwrap();

@@ -245,23 +245,19 @@ impl LogReader {
             }
             self.read_more(&mut data, &mut line_start);
         }
-        match std::mem::replace(&mut self.input, Input::Ended) {
-            Input::Open => {
-                self.input = Input::Open;
-                self.carry = data.split_off(line_start);
-            }
-            Input::Ended => self.finished = true,
-            Input::Failed(error) => {
-                // The line being read when the damage came is incomplete: it is dropped.
-                let damaged = data.len() - line_start;
-                data.truncate(line_start);
-                self.consumed -= damaged as u64;
-                let offset = self.consumed;
-                self.pending_error = Some(ReadError {
-                    message: format!("{}: {error}", self.compression()),
-                    offset,
-                });
-            }
+        if matches!(self.input, Input::Open) {
+            self.carry = data.split_off(line_start);
+        } else if let Input::Failed(error) = std::mem::replace(&mut self.input, Input::Ended) {
+            // The line being read when the damage came is incomplete: it is dropped.
+            let damaged = data.len() - line_start;
+            data.truncate(line_start);
+            self.consumed -= damaged as u64;
+            self.pending_error = Some(ReadError {
+                message: format!("{}: {error}", self.compression()),
+                offset: self.consumed,
+            });
+        } else {
+            self.finished = true;
         }
         self.delivered = self.consumed - self.carry.len() as u64;
         if data.is_empty() {

@@ -83,7 +83,8 @@ impl Format {
 
     /// The format of a log, judged from its first lines (`sample` is the start of the
     /// decompressed input, such as its first block). A `#Fields:` directive decides at once
-    /// (CloudFront when it names `x-edge-location`, W3C otherwise); otherwise each of the first
+    /// (CloudFront when it names CloudFront's own fields such as `x-edge-location`, W3C
+    /// otherwise); otherwise each of the first
     /// 100 lines votes for the format it parses as, and the most votes win. `None` when no line
     /// is recognised.
     ///

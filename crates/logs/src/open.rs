@@ -50,7 +50,8 @@ impl fmt::Display for Source {
 pub enum Compression {
     /// gzip (`1f 8b`), including multi-member files (`cat a.gz b.gz`, pigz).
     Gzip,
-    /// Zstandard (`28 b5 2f fd`), including several concatenated frames.
+    /// Zstandard (`28 b5 2f fd`, or a skippable frame first as pzstd writes), including several
+    /// concatenated frames.
     Zstd,
     /// Anything else: read as it is.
     Plain,
@@ -69,7 +70,9 @@ impl Compression {
     pub fn sniff(prefix: &[u8]) -> Compression {
         if prefix.starts_with(&[0x1f, 0x8b]) {
             Compression::Gzip
-        } else if prefix.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        } else if prefix.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            || matches!(prefix, [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..])
+        {
             Compression::Zstd
         } else {
             Compression::Plain
@@ -208,6 +211,22 @@ mod tests {
         assert_eq!(decoder.compression(), Compression::Gzip);
         let mut out = Vec::new();
         assert!(decoder.read_to_end(&mut out).is_err());
+    }
+
+    #[test]
+    fn a_leading_skippable_frame_is_zstd() {
+        let mut input = vec![0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
+        input.extend(zstd::encode_all(&b"a\n"[..], 1).unwrap());
+        assert_eq!(read_all(&input).0, Compression::Zstd);
+        assert_eq!(read_all(&input).1, b"a\n");
+        assert_eq!(
+            Compression::sniff(&[0x5f, 0x2a, 0x4d, 0x18]),
+            Compression::Zstd
+        );
+        assert_eq!(
+            Compression::sniff(&[0x60, 0x2a, 0x4d, 0x18]),
+            Compression::Plain
+        );
     }
 
     #[test]

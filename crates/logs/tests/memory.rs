@@ -75,7 +75,10 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 /// Reads everything, parsing as it goes, and returns (line number, length, parse result) per
 /// line and the peak of live heap bytes while doing so.
-fn read(reader: LogReader) -> (Vec<(u64, usize, Result<bool, SkipReason>)>, usize) {
+/// One delivered line: its number, its length, and whether it parsed to a request.
+type Line = (u64, usize, Result<bool, SkipReason>);
+
+fn read(reader: LogReader) -> (Vec<Line>, usize) {
     let mut reader = reader;
     let parser = LineParser::new(Format::Combined, &FieldMap::new());
     let mut scratch = Scratch::new();

@@ -56,7 +56,8 @@ fn every_real_log_is_detected_and_parsed() {
         return;
     }
     // (file, expected format, request lines expected to be skipped, with their reasons)
-    let expected: &[(&str, Option<Format>, &[(u64, &str)])] = &[
+    type Expected = (&'static str, Option<Format>, &'static [(u64, &'static str)]);
+    let expected: &[Expected] = &[
         (
             "almhuette_raith_2019-10_last10000.log",
             Some(Format::Combined),

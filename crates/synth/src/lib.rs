@@ -82,6 +82,7 @@ impl SynthFormat {
     /// assert_eq!(SynthFormat::VhostCombined.name(), "vhost_combined");
     /// assert_eq!(SynthFormat::from_name("alb"), Some(SynthFormat::Alb));
     /// ```
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             SynthFormat::VhostCombined => "vhost_combined",
@@ -92,6 +93,7 @@ impl SynthFormat {
     }
 
     /// The layout with this [`name`](Self::name), case-insensitively.
+    #[must_use]
     pub fn from_name(name: &str) -> Option<SynthFormat> {
         Self::ALL
             .into_iter()
@@ -137,6 +139,7 @@ impl SynthCompression {
     /// assert_eq!(SynthCompression::from_name("zstd"), Some(SynthCompression::Zstd));
     /// assert_eq!(SynthCompression::Plain.extension(), "log");
     /// ```
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             SynthCompression::Gzip => "gzip",
@@ -146,6 +149,7 @@ impl SynthCompression {
     }
 
     /// The compression with this [`name`](Self::name), case-insensitively.
+    #[must_use]
     pub fn from_name(name: &str) -> Option<SynthCompression> {
         Self::ALL
             .into_iter()
@@ -153,6 +157,7 @@ impl SynthCompression {
     }
 
     /// The log file extension: `log.gz`, `log.zst` or `log`.
+    #[must_use]
     pub fn extension(self) -> &'static str {
         match self {
             SynthCompression::Gzip => "log.gz",
@@ -171,8 +176,9 @@ impl fmt::Display for SynthCompression {
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SynthConfig {
-    /// Output directory (created if missing). Files of a previous run in its `logs/`, `robots/`
-    /// and `ranges/` folders are replaced.
+    /// Output directory (created if missing). A previous run's output there is replaced: its
+    /// `logs/access-*.log*`, `robots/*.txt` and `ranges/*.json` files are removed first, so that
+    /// reading the folders sees this run only.
     pub out: PathBuf,
     /// Total log lines, split evenly over the files.
     pub lines: u64,
@@ -796,6 +802,49 @@ mod tests {
                 let t = slice.micros_of(line, 50, 512);
                 assert!(t >= previous);
                 previous = t;
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the window and split, every line time is inside `[start, start + duration)`,
+        /// and times never go back, within a file or from one file to the next.
+        #[test]
+        fn line_times_stay_inside_and_ordered(
+            start_nanos in 0i64..4_000_000_000_000_000_000,
+            duration_nanos in 1i64..400_000_000_000_000,
+            whole_seconds: bool,
+            files in 1usize..6,
+            lines in 0u64..300,
+            seed: u64,
+        ) {
+            let format = if whole_seconds { SynthFormat::Combined } else { SynthFormat::Caddy };
+            let config = SynthConfig {
+                format,
+                start: Timestamp::from_nanosecond(i128::from(start_nanos)).unwrap_or_default(),
+                duration: SignedDuration::from_nanos(duration_nanos),
+                files,
+                ..SynthConfig::default()
+            };
+            let Ok(window) = TimeWindow::new(&config) else {
+                // Only a window too short for the resolution may be refused.
+                proptest::prop_assert!(whole_seconds && duration_nanos < 1_000_000_000);
+                return Ok(());
+            };
+            let start = config.start.as_nanosecond();
+            let end = start + config.duration.as_nanos();
+            let mut rng = Rng::new(seed, 0);
+            let mut previous = i64::MIN;
+            for index in 0..files {
+                let slice = window.slice(index, files);
+                let count = lines_in_file(lines, index, files);
+                for line in 0..count {
+                    let micros = slice.micros_of(line, count, rng.below(1024));
+                    let nanos = i128::from(micros) * 1_000;
+                    proptest::prop_assert!(nanos >= start && nanos < end);
+                    proptest::prop_assert!(micros >= previous);
+                    previous = micros;
+                }
             }
         }
     }

@@ -84,12 +84,18 @@ mod tests {
 
     #[test]
     fn known_first_values_pin_the_algorithm() {
-        // Output must never change across releases: the synthetic benchmark data depends on it.
+        // The output must never change between releases or platforms: benchmark data sets and
+        // their truth files are identified by seed. Values computed independently of this code.
         let mut rng = Rng::new(0, 0);
         let first: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
-        let mut again = Rng::new(0, 0);
-        assert_eq!(first, (0..3).map(|_| again.next_u64()).collect::<Vec<_>>());
-        assert_ne!(first[0], first[1]);
+        assert_eq!(
+            first,
+            [
+                0x3a78_34dd_5e85_e41f,
+                0xcf08_af67_9409_95c5,
+                0x01ad_c898_b081_9998
+            ]
+        );
     }
 
     #[test]

@@ -122,9 +122,9 @@ pub(crate) fn build(host: &str, agents: &[Agent], rng: &mut Rng) -> SiteRobots {
         70..80 => Profile::Locked,
         _ => Profile::Huge,
     };
-    let mut groups = plan_groups(profile, agents, rng);
+    let groups = plan_groups(profile, agents, rng);
     let style = Style::random(rng);
-    let body = render(host, &mut groups, &style, rng);
+    let body = render(host, &groups, &style, rng);
     let disallowed = agents
         .iter()
         .map(|agent| {
@@ -317,15 +317,10 @@ impl Style {
     }
 }
 
-fn render(host: &str, groups: &mut [GroupPlan], style: &Style, rng: &mut Rng) -> Vec<u8> {
-    let mut lines: Vec<Vec<u8>> = Vec::new();
-    let text = |s: &str| s.as_bytes().to_vec();
-    lines.push(format!("# robots.txt for https://{host}/").into_bytes());
+fn render(host: &str, groups: &[GroupPlan], style: &Style, rng: &mut Rng) -> Vec<u8> {
+    let mut lines: Vec<Vec<u8>> = vec![format!("# robots.txt for https://{host}/").into_bytes()];
     if rng.chance(500_000) {
-        lines.push(text("# Questions about crawling: webmaster@"));
-        if let Some(last) = lines.last_mut() {
-            last.extend_from_slice(host.as_bytes());
-        }
+        lines.push(format!("# Questions about crawling: webmaster@{host}").into_bytes());
     }
     lines.push(Vec::new());
     let sitemaps = sitemap_lines(host, rng);
@@ -334,7 +329,8 @@ fn render(host: &str, groups: &mut [GroupPlan], style: &Style, rng: &mut Rng) ->
         lines.extend(sitemaps.iter().cloned());
         lines.push(Vec::new());
     }
-    for (i, group) in groups.iter_mut().enumerate() {
+    let key = |allow: bool| if allow { style.allow } else { style.disallow };
+    for (i, group) in groups.iter().enumerate() {
         if i > 0 && style.blank_between_groups {
             lines.push(Vec::new());
         }
@@ -347,28 +343,22 @@ fn render(host: &str, groups: &mut [GroupPlan], style: &Style, rng: &mut Rng) ->
         if let Some(delay) = group.crawl_delay {
             lines.push(format!("Crawl-delay{}{delay}", style.separator).into_bytes());
         }
-        let mut rules: Vec<Vec<u8>> = group
-            .rules()
-            .map(|rule| {
-                let key = if rule.allow {
-                    style.allow
-                } else {
-                    style.disallow
-                };
-                let mut line = format!("{key}{}{}", style.separator, rule.pattern).into_bytes();
-                if rule.pattern.is_empty() {
-                    line = format!("{key}:").into_bytes();
-                } else if rng.chance(80_000) {
-                    line.extend_from_slice(b"  # keep out");
-                }
-                line
-            })
-            .collect();
+        let mut rules: Vec<Vec<u8>> = Vec::new();
+        for rule in group.rules() {
+            let mut line = if rule.pattern.is_empty() {
+                format!("{}:", key(rule.allow)).into_bytes()
+            } else {
+                format!("{}{}{}", key(rule.allow), style.separator, rule.pattern).into_bytes()
+            };
+            if !rule.pattern.is_empty() && rng.chance(80_000) {
+                line.extend_from_slice(b"  # keep out");
+            }
+            rules.push(line);
+        }
         for _ in 0..group.fillers {
             let mut pattern = Vec::new();
             let allow = site::write_filler_pattern(rng, &mut pattern);
-            let key = if allow { style.allow } else { style.disallow };
-            let mut line = format!("{key}{}", style.separator).into_bytes();
+            let mut line = format!("{}{}", key(allow), style.separator).into_bytes();
             line.extend_from_slice(&pattern);
             rules.push(line);
         }

@@ -355,8 +355,9 @@ pub(crate) struct JsonParser {
     nodes: Vec<Node>,
     /// Caddy: the scheme is `https` when `request.tls` is there, `http` otherwise.
     tls_scheme: bool,
-    /// Crawl logs: lines without a time are dated at the Unix epoch instead of skipped.
-    time_optional: bool,
+    /// Crawl logs: a line without a time is dated at the Unix epoch instead of skipped, and a
+    /// status of zero or below is the crawler's own outcome (Heritrix `-9998`).
+    crawl: bool,
 }
 
 impl JsonParser {
@@ -371,7 +372,7 @@ impl JsonParser {
         let mut parser = JsonParser {
             nodes: vec![Node::default()],
             tls_scheme: format == Format::Caddy,
-            time_optional: format == Format::Crawl,
+            crawl: format == Format::Crawl,
         };
         for name in FieldName::ALL {
             let mapped: Vec<&str> = fields.paths(name).collect();
@@ -487,7 +488,7 @@ impl JsonParser {
         let text = |name: FieldName| found.text(name as usize, unescaped);
         let time = match found.value(FieldName::Time as usize) {
             Some(value) => value.time(unescaped).ok_or(SkipReason::BadTime)?,
-            None if self.time_optional => jiff::Timestamp::UNIX_EPOCH,
+            None if self.crawl => jiff::Timestamp::UNIX_EPOCH,
             None => return Err(SkipReason::MissingField),
         };
         let request_line = text(FieldName::RequestLine).map(lex::request_line);
@@ -495,12 +496,17 @@ impl JsonParser {
             Some(Ok((method, target))) => (Some(method), Some(target)),
             _ => (None, None),
         };
-        let url = text(FieldName::Url).map(lex::fetched_url).transpose()?;
-        let target = match url.or(text(FieldName::Target)).or(line_target) {
+        let url = text(FieldName::Url).map(lex::fetched_url);
+        let target = match url
+            .and_then(Result::ok)
+            .or(text(FieldName::Target))
+            .or(line_target)
+        {
             Some(target) => target,
+            // Nothing usable: the most telling reason is the one the URL or request line gave.
             None => {
-                return Err(match request_line {
-                    Some(Err(reason)) => reason,
+                return Err(match (url, request_line) {
+                    (Some(Err(reason)), _) | (_, Some(Err(reason))) => reason,
                     _ => SkipReason::MissingField,
                 });
             }
@@ -508,7 +514,7 @@ impl JsonParser {
         let (status, fetch_status) = match found.value(FieldName::Status as usize) {
             None => (0, None),
             Some(value) => match value.integer(unescaped).ok_or(SkipReason::BadStatus)? {
-                code if code <= 0 && self.time_optional => (
+                code if code <= 0 && self.crawl => (
                     0,
                     Some(i32::try_from(code).map_err(|_| SkipReason::BadStatus)?),
                 ),
@@ -529,7 +535,7 @@ impl JsonParser {
                 .and_then(|b| u64::try_from(b).ok())
                 .ok_or(SkipReason::BadBytes)?,
         };
-        let origin = match url.and_then(lex::url_origin) {
+        let origin = match url.and_then(Result::ok).and_then(lex::url_origin) {
             Some(origin) => origin,
             None => {
                 let tls = found.value(TLS_SLOT).is_some();
@@ -983,6 +989,9 @@ mod tests {
         );
         assert_eq!((request.status, request.fetch_status), (0, Some(-9998)));
         assert_eq!(classify(line), Some(Format::Crawl));
+        let fallback = br#"{"time":1,"url":"not a url","path":"/p"}"#;
+        let request = parse(Format::Json, &FieldMap::new(), fallback, &mut scratch).unwrap();
+        assert_eq!(request.target, b"/p");
         let undated = br#"{"url":"http://example.com/","status":200}"#;
         let request = parse(Format::Crawl, &FieldMap::new(), undated, &mut scratch).unwrap();
         assert_eq!(request.time, jiff::Timestamp::UNIX_EPOCH);

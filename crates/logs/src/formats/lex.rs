@@ -10,6 +10,8 @@ use crate::record::OriginParts;
 /// unescaped quote inside a user-agent (some servers write them) does not end the field early.
 pub(crate) fn quoted(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
     let body = input.strip_prefix(b"\"").ok_or(SkipReason::BadQuoting)?;
+    // One pass finds the closing quote and notes escapes on the way; a backslash skips the
+    // byte after it, so `\"` never closes the field.
     let mut escaped = false;
     let mut at = 0;
     while let Some(found) = memchr::memchr2(b'"', b'\\', body.get(at..).unwrap_or_default()) {

@@ -181,7 +181,7 @@ pub fn read_truth(path: &Path, key_columns: usize) -> TruthRows {
 pub fn small_config(dir: &Path, format: SynthFormat) -> SynthConfig {
     SynthConfig {
         out: dir.to_path_buf(),
-        lines: 20_000,
+        lines: 12_000,
         origins: 12,
         bots: 34,
         files: 3,
