@@ -47,8 +47,10 @@ const NFA_SIZE_LIMIT: usize = 4 << 20;
 const HYBRID_CACHE_CAPACITY: usize = 1 << 20;
 
 thread_local! {
-    /// The match set of the current search, kept per thread so that a verdict does not allocate.
-    static MATCHES: RefCell<PatternSet> = RefCell::new(PatternSet::new(CHUNK_CANDIDATES));
+    /// Match sets kept per thread so that a verdict does not allocate, one per power-of-two
+    /// capacity: clearing and scanning a set costs its capacity, so each search uses the
+    /// smallest set that holds its automaton's patterns. Sets are empty between searches.
+    static MATCH_SETS: RefCell<Vec<Option<PatternSet>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// One way a rule can match: the rule itself, or its index.htm rewrite.
@@ -239,59 +241,73 @@ impl<'r> Chunker<'r> {
     }
 }
 
-/// The matcher for candidates that do not go into an automaton: wildcard-free patterns are
-/// looked up by the path's prefixes in hash tables, the others are scanned in rank order with
-/// the linear wildcard matcher.
-#[derive(Debug, Clone, Default)]
+/// The matcher for candidates that do not go into an automaton. Candidates are scanned in rank
+/// order with the linear wildcard matcher, except that when there are many wildcard-free
+/// patterns, those are looked up by the path's prefixes in hash tables instead.
+#[derive(Debug, Clone)]
 struct Fallback {
-    /// Literal patterns matched as prefixes, with the best candidate for each.
+    literals: Option<Box<Literals>>,
+    /// Candidates to scan, best first.
+    scan: Box<[Candidate]>,
+}
+
+/// Wildcard-free patterns by their bytes, with the best candidate for each.
+#[derive(Debug, Clone, Default)]
+struct Literals {
+    /// Patterns matched as prefixes.
     prefixes: HashMap<Box<[u8]>, Candidate>,
-    /// Literal patterns that end with `$`, matched against the whole path.
+    /// Patterns that end with `$`, matched against the whole path.
     exact: HashMap<Box<[u8]>, Candidate>,
     /// The lengths of the keys of `prefixes`, longest first.
     lengths: Box<[usize]>,
-    /// Candidates with a wildcard, best first.
-    wildcards: Box<[Candidate]>,
 }
+
+/// Wildcard-free candidates from which hashing beats scanning.
+const MIN_LITERAL_TABLE: usize = 32;
 
 impl Fallback {
     fn new(rules: &[Rule], candidates: &[Candidate]) -> Fallback {
-        let mut fallback = Fallback::default();
-        let mut wildcards = Vec::new();
-        // Candidates come best first, so the first one stored under a pattern is its winner.
-        for candidate in candidates {
-            match candidate.parts(rules) {
-                (body, _) if body.contains(&b'*') => wildcards.push(*candidate),
-                (body, false) => {
-                    fallback.prefixes.entry(body.into()).or_insert(*candidate);
-                }
-                (body, true) => {
-                    fallback.exact.entry(body.into()).or_insert(*candidate);
-                }
-            }
+        let is_literal = |candidate: &&Candidate| !candidate.parts(rules).0.contains(&b'*');
+        if candidates.iter().filter(is_literal).count() < MIN_LITERAL_TABLE {
+            return Fallback {
+                literals: None,
+                scan: candidates.into(),
+            };
         }
-        let mut lengths: Vec<usize> = fallback.prefixes.keys().map(|key| key.len()).collect();
+        let mut literals = Literals::default();
+        // Candidates come best first, so the first one stored under a pattern is its winner.
+        for candidate in candidates.iter().filter(is_literal) {
+            let (body, anchored_end) = candidate.parts(rules);
+            let table = if anchored_end { &mut literals.exact } else { &mut literals.prefixes };
+            table.entry(body.into()).or_insert(*candidate);
+        }
+        let mut lengths: Vec<usize> = literals.prefixes.keys().map(|key| key.len()).collect();
         lengths.sort_unstable_by(|a, b| b.cmp(a));
         lengths.dedup();
-        fallback.lengths = lengths.into_boxed_slice();
-        fallback.wildcards = wildcards.into_boxed_slice();
-        fallback
+        literals.lengths = lengths.into_boxed_slice();
+        Fallback {
+            literals: Some(Box::new(literals)),
+            scan: candidates.iter().filter(|c| !is_literal(c)).copied().collect(),
+        }
     }
 
     fn best(&self, rules: &[Rule], path: &[u8]) -> Option<Candidate> {
-        // The longest matching prefix wins among literal prefixes: one candidate per pattern.
-        let prefix = self
-            .lengths
-            .iter()
-            .filter_map(|&len| path.get(..len))
-            .find_map(|prefix| self.prefixes.get(prefix).copied());
-        let exact = self.exact.get(path).copied();
-        let wildcard = self
-            .wildcards
+        let scanned = self
+            .scan
             .iter()
             .find(|candidate| candidate.matches(rules, path))
             .copied();
-        [prefix, exact, wildcard]
+        let Some(literals) = &self.literals else {
+            return scanned;
+        };
+        // Among literal prefixes the longest wins, and each pattern keeps its best candidate.
+        let prefix = literals
+            .lengths
+            .iter()
+            .filter_map(|&len| path.get(..len))
+            .find_map(|prefix| literals.prefixes.get(prefix).copied());
+        let exact = literals.exact.get(path).copied();
+        [scanned, prefix, exact]
             .into_iter()
             .flatten()
             .reduce(|best, next| if next.beats(&best) { next } else { best })
@@ -379,12 +395,24 @@ impl Chunk {
 fn first_match(regex: &meta::Regex, path: &[u8]) -> Option<usize> {
     let input = Input::new(path).anchored(Anchored::Yes);
     let search = |set: &mut PatternSet| {
-        set.clear();
         regex.which_overlapping_matches(&input, set);
-        set.iter().next().map(|id| id.as_usize())
+        if set.is_empty() {
+            return None;
+        }
+        let first = set.iter().next().map(|id| id.as_usize());
+        set.clear();
+        first
     };
-    let reused =
-        MATCHES.try_with(|cell| cell.try_borrow_mut().ok().map(|mut set| search(&mut set)));
+    let capacity = regex.pattern_len().next_power_of_two();
+    let slot = capacity.trailing_zeros() as usize;
+    let reused = MATCH_SETS.try_with(|cell| {
+        let mut sets = cell.try_borrow_mut().ok()?;
+        if sets.len() <= slot {
+            sets.resize_with(slot + 1, || None);
+        }
+        let set = sets.get_mut(slot)?.get_or_insert_with(|| PatternSet::new(capacity));
+        Some(search(set))
+    });
     match reused {
         Ok(Some(first)) => first,
         // Only while the thread shuts down: a set of our own is correct, just slower.

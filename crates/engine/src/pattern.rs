@@ -123,11 +123,17 @@ pub(crate) fn glob_matches_parts(body: &[u8], anchored_end: bool, path: &[u8]) -
     anchored_end || find(path.get(at..).unwrap_or_default(), last).is_some()
 }
 
+/// The first occurrence of `needle` in `haystack`. Paths are short, so checking each
+/// occurrence of the first byte beats building a substring searcher per call.
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
+    let Some((&first, rest)) = needle.split_first() else {
         return Some(0);
-    }
-    memchr::memmem::find(haystack, needle)
+    };
+    memchr::memchr_iter(first, haystack).find(|&at| {
+        haystack
+            .get(at + 1..)
+            .is_some_and(|tail| tail.starts_with(rest))
+    })
 }
 
 #[cfg(test)]

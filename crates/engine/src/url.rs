@@ -23,7 +23,8 @@ pub fn path_params_query(url: &[u8]) -> Cow<'_, [u8]> {
     let search_start = if url.starts_with(b"//") { 2 } else { 0 };
     let tail = url.get(search_start..).unwrap_or_default();
     let early_path = tail.iter().position(|b| is_path_start(*b));
-    let scheme_end = memchr::memmem::find(tail, b"://");
+    let scheme_end = memchr::memchr_iter(b':', tail)
+        .find(|&colon| tail.get(colon + 1..colon + 3) == Some(b"//".as_slice()));
     // `://` only marks a scheme when it comes before any path, parameter or query.
     let authority_start = match (scheme_end, early_path) {
         (Some(scheme), Some(path)) if path < scheme => 0,

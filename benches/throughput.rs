@@ -1,0 +1,656 @@
+//! Whole-program throughput: `robots-audit audit` timed side by side with the decompression
+//! floor, the same input inflated with the same decoder and its lines counted, nothing else.
+//!
+//! ```text
+//! cargo bench --bench throughput                 # 5 rounds, 4,000,000 lines per data set
+//! cargo bench --bench throughput -- --rounds 3 --lines 2000000
+//! ```
+//!
+//! The inputs come from `robots-audit synth` (vhost_combined, 50 origins, 30 bots) and are kept
+//! under `target/throughput/`, so reruns skip generating them. Every round runs every contender
+//! once, in the same order, so a neighbour's burst of CPU use hits all of them alike; the table
+//! shows medians. Each contender runs as a child of a small measuring process of this binary,
+//! which reads the child's peak resident memory from `getrusage(RUSAGE_CHILDREN)`.
+//!
+//! Under `cargo test --benches` (no `--bench` flag) it runs a quick smoke test instead: a small
+//! input through one floor and one audit, checking that both count the same lines.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::fs::{self, File};
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use nix::sys::resource::{UsageWho, getrusage};
+
+/// The program under test, built by cargo with the bench profile.
+const AUDIT: &str = env!("CARGO_BIN_EXE_robots-audit");
+
+/// Reads as the audit's reader does: a 256 KiB buffer under the decompressor, 64 KiB asked of it
+/// per read. Kept equal to `robots_audit_logs`, so the floor is the same decoding work.
+const INPUT_BUFFER: usize = 256 * 1024;
+const READ_SIZE: usize = 64 * 1024;
+
+/// The shape of the synthetic night.
+const ORIGINS: &str = "50";
+const BOTS: &str = "30";
+
+type Failure = Box<dyn std::error::Error>;
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let result = match args.first().and_then(|a| a.to_str()) {
+        Some("--floor") => floor(&args[1..]),
+        Some("--measure") => measure(&args[1..]),
+        _ if args.iter().any(|a| a == "--bench") => bench(&args),
+        _ => smoke(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("throughput: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The floor: decompress and count lines.
+
+/// `--floor [--threads N] FILE...`: inflates every file (N at a time) and prints the number of
+/// lines they hold.
+fn floor(args: &[OsString]) -> Result<(), Failure> {
+    let (threads, files) = match args {
+        [flag, n, files @ ..] if flag == "--threads" => (
+            n.to_str()
+                .and_then(|n| n.parse::<usize>().ok())
+                .ok_or("--threads needs a number")?,
+            files,
+        ),
+        files => (1, files),
+    };
+    let next = AtomicUsize::new(0);
+    let counts: Vec<io::Result<u64>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut lines = 0;
+                    while let Some(file) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        lines += count_lines(Path::new(file))?;
+                    }
+                    Ok(lines)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|_| Err(io::Error::other("panic"))))
+            .collect()
+    });
+    let mut total = 0;
+    for count in counts {
+        total += count?;
+    }
+    println!("{total}");
+    Ok(())
+}
+
+/// The lines of one file, decompressed by what its magic bytes say.
+fn count_lines(path: &Path) -> io::Result<u64> {
+    let mut magic = [0u8; 4];
+    let n = File::open(path)?.read(&mut magic)?;
+    let file = File::open(path)?;
+    match magic.get(..n).unwrap_or_default() {
+        [0x1f, 0x8b, ..] => count(flate2::bufread::MultiGzDecoder::new(
+            BufReader::with_capacity(INPUT_BUFFER, file),
+        )),
+        [0x28, 0xb5, 0x2f, 0xfd] => count(zstd::stream::read::Decoder::with_buffer(
+            BufReader::with_capacity(INPUT_BUFFER, file),
+        )?),
+        _ => count(file),
+    }
+}
+
+fn count(mut input: impl Read) -> io::Result<u64> {
+    let mut buf = vec![0u8; READ_SIZE];
+    let (mut newlines, mut last) = (0u64, b'\n');
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let read = buf.get(..n).unwrap_or_default();
+        newlines += memchr::memchr_iter(b'\n', read).count() as u64;
+        last = read.last().copied().unwrap_or(last);
+    }
+    Ok(newlines + u64::from(last != b'\n'))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring one run.
+
+/// `--measure PROGRAM ARGS...`: runs the program and prints `<wall ns> <peak RSS KiB>` on the
+/// first line, then what the program printed. Being the only child of this process is what
+/// makes `RUSAGE_CHILDREN` the program's own peak.
+fn measure(args: &[OsString]) -> Result<(), Failure> {
+    let (program, rest) = args.split_first().ok_or("--measure needs a program")?;
+    let started = Instant::now();
+    let output = Command::new(program)
+        .args(rest)
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()?;
+    let wall = started.elapsed();
+    if !output.status.success() {
+        return Err(format!("{} failed: {}", program.to_string_lossy(), output.status).into());
+    }
+    let rss = getrusage(UsageWho::RUSAGE_CHILDREN)?.max_rss();
+    println!("{} {rss}", wall.as_nanos());
+    print!("{}", String::from_utf8_lossy(&output.stdout));
+    Ok(())
+}
+
+/// One measured run.
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    wall: Duration,
+    rss_kib: u64,
+}
+
+/// Runs `program args` under `--measure`; returns the measurement and the program's output.
+fn run(program: &Path, args: &[OsString]) -> Result<(Sample, String), Failure> {
+    let output = Command::new(std::env::current_exe()?)
+        .arg("--measure")
+        .arg(program)
+        .args(args)
+        .stderr(Stdio::inherit())
+        .output()?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    if !output.status.success() {
+        return Err(format!("{} {args:?}: {}", program.display(), output.status).into());
+    }
+    let (first, rest) = stdout.split_once('\n').unwrap_or((&stdout, ""));
+    let mut fields = first.split(' ').map(str::parse::<u64>);
+    match (fields.next(), fields.next()) {
+        (Some(Ok(nanos)), Some(Ok(rss_kib))) => Ok((
+            Sample {
+                wall: Duration::from_nanos(nanos),
+                rss_kib,
+            },
+            rest.to_owned(),
+        )),
+        _ => Err(format!("unexpected measurement {first:?}").into()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data sets.
+
+/// One synthetic input, generated once and kept.
+struct DataSet {
+    dir: PathBuf,
+    lines: u64,
+    files: u32,
+    compression: &'static str,
+}
+
+impl DataSet {
+    fn new(root: &Path, lines: u64, files: u32, compression: &'static str) -> DataSet {
+        DataSet {
+            dir: root.join(format!("{compression}-{files}x{lines}")),
+            lines,
+            files,
+            compression,
+        }
+    }
+
+    fn synth_args(&self) -> Vec<String> {
+        [
+            "synth",
+            "--lines",
+            &self.lines.to_string(),
+            "--origins",
+            ORIGINS,
+            "--bots",
+            BOTS,
+            "--files",
+            &self.files.to_string(),
+            "--format",
+            "vhost_combined",
+            "--compression",
+            self.compression,
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    }
+
+    /// Generates the data unless a complete copy made with the same arguments is there.
+    fn ensure(&self) -> Result<(), Failure> {
+        let stamp = self.dir.join("synth-args");
+        let args = self.synth_args();
+        if fs::read_to_string(&stamp).is_ok_and(|s| s == args.join(" ")) {
+            return Ok(());
+        }
+        if self.dir.exists() {
+            fs::remove_dir_all(&self.dir)?;
+        }
+        eprintln!("generating {} ...", self.dir.display());
+        let status = Command::new(AUDIT)
+            .args(&args)
+            .arg("--out")
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .status()?;
+        if !status.success() {
+            return Err(format!("synth failed: {status}").into());
+        }
+        fs::write(stamp, args.join(" "))?;
+        Ok(())
+    }
+
+    fn logs(&self) -> Result<Vec<OsString>, Failure> {
+        sorted_files(&self.dir.join("logs"))
+    }
+
+    /// The arguments of `robots-audit audit` on this data, reports into `out`.
+    fn audit_args(&self, out: &Path, extra: &[&str]) -> Result<Vec<OsString>, Failure> {
+        let mut args: Vec<OsString> = ["audit", "-q", "--robots"].map(OsString::from).to_vec();
+        args.push(self.dir.join("robots").into());
+        for range in sorted_files(&self.dir.join("ranges"))? {
+            args.push("--verify".into());
+            args.push(range);
+        }
+        args.push("--out".into());
+        args.push(out.into());
+        args.extend(extra.iter().map(OsString::from));
+        args.extend(self.logs()?);
+        Ok(args)
+    }
+}
+
+fn sorted_files(dir: &Path) -> Result<Vec<OsString>, Failure> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    files.sort();
+    Ok(files.into_iter().map(PathBuf::into_os_string).collect())
+}
+
+/// The lines `inputs.csv` says the audit read.
+fn audited_lines(out: &Path) -> Result<u64, Failure> {
+    let mut reader = csv::Reader::from_path(out.join("inputs.csv"))?;
+    let column = reader
+        .headers()?
+        .iter()
+        .position(|h| h == "lines")
+        .ok_or("inputs.csv has no lines column")?;
+    let mut total = 0;
+    for record in reader.records() {
+        total += record?
+            .get(column)
+            .and_then(|v| v.parse::<u64>().ok())
+            .ok_or("inputs.csv: bad lines value")?;
+    }
+    Ok(total)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contenders.
+
+/// One program run of the benchmark.
+struct Contender {
+    label: String,
+    program: PathBuf,
+    args: Vec<OsString>,
+    /// Where an audit writes its reports, to check the line count against the floor's.
+    out: Option<PathBuf>,
+    lines: u64,
+    samples: Vec<Sample>,
+}
+
+impl Contender {
+    fn floor(label: &str, data: &DataSet, threads: usize) -> Result<Contender, Failure> {
+        let mut args: Vec<OsString> = vec!["--floor".into(), "--threads".into()];
+        args.push(threads.to_string().into());
+        args.extend(data.logs()?);
+        Ok(Contender {
+            label: label.to_owned(),
+            program: std::env::current_exe()?,
+            args,
+            out: None,
+            lines: data.lines,
+            samples: Vec::new(),
+        })
+    }
+
+    fn audit(label: &str, data: &DataSet, out: &Path, extra: &[&str]) -> Result<Contender, Failure> {
+        Ok(Contender {
+            label: label.to_owned(),
+            program: PathBuf::from(AUDIT),
+            args: data.audit_args(out, extra)?,
+            out: Some(out.to_owned()),
+            lines: data.lines,
+            samples: Vec::new(),
+        })
+    }
+
+    /// Runs once, checks that every line was read, and keeps the measurement.
+    fn run_once(&mut self) -> Result<(), Failure> {
+        let (sample, stdout) = run(&self.program, &self.args)?;
+        let lines = match &self.out {
+            Some(out) => audited_lines(out)?,
+            None => stdout.trim().parse::<u64>()?,
+        };
+        if lines != self.lines {
+            return Err(format!("{}: read {lines} lines of {}", self.label, self.lines).into());
+        }
+        self.samples.push(sample);
+        Ok(())
+    }
+
+    fn median(&self) -> Duration {
+        let mut walls: Vec<Duration> = self.samples.iter().map(|s| s.wall).collect();
+        walls.sort();
+        walls.get(walls.len() / 2).copied().unwrap_or_default()
+    }
+
+    /// The spread of the rounds, (max - min) / median.
+    fn spread(&self) -> f64 {
+        let walls = self.samples.iter().map(|s| s.wall);
+        match (walls.clone().min(), walls.max()) {
+            (Some(min), Some(max)) => (max - min).as_secs_f64() / self.median().as_secs_f64(),
+            _ => 0.0,
+        }
+    }
+
+    fn peak_rss_mib(&self) -> f64 {
+        let kib = self.samples.iter().map(|s| s.rss_kib).max().unwrap_or(0);
+        kib as f64 / 1024.0
+    }
+}
+
+/// A row of the table: an audit and the floor it is compared with.
+struct Case {
+    label: &'static str,
+    floor: usize,
+    audit: usize,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The benchmark.
+
+struct Options {
+    rounds: usize,
+    lines: u64,
+}
+
+fn options(args: &[OsString]) -> Result<Options, Failure> {
+    let mut options = Options {
+        rounds: 5,
+        lines: 4_000_000,
+    };
+    let mut args = args.iter().filter_map(|a| a.to_str());
+    while let Some(arg) = args.next() {
+        match arg {
+            "--bench" => {}
+            "--rounds" => options.rounds = args.next().ok_or("--rounds N")?.parse()?,
+            "--lines" => options.lines = args.next().ok_or("--lines N")?.parse()?,
+            other => return Err(format!("unknown argument {other:?}").into()),
+        }
+    }
+    options.rounds = options.rounds.max(1);
+    Ok(options)
+}
+
+/// `target/` of this build: the binary under test lives in `target/<profile>/`.
+fn target_dir() -> Result<PathBuf, Failure> {
+    Path::new(AUDIT)
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .ok_or_else(|| "cannot find target/".into())
+}
+
+fn bench(args: &[OsString]) -> Result<(), Failure> {
+    let options = options(args)?;
+    let root = target_dir()?.join("throughput");
+    let out = root.join("reports");
+    let lines = options.lines;
+    let gzip = DataSet::new(&root, lines, 1, "gzip");
+    let zstd = DataSet::new(&root, lines, 1, "zstd");
+    let plain = DataSet::new(&root, lines, 1, "plain");
+    let eight = DataSet::new(&root, lines, 8, "gzip");
+    let quarter = DataSet::new(&root, lines / 4, 1, "gzip");
+    for data in [&gzip, &zstd, &plain, &eight, &quarter] {
+        data.ensure()?;
+    }
+    let mut all = Vec::new();
+    let mut add = |contender: Contender| {
+        all.push(contender);
+        all.len() - 1
+    };
+    let two = ["--threads", "2"];
+    let floor_gzip = add(Contender::floor("floor gzip", &gzip, 1)?);
+    let audit_gzip = add(Contender::audit("audit gzip", &gzip, &out.join("gzip"), &two)?);
+    let decisions = add(Contender::audit(
+        "audit gzip --decisions",
+        &gzip,
+        &out.join("decisions"),
+        &["--threads", "2", "--decisions"],
+    )?);
+    let floor_zstd = add(Contender::floor("floor zstd", &zstd, 1)?);
+    let audit_zstd = add(Contender::audit("audit zstd", &zstd, &out.join("zstd"), &two)?);
+    let floor_plain = add(Contender::floor("floor plain", &plain, 1)?);
+    let audit_plain = add(Contender::audit("audit plain", &plain, &out.join("plain"), &two)?);
+    let floor_eight_1 = add(Contender::floor("floor 8 gzip, 1 thread", &eight, 1)?);
+    let eight_1 = add(Contender::audit(
+        "audit 8 gzip --threads 1",
+        &eight,
+        &out.join("eight-1"),
+        &["--threads", "1"],
+    )?);
+    let floor_eight_2 = add(Contender::floor("floor 8 gzip, 2 threads", &eight, 2)?);
+    let eight_2 = add(Contender::audit(
+        "audit 8 gzip --threads 2",
+        &eight,
+        &out.join("eight-2"),
+        &two,
+    )?);
+    let floor_quarter = add(Contender::floor("floor gzip, 1/4", &quarter, 1)?);
+    let audit_quarter = add(Contender::audit(
+        "audit gzip, 1/4",
+        &quarter,
+        &out.join("quarter"),
+        &two,
+    )?);
+    let mut contenders = all;
+    let load_before = load_average();
+    for round in 1..=options.rounds {
+        for contender in &mut contenders {
+            contender.run_once()?;
+            eprintln!(
+                "round {round}/{}: {:<26} {:>7.3} s",
+                options.rounds,
+                contender.label,
+                contender.samples.last().map_or(0.0, |s| s.wall.as_secs_f64())
+            );
+        }
+    }
+    let load_after = load_average();
+    let case = |label, floor, audit| Case {
+        label,
+        floor,
+        audit,
+    };
+    let cases = [
+        case("gzip, 1 file", floor_gzip, audit_gzip),
+        case("gzip, 1 file, `--decisions`", floor_gzip, decisions),
+        case("zstd, 1 file", floor_zstd, audit_zstd),
+        case("plain, 1 file", floor_plain, audit_plain),
+        case("gzip, 8 files, `--threads 1`", floor_eight_1, eight_1),
+        case("gzip, 8 files, `--threads 2`", floor_eight_2, eight_2),
+        case("gzip, 1 file, 1/4 of the lines", floor_quarter, audit_quarter),
+    ];
+    let wall = |i: usize| secs(contenders[i].median());
+    let plain_rate = contenders[audit_plain].lines as f64 / wall(audit_plain);
+    let peak = cases
+        .iter()
+        .map(|c| contenders[c.audit].peak_rss_mib())
+        .fold(0.0, f64::max);
+    let (small, big) = (
+        contenders[audit_quarter].peak_rss_mib(),
+        contenders[audit_gzip].peak_rss_mib(),
+    );
+    let targets = [
+        Target::new(
+            "gzip, 1 file: audit / floor",
+            "<= 1.30",
+            format!("{:.2}", wall(audit_gzip) / wall(floor_gzip)),
+            wall(audit_gzip) / wall(floor_gzip) <= 1.30,
+        ),
+        Target::new(
+            "plain, 1 file: lines per second",
+            ">= 4.0 M",
+            format!("{:.2} M", plain_rate / 1e6),
+            plain_rate >= 4e6,
+        ),
+        Target::new(
+            "8 gzip files: `--threads 1` time / `--threads 2` time",
+            ">= 1.70",
+            format!("{:.2}", wall(eight_1) / wall(eight_2)),
+            wall(eight_1) / wall(eight_2) >= 1.70,
+        ),
+        Target::new(
+            "peak RSS, every case",
+            "< 200 MiB",
+            format!("{peak:.1} MiB"),
+            peak < 200.0,
+        ),
+        Target::new(
+            "peak RSS, 1/4 of the lines -> all of them",
+            "no growth (<= +10%)",
+            format!("{small:.1} -> {big:.1} MiB"),
+            big <= small * 1.1,
+        ),
+        Target::new(
+            "`--decisions`: extra wall time",
+            "<= +30%",
+            format!("{:+.0}%", (wall(decisions) / wall(audit_gzip) - 1.0) * 100.0),
+            wall(decisions) / wall(audit_gzip) <= 1.30,
+        ),
+    ];
+    let header = format!(
+        "{} rounds, {} lines per data set, {} ({} cores), load average {load_before} before, \
+         {load_after} after.",
+        options.rounds,
+        options.lines,
+        cpu_model(),
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
+    print!("{}", report(&header, &contenders, &cases, &targets));
+    Ok(())
+}
+
+/// A goal of the assignment and how the run fared.
+struct Target {
+    what: &'static str,
+    goal: &'static str,
+    measured: String,
+    met: bool,
+}
+
+impl Target {
+    fn new(what: &'static str, goal: &'static str, measured: String, met: bool) -> Target {
+        Target {
+            what,
+            goal,
+            measured,
+            met,
+        }
+    }
+}
+
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split(' ').next().map(str::to_owned))
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+fn cpu_model() -> String {
+    fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, model)| model.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned())
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// The Markdown report: the table of cases, then each target with its measured figure.
+fn report(header: &str, contenders: &[Contender], cases: &[Case], targets: &[Target]) -> String {
+    let mut text = format!("\n{header}\n\n");
+    text.push_str(
+        "| case | lines | floor (s) | audit (s) | audit / floor | lines/s | spread | peak RSS (MiB) |\n",
+    );
+    text.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for case in cases {
+        let (floor, audit) = (&contenders[case.floor], &contenders[case.audit]);
+        let _ = writeln!(
+            text,
+            "| {} | {} | {:.3} | {:.3} | {:.2} | {:.2} M | {:.0}% | {:.1} |",
+            case.label,
+            audit.lines,
+            secs(floor.median()),
+            secs(audit.median()),
+            secs(audit.median()) / secs(floor.median()),
+            audit.lines as f64 / secs(audit.median()) / 1e6,
+            audit.spread() * 100.0,
+            audit.peak_rss_mib(),
+        );
+    }
+    text.push_str("\n| target | goal | measured | met |\n| --- | --- | ---: | --- |\n");
+    for target in targets {
+        let _ = writeln!(
+            text,
+            "| {} | {} | {} | {} |",
+            target.what,
+            target.goal,
+            target.measured,
+            if target.met { "yes" } else { "no" }
+        );
+    }
+    text
+}
+
+// ---------------------------------------------------------------------------------------------
+// Smoke test.
+
+/// A small input through one floor and one audit: the harness itself works, and the audit reads
+/// the lines the floor counts.
+fn smoke() -> Result<(), Failure> {
+    let dir = tempfile::tempdir()?;
+    let data = DataSet::new(dir.path(), 20_000, 2, "gzip");
+    data.ensure()?;
+    let mut floor = Contender::floor("floor", &data, 2)?;
+    let mut audit = Contender::audit("audit", &data, &dir.path().join("out"), &[])?;
+    floor.run_once()?;
+    audit.run_once()?;
+    let rss = audit.peak_rss_mib();
+    if !(1.0..1024.0).contains(&rss) {
+        return Err(format!("implausible peak RSS {rss} MiB").into());
+    }
+    println!("smoke: floor and audit read {} lines", data.lines);
+    Ok(())
+}
