@@ -3,8 +3,8 @@
 use std::io;
 use std::path::Path;
 
-use super::agents::coverage;
-use super::{rate, time, write_csv};
+use super::agents::verdict_columns;
+use super::{time, write_csv};
 use crate::audit::AuditResult;
 
 /// The header of `agent_origins.csv`.
@@ -23,25 +23,17 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             .iter()
             .map(|(s, n)| format!("{s}:{n}"))
             .collect();
-        vec![
+        let mut row = vec![
             result.agent_name(agent).to_owned(),
             result.origin_name(origin).to_owned(),
             c.requests.to_string(),
             c.robots_fetches.to_string(),
             statuses.join(";"),
             time(c.first_robots_fetch),
-            c.judged().to_string(),
-            c.allowed.to_string(),
-            c.disallowed.to_string(),
-            c.grace.to_string(),
-            c.unjudged.to_string(),
-            rate(c.disallowed, c.judged()),
-            c.violations_served.to_string(),
-            coverage(c),
-            time(c.first_seen),
-            time(c.last_seen),
-            time(c.first_violation),
-        ]
+        ];
+        row.extend(verdict_columns(c));
+        row.extend([time(c.first_seen), time(c.last_seen), time(c.first_violation)]);
+        row
     });
     write_csv(dir, "agent_origins.csv", HEADER, rows)
 }

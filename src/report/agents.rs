@@ -30,6 +30,21 @@ pub fn coverage(counts: &Counts) -> String {
     rate(counts.judged(), counts.requests - counts.robots_fetches)
 }
 
+/// The columns both `agents.csv` and `agent_origins.csv` show, in their order: `judged`,
+/// `allowed`, `disallowed`, `grace`, `unjudged`, `violation_rate`, `violations_served`, `coverage`.
+pub fn verdict_columns(c: &Counts) -> [String; 8] {
+    [
+        c.judged().to_string(),
+        c.allowed.to_string(),
+        c.disallowed.to_string(),
+        c.grace.to_string(),
+        c.unjudged.to_string(),
+        rate(c.disallowed, c.judged()),
+        c.violations_served.to_string(),
+        coverage(c),
+    ]
+}
+
 /// Every agent's totals, sorted by name.
 pub fn totals(result: &AuditResult) -> Vec<AgentTotals> {
     let mut totals: Vec<AgentTotals> = (0..result.agents.len())
@@ -63,21 +78,16 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
     let rows = totals(result).into_iter().map(|t| {
         let info = &result.agents[t.agent as usize];
         let c = &t.counts;
-        vec![
+        let mut row = vec![
             info.bot.name.clone(),
             info.bot.tokens.join("|"),
             info.bot.operator.clone(),
             info.bot.category.as_str().to_owned(),
             c.requests.to_string(),
             c.robots_fetches.to_string(),
-            c.judged().to_string(),
-            c.allowed.to_string(),
-            c.disallowed.to_string(),
-            c.grace.to_string(),
-            c.unjudged.to_string(),
-            rate(c.disallowed, c.judged()),
-            c.violations_served.to_string(),
-            coverage(c),
+        ];
+        row.extend(verdict_columns(c));
+        row.extend([
             t.origins.to_string(),
             t.origins_robots_fetched.to_string(),
             t.origins_with_violations.to_string(),
@@ -86,7 +96,8 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             c.unverified.to_string(),
             time(c.first_seen),
             time(c.last_seen),
-        ]
+        ]);
+        row
     });
     write_csv(dir, "agents.csv", HEADER, rows)
 }
