@@ -183,6 +183,25 @@ impl AuditArgs {
                 ))
             })?),
         };
+        if !self.fields.is_empty()
+            && format.is_some_and(|f| !matches!(f, Format::Json | Format::Caddy | Format::Crawl))
+        {
+            return Err(usage(format!(
+                "--field maps JSON fields, which --format {} does not have; use --format json, caddy, crawl or auto",
+                self.format
+            )));
+        }
+        if self
+            .logs
+            .iter()
+            .filter(|log| log.as_os_str() == "-")
+            .count()
+            > 1
+        {
+            return Err(usage(
+                "standard input can be read only once; give - a single time".into(),
+            ));
+        }
         let mut fields = FieldMap::default();
         for mapping in &self.fields {
             match FieldMap::preset(mapping) {
@@ -237,6 +256,9 @@ impl AuditArgs {
 impl CheckArgs {
     /// The library configuration these arguments describe.
     pub fn into_config(self) -> Result<CheckConfig, Error> {
+        if self.url.is_empty() && self.urls.is_none() {
+            return Err(usage("no URL to check: give URLs or --urls FILE".into()));
+        }
         let mut urls: Vec<Vec<u8>> = self.url.into_iter().map(String::into_bytes).collect();
         if let Some(file) = &self.urls {
             let body = if file.as_os_str() == "-" {

@@ -72,13 +72,19 @@ fuzz_target!(|data: &[u8]| {
         match reader.next_block() {
             Ok(Some(block)) => {
                 assert!(!block.data.is_empty(), "blocks are never empty");
-                assert!(last_ended_line, "only the last block may end without a line end");
+                assert!(
+                    last_ended_line,
+                    "only the last block may end without a line end"
+                );
                 assert!(
                     block.data.len() <= BLOCK_SIZE + MAX_LINE_LEN + READ_SIZE,
                     "block of {} bytes",
                     block.data.len()
                 );
-                assert_eq!(block.first_line, next_line, "blocks are numbered consecutively");
+                assert_eq!(
+                    block.first_line, next_line,
+                    "blocks are numbered consecutively"
+                );
                 next_line += block.line_count();
                 last_ended_line = block.data.last() == Some(&b'\n');
                 if joined.len() <= MAX_OUTPUT {
@@ -95,7 +101,11 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if failed {
-        assert_eq!(reader.next_block(), Ok(None), "the reader is finished after an error");
+        assert_eq!(
+            reader.next_block(),
+            Ok(None),
+            "the reader is finished after an error"
+        );
     }
     if joined.len() > MAX_OUTPUT {
         return;
@@ -108,7 +118,10 @@ fuzz_target!(|data: &[u8]| {
     {
         return;
     }
-    assert_eq!(failed, damaged, "the reader fails exactly when direct decoding does");
+    assert_eq!(
+        failed, damaged,
+        "the reader fails exactly when direct decoding does"
+    );
     let complete = if damaged {
         expected
             .iter()

@@ -26,11 +26,7 @@ fn bots() -> &'static (Catalog, Verifier) {
         let mut verifier = Verifier::new();
         if let Some(bot) = catalog.bots().first() {
             verifier
-                .add_ranges(
-                    &bot.name,
-                    b"66.249.64.0/19\n2001:4860:4801::/48\n",
-                    "fuzz",
-                )
+                .add_ranges(&bot.name, b"66.249.64.0/19\n2001:4860:4801::/48\n", "fuzz")
                 .expect("valid ranges");
         }
         (catalog, verifier)
@@ -64,7 +60,10 @@ fuzz_target!(|data: &[u8]| {
     let mut lines = 0u64;
     for (number, line) in block.lines() {
         lines += 1;
-        assert_eq!(number, lines, "lines are numbered from the block's first line");
+        assert_eq!(
+            number, lines,
+            "lines are numbered from the block's first line"
+        );
         if let Ok(Some(request)) = parser.parse(line, &mut state, &mut scratch) {
             follow(&request, &mut path);
         }
@@ -77,7 +76,10 @@ fn follow(request: &Request<'_>, path: &mut Vec<u8>) {
     let (catalog, verifier) = bots();
     let user_agent = request.user_agent.decode();
     if let Identity::Known(index) = catalog.identify(&user_agent) {
-        let bot = catalog.bots().get(index).expect("known bots are in the catalog");
+        let bot = catalog
+            .bots()
+            .get(index)
+            .expect("known bots are in the catalog");
         let _ = verifier.verify(bot, request.client_ip);
     }
     if let Some(host) = request.origin.host
@@ -88,5 +90,9 @@ fn follow(request: &Request<'_>, path: &mut Vec<u8>) {
         assert_eq!(again, origin, "normalising {shown:?} again changes it");
     }
     let matched = match_path(request.target, request.query, path);
-    assert_eq!(matched.first(), Some(&b'/'), "the matched path starts with a slash");
+    assert_eq!(
+        matched.first(),
+        Some(&b'/'),
+        "the matched path starts with a slash"
+    );
 }

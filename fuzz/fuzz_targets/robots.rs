@@ -70,7 +70,10 @@ fuzz_target!(|data: &[u8]| {
     let selection = robots.select(&case.agents, TokenMatch::Google);
     let verdict = robots.verdict(&selection, &path);
     let decided = verdict.rule.map(|id| {
-        let rule = robots.rules().get(id as usize).expect("the deciding rule exists");
+        let rule = robots
+            .rules()
+            .get(id as usize)
+            .expect("the deciding rule exists");
         assert!(
             selection.groups().contains(&rule.group),
             "the deciding rule belongs to a selected group"
@@ -96,7 +99,10 @@ fuzz_target!(|data: &[u8]| {
     let product = robots.select(&case.agents, TokenMatch::ProductName);
     let _ = robots.verdict(&product, &path);
     if let Some(id) = robots.disallowed_1994(&selection, &path) {
-        let rule = robots.rules().get(id as usize).expect("the 1994 rule exists");
+        let rule = robots
+            .rules()
+            .get(id as usize)
+            .expect("the 1994 rule exists");
         assert_eq!(rule.kind, RuleKind::Disallow);
         assert!(!rule.pattern.is_empty() && path.starts_with(&rule.pattern));
         assert!(selection.groups().contains(&rule.group));
@@ -113,7 +119,10 @@ fn check_structure(robots: &Robots) {
     assert_eq!(stats.rules as usize, robots.rules().len());
     for (id, group) in robots.groups().iter().enumerate() {
         for rule in group.rules.clone() {
-            let rule = robots.rules().get(rule as usize).expect("group rules exist");
+            let rule = robots
+                .rules()
+                .get(rule as usize)
+                .expect("group rules exist");
             assert_eq!(rule.group as usize, id);
         }
         let _ = robots.group_label(id as u32);
@@ -309,8 +318,7 @@ mod reference {
             let (key, value) = match content.iter().position(|&b| b == b':') {
                 Some(colon) => (&content[..colon], &content[colon + 1..]),
                 None => {
-                    let Some(blank) = content.iter().position(|&b| b == b' ' || b == b'\t')
-                    else {
+                    let Some(blank) = content.iter().position(|&b| b == b' ' || b == b'\t') else {
                         return;
                     };
                     let value = &content[blank..];
@@ -337,7 +345,12 @@ mod reference {
             } else if starts_with_ignore_case(key, "allow") {
                 self.rule(true, number, &escape(value));
             } else if [
-                "disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw",
+                "disallow",
+                "dissallow",
+                "dissalow",
+                "disalow",
+                "diasllow",
+                "disallaw",
             ]
             .iter()
             .any(|p| starts_with_ignore_case(key, p))

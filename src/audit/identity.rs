@@ -107,7 +107,11 @@ const CACHE_LIMIT: usize = 100_000;
 /// One thread's cache of resolved headers, keyed by the raw bytes as they stand in the log.
 #[derive(Debug, Default)]
 pub struct IdentityCache {
-    by_encoding: [AHashMap<Box<[u8]>, Option<Resolved>>; 4],
+    /// The agent of each header seen (`None`: not judged), one map per encoding.
+    by_encoding: [AHashMap<Box<[u8]>, Option<AgentId>>; 4],
+    /// This thread's handles on the agents it resolved, by [`AgentId`], so that a cache hit
+    /// lends the agent out instead of cloning an `Arc` per line.
+    agents: Vec<Option<Arc<AgentInfo>>>,
 }
 
 impl IdentityCache {
@@ -118,22 +122,32 @@ impl IdentityCache {
         identifier: &Identifier<'_>,
         user_agent: Text<'_>,
         fallback: Option<&[u8]>,
-    ) -> Option<Resolved> {
+    ) -> Option<(AgentId, &AgentInfo)> {
         let map = &mut self.by_encoding[encoding_slot(user_agent.encoding)];
-        if let Some(hit) = map.get(user_agent.raw) {
-            return hit.clone();
-        }
-        let decoded = user_agent.encoding.decode(user_agent.raw);
-        let header: &[u8] = match (decoded.as_ref(), fallback) {
-            (b"" | b"-", Some(fallback)) => fallback,
-            (header, _) => header,
-        };
-        let resolved = identifier.resolve(header);
-        if map.len() >= CACHE_LIMIT {
-            map.clear();
-        }
-        map.insert(user_agent.raw.into(), resolved.clone());
-        resolved
+        let id = match map.get(user_agent.raw) {
+            Some(&hit) => hit,
+            None => {
+                let decoded = user_agent.encoding.decode(user_agent.raw);
+                let header: &[u8] = match (decoded.as_ref(), fallback) {
+                    (b"" | b"-", Some(fallback)) => fallback,
+                    (header, _) => header,
+                };
+                let resolved = identifier.resolve(header);
+                if map.len() >= CACHE_LIMIT {
+                    map.clear();
+                }
+                map.insert(user_agent.raw.into(), resolved.as_ref().map(|(id, _)| *id));
+                let (id, info) = resolved?;
+                let slot = id as usize;
+                if self.agents.len() <= slot {
+                    self.agents.resize(slot + 1, None);
+                }
+                self.agents[slot] = Some(info);
+                Some(id)
+            }
+        }?;
+        let info = self.agents.get(id as usize)?.as_deref()?;
+        Some((id, info))
     }
 }
 

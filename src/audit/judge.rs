@@ -60,26 +60,34 @@ pub struct SelectionCache {
 
 /// Is this the path of a robots.txt fetch? Its query does not matter.
 pub fn is_robots_fetch(path: &[u8]) -> bool {
-    let end = path.iter().position(|&b| b == b'?').unwrap_or(path.len());
-    &path[..end] == b"/robots.txt"
+    path.strip_prefix(b"/robots.txt")
+        .is_some_and(|rest| matches!(rest.first(), None | Some(b'?')))
 }
 
-/// Builds the path the matcher sees from a request target (and a separately logged query) into
-/// `buf`: an origin-form target (`/a?b`) is used as it is, up to a fragment; an absolute URL goes
-/// through Google's URL-to-path rule.
-pub fn match_path<'b>(target: &[u8], query: Option<&[u8]>, buf: &'b mut Vec<u8>) -> &'b [u8] {
-    buf.clear();
+/// The path the matcher sees, from a request target and a separately logged query: an
+/// origin-form target (`/a?b`) is used as it is, up to a fragment; an absolute URL goes through
+/// Google's URL-to-path rule. Borrows the target when it can be used as it is, and builds the
+/// path in `buf` otherwise.
+pub fn match_path<'b>(target: &'b [u8], query: Option<&[u8]>, buf: &'b mut Vec<u8>) -> &'b [u8] {
+    let query = query.filter(|q| !q.is_empty() && *q != b"-");
     if target.first() == Some(&b'/') {
-        let end = target
-            .iter()
-            .position(|&b| b == b'#')
-            .unwrap_or(target.len());
-        buf.extend_from_slice(&target[..end]);
-    } else {
-        let path: Cow<'_, [u8]> = path_params_query(target);
-        buf.extend_from_slice(&path);
+        let path = match memchr::memchr(b'#', target) {
+            Some(end) => target.get(..end).unwrap_or_default(),
+            None => target,
+        };
+        let Some(query) = query else {
+            return path;
+        };
+        buf.clear();
+        buf.extend_from_slice(path);
+        buf.push(b'?');
+        buf.extend_from_slice(query);
+        return buf;
     }
-    if let Some(query) = query.filter(|q| !q.is_empty() && *q != b"-") {
+    let path: Cow<'_, [u8]> = path_params_query(target);
+    buf.clear();
+    buf.extend_from_slice(&path);
+    if let Some(query) = query {
         buf.push(b'?');
         buf.extend_from_slice(query);
     }
@@ -199,7 +207,7 @@ mod tests {
     #[test]
     fn match_paths() {
         let mut buf = Vec::new();
-        let cases: [(&[u8], Option<&[u8]>, &[u8]); 8] = [
+        let cases: [(&[u8], Option<&[u8]>, &[u8]); 10] = [
             (b"/a/b?c=d", None, b"/a/b?c=d"),
             (b"/a#frag", None, b"/a"),
             (b"//double/slash", None, b"//double/slash"),
@@ -208,6 +216,8 @@ mod tests {
             (b"/stem", Some(b"q=1"), b"/stem?q=1"),
             (b"/stem", Some(b"-"), b"/stem"),
             (b"*", None, b"/"),
+            (b"/a#b", Some(b"q"), b"/a?q"),
+            (b"/a?x#y", Some(b""), b"/a?x"),
         ];
         for (target, query, want) in cases {
             assert_eq!(
@@ -225,5 +235,7 @@ mod tests {
         assert!(is_robots_fetch(b"/robots.txt?x=1"));
         assert!(!is_robots_fetch(b"/robots.txt.bak"));
         assert!(!is_robots_fetch(b"/a/robots.txt"));
+        assert!(!is_robots_fetch(b"/robots.txtx?a"));
+        assert!(!is_robots_fetch(b"/robots.tx"));
     }
 }

@@ -16,11 +16,11 @@ use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use jiff::Timestamp;
 use robots_audit_bots::{Verification, Verifier};
-use robots_audit_logs::{Block, Format, LineParser, LogReader, Request, Scratch};
+use robots_audit_logs::{Block, Format, LineParser, LogReader, OriginParts, Request, Scratch};
 
-use super::identity::{Identifier, IdentityCache};
+use super::identity::{AgentInfo, Identifier, IdentityCache};
 use super::judge::{Decider, Judge, SelectionCache, match_path};
-use super::stats::{OriginId, Outcome, Stats};
+use super::stats::{AgentId, OriginId, Outcome, Stats};
 use super::{AuditConfig, FileReport, Input, Sample};
 use crate::origin::Origin;
 use crate::policy::VersionId;
@@ -76,6 +76,8 @@ struct Shared<'a> {
     unfinished: AtomicUsize,
     tx: Sender<Work>,
     rx: Receiver<Work>,
+    /// The memory of processed blocks, for the readers to fill again.
+    spare_blocks: Mutex<Vec<Vec<u8>>>,
     origins: Mutex<OriginTable>,
     violations: &'a OrderedParts,
     decisions: Option<&'a OrderedParts>,
@@ -118,6 +120,7 @@ pub(super) fn run(
         unfinished: AtomicUsize::new(inputs.len()),
         tx,
         rx,
+        spare_blocks: Mutex::new(Vec::new()),
         origins: Mutex::new(OriginTable::default()),
         violations,
         decisions,
@@ -226,7 +229,7 @@ impl Shared<'_> {
 
     fn open(&self, file: usize, slot: &mut Slot) {
         let input = &self.inputs[file];
-        match LogReader::open(&input.source) {
+        match LogReader::open(&input.source).map(|r| r.with_block_size(256 << 10)) {
             Ok(reader) => {
                 lock(&self.reports[file]).compression = Some(reader.compression().to_string());
                 let format = self.config.format;
@@ -255,6 +258,9 @@ impl Shared<'_> {
         else {
             return None;
         };
+        if let Some(spare) = lock(&self.spare_blocks).pop() {
+            reader.recycle(spare);
+        }
         let result = reader.next_block();
         let read = reader.compressed_bytes_read();
         self.progress.inc(read.saturating_sub(*counted));
@@ -341,6 +347,87 @@ pub(super) struct FileCounts {
 /// A resolved origin: its id, its name (empty when the line named none) and its robots versions.
 type OriginEntry = (OriginId, Arc<str>, Arc<[VersionId]>);
 
+/// Caps each thread's cache of origins, so that a log of millions of distinct hosts does not
+/// grow memory without bound.
+const CACHE_LIMIT: usize = 100_000;
+
+/// One thread's cache of resolved origins, keyed by the scheme, host and port as the line has
+/// them: normalising and interning happen once per distinct spelling and thread.
+#[derive(Default)]
+struct OriginCache {
+    /// Index into `entries` by key.
+    ids: AHashMap<Box<[u8]>, usize>,
+    entries: Vec<OriginEntry>,
+    /// The origin of lines that name none: `--origin`, or the empty origin.
+    default: Option<OriginEntry>,
+    /// Reused to build keys.
+    key: Vec<u8>,
+}
+
+impl OriginCache {
+    fn resolve(&mut self, shared: &Shared<'_>, parts: OriginParts<'_>) -> &OriginEntry {
+        let Some(host) = parts.host.filter(|h| !h.is_empty() && *h != b"-") else {
+            return self
+                .default
+                .get_or_insert_with(|| intern(shared, shared.config.origin.as_ref()));
+        };
+        self.key.clear();
+        self.key.extend_from_slice(parts.scheme.unwrap_or_default());
+        self.key.push(0);
+        self.key.extend_from_slice(host);
+        self.key.push(0);
+        self.key
+            .extend_from_slice(&parts.port.unwrap_or(0).to_le_bytes());
+        let index = match self.ids.get(self.key.as_slice()) {
+            Some(&index) => index,
+            None => {
+                if self.entries.len() >= CACHE_LIMIT {
+                    self.ids.clear();
+                    self.entries.clear();
+                }
+                let origin = Origin::from_parts(parts.scheme, host, parts.port).ok();
+                self.entries.push(intern(shared, origin.as_ref()));
+                let index = self.entries.len() - 1;
+                self.ids.insert(self.key.as_slice().into(), index);
+                index
+            }
+        };
+        &self.entries[index]
+    }
+}
+
+/// One thread's knowledge of which agents have published ranges. Most crawlers publish none,
+/// and then every request is unverified: the address need not even be parsed.
+#[derive(Default)]
+struct VerificationCache {
+    /// By [`AgentId`]: whether any `--verify` ranges apply to the agent; `None` until asked.
+    ranged: Vec<Option<bool>>,
+}
+
+impl VerificationCache {
+    fn verify(
+        &mut self,
+        verifier: &Verifier,
+        (agent, info): (AgentId, &AgentInfo),
+        client_ip: &[u8],
+    ) -> Verification {
+        let slot = agent as usize;
+        if self.ranged.len() <= slot {
+            self.ranged.resize(slot + 1, None);
+        }
+        // An address that is not one is checked against no range: the verifier answers
+        // `Unverified` for it exactly when no ranges apply to the bot at all.
+        let ranged = *self.ranged[slot].get_or_insert_with(|| {
+            verifier.verify(&info.bot, b"") != Verification::Unverified
+        });
+        if ranged {
+            verifier.verify(&info.bot, client_ip)
+        } else {
+            Verification::Unverified
+        }
+    }
+}
+
 /// One worker thread's state: caches in front of the shared tables, and its own counters.
 #[derive(Default)]
 struct Worker {
@@ -348,9 +435,8 @@ struct Worker {
     files: Vec<FileCounts>,
     identities: IdentityCache,
     selections: SelectionCache,
-    origins: AHashMap<Box<[u8]>, OriginEntry>,
-    default_origin: Option<OriginEntry>,
-    origin_key: Vec<u8>,
+    origins: OriginCache,
+    verifications: VerificationCache,
     path: Vec<u8>,
     scratch: Scratch,
 }
@@ -384,35 +470,6 @@ impl Worker {
         }
     }
 
-    fn resolve_origin(&mut self, shared: &Shared<'_>, request: &Request<'_>) -> OriginEntry {
-        let parts = request.origin;
-        let Some(host) = parts.host.filter(|h| !h.is_empty() && *h != b"-") else {
-            return self
-                .default_origin
-                .get_or_insert_with(|| intern(shared, shared.config.origin.as_ref()))
-                .clone();
-        };
-        self.origin_key.clear();
-        self.origin_key
-            .extend_from_slice(parts.scheme.unwrap_or_default());
-        self.origin_key.push(0);
-        self.origin_key.extend_from_slice(host);
-        self.origin_key.push(0);
-        self.origin_key
-            .extend_from_slice(&parts.port.unwrap_or(0).to_le_bytes());
-        if let Some(entry) = self.origins.get(self.origin_key.as_slice()) {
-            return entry.clone();
-        }
-        let origin = Origin::from_parts(parts.scheme, host, parts.port).ok();
-        let entry = intern(shared, origin.as_ref());
-        if self.origins.len() >= 100_000 {
-            self.origins.clear();
-        }
-        self.origins
-            .insert(self.origin_key.as_slice().into(), entry.clone());
-        entry
-    }
-
     fn process(&mut self, shared: &Shared<'_>, work: Work) {
         if self.files.len() < shared.inputs.len() {
             self.files
@@ -422,11 +479,8 @@ impl Worker {
         let mut decisions = shared.decisions.map(|_| RowWriter::new());
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut state = work.parser.block_state(&work.block);
-        let mut line_no = work.block.first_line;
         let mut lines = 0u64;
-        for line in work.block.data.split_inclusive(|&b| b == b'\n') {
-            let line = line.strip_suffix(b"\n").unwrap_or(line);
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
+        for (line_no, line) in work.block.lines() {
             lines += 1;
             match work.parser.parse(line, &mut state, &mut scratch) {
                 Ok(Some(request)) => self.handle(
@@ -447,15 +501,16 @@ impl Worker {
                     );
                 }
             }
-            line_no += 1;
         }
         self.scratch = scratch;
         self.files[work.file].lines += lines;
         let total = shared.lines.fetch_add(lines, Ordering::Relaxed) + lines;
-        let secs = shared.started.elapsed().as_secs_f64().max(1e-3);
-        shared
-            .progress
-            .set_message(format!("{total} lines, {:.0} lines/s", total as f64 / secs));
+        if shared.config.progress {
+            let secs = shared.started.elapsed().as_secs_f64().max(1e-3);
+            shared
+                .progress
+                .set_message(format!("{total} lines, {:.0} lines/s", total as f64 / secs));
+        }
         let submitted = shared
             .violations
             .submit(work.file, work.seq, violations.into_bytes())
@@ -465,6 +520,11 @@ impl Worker {
             });
         if let Err(e) = submitted {
             shared.fail(format!("cannot write reports: {e}"));
+        }
+        let mut spare = lock(&shared.spare_blocks);
+        // As many as can be in flight: every thread may be reading while the queue is full.
+        if spare.len() < shared.config.threads.max(1) * 3 {
+            spare.push(work.block.data);
         }
     }
 
@@ -499,29 +559,30 @@ impl Worker {
             self.identities
                 .resolve(shared.identifier, request.user_agent, fallback)
         else {
-            self.files[work.file].other_requests += 1;
+            counts.other_requests += 1;
             return;
         };
         if info.is_bot {
-            self.files[work.file].bot_requests += 1;
+            counts.bot_requests += 1;
         } else {
-            self.files[work.file].other_requests += 1;
+            counts.other_requests += 1;
         }
-        let (origin_id, origin_name, versions) = self.resolve_origin(shared, request);
+        let (origin_id, origin_name, versions) = self.origins.resolve(shared, request.origin);
         let path = match_path(request.target, request.query, &mut self.path);
         let judgement = shared.judge.judge(
             &mut self.selections,
-            (agent, &info),
-            &versions,
+            (agent, info),
+            versions,
             request.time,
             path,
         );
         let verification = if info.is_bot {
-            shared.verifier.verify(&info.bot, request.client_ip)
+            self.verifications
+                .verify(shared.verifier, (agent, info), request.client_ip)
         } else {
             Verification::Unverified
         };
-        let counts = self.stats.pair(agent, origin_id);
+        let counts = self.stats.pair(agent, *origin_id);
         counts.record(request.time, judgement.outcome, request.status);
         match verification {
             Verification::Verified => counts.verified += 1,
@@ -532,7 +593,10 @@ impl Worker {
             judgement.outcome,
             Outcome::Allowed | Outcome::Disallowed | Outcome::Grace
         );
-        if let (true, Some(version)) = (judged, judgement.version) {
+        if !judged {
+            return;
+        }
+        if let Some(version) = judgement.version {
             let rule = match judgement.decider {
                 Decider::Rule(rule) => Some((version, Some(rule))),
                 Decider::Status => Some((version, None)),
@@ -543,15 +607,12 @@ impl Worker {
                     .rule_decided(rule, agent, judgement.outcome == Outcome::Disallowed);
             }
         }
-        if !judged {
-            return;
-        }
         let source = (shared.inputs[work.file].name.as_str(), line_no);
         let policy = shared.judge.policy();
         if judgement.outcome == Outcome::Disallowed {
             violations.violation(&ViolationRow {
                 request,
-                origin: &origin_name,
+                origin: origin_name,
                 agent: &info.bot.name,
                 verification,
                 path,
@@ -563,7 +624,7 @@ impl Worker {
         if let Some(decisions) = decisions {
             decisions.decision(&DecisionRow {
                 request,
-                origin: &origin_name,
+                origin: origin_name,
                 agent: &info.bot.name,
                 path,
                 judgement: &judgement,

@@ -36,15 +36,19 @@ impl AtomicFile {
         })
     }
 
-    /// Flushes, syncs and renames the file to its final name.
+    /// Flushes, syncs and renames the file to its final name. On failure (a full disk fails
+    /// the last flush) the writer is kept, so that dropping `self` removes the temporary file.
     pub fn commit(mut self) -> io::Result<()> {
-        if let Some(writer) = self.writer.take() {
-            let file = writer
-                .into_inner()
-                .map_err(|e| with_path(e.into_error(), &self.temp))?;
-            file.sync_all().map_err(|e| with_path(e, &self.temp))?;
+        if let Some(writer) = &mut self.writer {
+            writer.flush().map_err(|e| with_path(e, &self.temp))?;
+            writer
+                .get_ref()
+                .sync_all()
+                .map_err(|e| with_path(e, &self.temp))?;
         }
-        fs::rename(&self.temp, &self.target).map_err(|e| with_path(e, &self.target))
+        fs::rename(&self.temp, &self.target).map_err(|e| with_path(e, &self.target))?;
+        self.writer = None;
+        Ok(())
     }
 }
 

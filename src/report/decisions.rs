@@ -1,11 +1,8 @@
 //! `decisions.csv` (with `--decisions`): one row per judged request, in input order.
 
-use std::borrow::Cow;
-
 use robots_audit_logs::Request;
 
-use super::violations::describe_rule;
-use super::{RowWriter, text};
+use super::RowWriter;
 use crate::audit::judge::Judgement;
 use crate::policy::PolicySet;
 
@@ -36,25 +33,17 @@ impl RowWriter {
     /// Appends one decision row.
     pub fn decision(&mut self, row: &DecisionRow<'_>) {
         let request = row.request;
-        let (rule, line, _) = describe_rule(row.policy, row.judgement);
-        let version = row
-            .judgement
-            .version
-            .map(|v| row.policy.version(v).label())
-            .unwrap_or_default();
-        self.record([
-            Cow::Owned(request.time.to_string()),
-            Cow::Borrowed(row.origin),
-            Cow::Borrowed(row.agent),
-            text(request.client_ip),
-            text(request.method),
-            text(row.path),
-            Cow::Owned(request.status.to_string()),
-            Cow::Borrowed(row.judgement.outcome.as_str()),
-            Cow::Owned(rule),
-            Cow::Owned(line),
-            Cow::Owned(version),
-            Cow::Owned(format!("{}:{}", row.source.0, row.source.1)),
-        ]);
+        self.time_field(request.time);
+        self.field(row.origin.as_bytes());
+        self.field(row.agent.as_bytes());
+        self.text_field(request.client_ip);
+        self.text_field(request.method);
+        self.text_field(row.path);
+        self.number_field(request.status);
+        self.field(row.judgement.outcome.as_str().as_bytes());
+        self.rule_fields(row.policy, row.judgement, false);
+        self.version_field(row.policy, row.judgement);
+        self.source_field(row.source);
+        self.end_row();
     }
 }

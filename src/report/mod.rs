@@ -16,48 +16,141 @@ pub mod summary;
 pub mod violations;
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
+use ahash::AHashMap;
 use jiff::Timestamp;
+use robots_audit_engine::{GroupId, Robots};
 
 use self::atomic::AtomicFile;
+use crate::policy::VersionId;
 
 pub use self::decisions::DecisionRow;
 pub use self::violations::ViolationRow;
 
 /// Rows formatted by a worker thread into memory, handed to [`parts::OrderedParts`].
-#[derive(Debug)]
+///
+/// These reports get a row per violation or per judged request, so rows are written field by
+/// field straight into the buffer, without allocating.
+#[derive(Debug, Default)]
 pub struct RowWriter {
-    csv: csv::Writer<Vec<u8>>,
-}
-
-impl Default for RowWriter {
-    fn default() -> RowWriter {
-        RowWriter::new()
-    }
+    csv: CsvBuffer,
+    /// Reused to put a field together before it is quoted.
+    scratch: Vec<u8>,
+    /// The last time written and its text: neighbouring rows mostly share it, and formatting a
+    /// time costs far more than comparing one.
+    last_time: Option<(Timestamp, String)>,
+    /// Group labels already built, by version and group.
+    group_labels: AHashMap<(VersionId, GroupId), String>,
 }
 
 impl RowWriter {
     /// An empty buffer of rows (no header).
     pub fn new() -> RowWriter {
-        RowWriter {
-            csv: csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(Vec::new()),
-        }
+        RowWriter::default()
     }
 
     /// The formatted rows.
     pub fn into_bytes(self) -> Vec<u8> {
-        self.csv.into_inner().unwrap_or_default()
+        self.csv.out
     }
 
-    fn record<'f>(&mut self, fields: impl IntoIterator<Item = Cow<'f, str>>) {
-        // Writing into a Vec cannot fail.
-        let _ = self
-            .csv
-            .write_record(fields.into_iter().map(|f| f.into_owned().into_bytes()));
+    fn field(&mut self, bytes: &[u8]) {
+        self.csv.field(bytes);
+    }
+
+    /// Input bytes as UTF-8, invalid sequences replaced as [`text`] replaces them.
+    fn text_field(&mut self, bytes: &[u8]) {
+        match std::str::from_utf8(bytes) {
+            Ok(valid) => self.csv.field(valid.as_bytes()),
+            Err(_) => self.csv.field(String::from_utf8_lossy(bytes).as_bytes()),
+        }
+    }
+
+    fn number_field(&mut self, number: impl itoa::Integer) {
+        self.csv.field(itoa::Buffer::new().format(number).as_bytes());
+    }
+
+    fn display_field(&mut self, value: impl std::fmt::Display) {
+        self.scratch.clear();
+        // Writing to a Vec cannot fail.
+        let _ = io::Write::write_fmt(&mut self.scratch, format_args!("{value}"));
+        self.csv.field(&self.scratch);
+    }
+
+    /// `file:line`, as the `source` columns write it.
+    fn source_field(&mut self, (file, line): (&str, u64)) {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(file.as_bytes());
+        self.scratch.push(b':');
+        self.scratch
+            .extend_from_slice(itoa::Buffer::new().format(line).as_bytes());
+        self.csv.field(&self.scratch);
+    }
+
+    /// A time in RFC 3339 UTC, as [`time`] writes it.
+    fn time_field(&mut self, t: Timestamp) {
+        let (last, formatted) = self.last_time.get_or_insert_with(|| (t, t.to_string()));
+        if *last != t {
+            *last = t;
+            formatted.clear();
+            // Writing to a String cannot fail.
+            let _ = write!(formatted, "{t}");
+        }
+        self.csv.field(formatted.as_bytes());
+    }
+
+    /// The label of `group` of version `id` ([`Robots::group_label`]), built once per writer.
+    fn group_field(&mut self, id: VersionId, robots: &Robots, group: GroupId) {
+        let label = self
+            .group_labels
+            .entry((id, group))
+            .or_insert_with(|| robots.group_label(group));
+        self.csv.field(label.as_bytes());
+    }
+
+    fn end_row(&mut self) {
+        self.csv.end_row();
+    }
+}
+
+/// CSV rows being written. Fields are quoted as the `csv` crate quotes them (which
+/// [`write_csv`] uses for the other reports): only when they hold a comma, a quote or a line
+/// end, with quotes doubled.
+#[derive(Debug, Default)]
+struct CsvBuffer {
+    out: Vec<u8>,
+    /// Whether the row has a field already, so that the next one needs a comma first.
+    in_row: bool,
+}
+
+impl CsvBuffer {
+    fn field(&mut self, bytes: &[u8]) {
+        if std::mem::replace(&mut self.in_row, true) {
+            self.out.push(b',');
+        }
+        if !bytes
+            .iter()
+            .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+        {
+            self.out.extend_from_slice(bytes);
+            return;
+        }
+        self.out.push(b'"');
+        for (i, part) in bytes.split(|&b| b == b'"').enumerate() {
+            if i > 0 {
+                self.out.extend_from_slice(b"\"\"");
+            }
+            self.out.extend_from_slice(part);
+        }
+        self.out.push(b'"');
+    }
+
+    fn end_row(&mut self) {
+        self.out.push(b'\n');
+        self.in_row = false;
     }
 }
 

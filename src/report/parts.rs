@@ -91,10 +91,12 @@ impl OrderedParts {
 }
 
 impl Drop for OrderedParts {
+    /// Removes the part files left: a run that failed or stopped, or an `append_to` that failed
+    /// after closing a part (a full disk fails its last flush).
     fn drop(&mut self) {
         for part in &self.parts {
             let part = part.lock().unwrap_or_else(PoisonError::into_inner);
-            if part.out.is_some() {
+            if part.out.is_some() || part.next > 0 {
                 let _ = fs::remove_file(&part.path);
             }
         }

@@ -1,11 +1,9 @@
 //! `violations.csv`: one row per disallowed request, in input order.
 
-use std::borrow::Cow;
-
 use robots_audit_bots::Verification;
 use robots_audit_logs::Request;
 
-use super::{RowWriter, text};
+use super::RowWriter;
 use crate::audit::judge::{Decider, Judgement};
 use crate::policy::PolicySet;
 
@@ -33,65 +31,75 @@ pub struct ViolationRow<'r> {
     pub source: (&'r str, u64),
 }
 
-/// What a verdict's deciding rule looks like in a report: text, line, group.
-pub fn describe_rule(policy: &PolicySet, judgement: &Judgement) -> (String, String, String) {
-    let Some(version) = judgement.version.map(|v| policy.version(v)) else {
-        return Default::default();
-    };
-    match judgement.decider {
-        Decider::Nothing => Default::default(),
-        Decider::Status => (
-            format!("status {}", version.status),
-            String::new(),
-            String::new(),
-        ),
-        Decider::Rule(id) => match version
-            .robots
-            .as_ref()
-            .and_then(|r| r.rules().get(id as usize).map(|rule| (r, rule)))
-        {
-            Some((robots, rule)) => (
-                rule.text.clone(),
-                rule.line.to_string(),
-                robots.group_label(rule.group),
-            ),
-            None => Default::default(),
-        },
-    }
-}
-
 impl RowWriter {
     /// Appends one violation row.
     pub fn violation(&mut self, row: &ViolationRow<'_>) {
         let request = row.request;
-        let (rule, line, group) = describe_rule(row.policy, row.judgement);
-        let version = row
-            .judgement
-            .version
-            .map(|v| row.policy.version(v).label())
-            .unwrap_or_default();
-        let user_agent = request.user_agent.encoding.decode(request.user_agent.raw);
-        self.record([
-            Cow::Owned(request.time.to_string()),
-            Cow::Borrowed(row.origin),
-            Cow::Borrowed(row.agent),
-            text(&user_agent).into_owned().into(),
-            text(request.client_ip),
-            Cow::Borrowed(row.verification.as_str()),
-            text(request.method),
-            text(row.path),
-            Cow::Owned(request.status.to_string()),
-            Cow::Owned(request.bytes.to_string()),
-            Cow::Owned(rule),
-            Cow::Owned(line),
-            Cow::Owned(group),
-            Cow::Owned(version),
-            Cow::Borrowed(if row.judgement.holds_under_1994 {
-                "true"
-            } else {
-                "false"
-            }),
-            Cow::Owned(format!("{}:{}", row.source.0, row.source.1)),
-        ]);
+        self.time_field(request.time);
+        self.field(row.origin.as_bytes());
+        self.field(row.agent.as_bytes());
+        self.text_field(&request.user_agent.decode());
+        self.text_field(request.client_ip);
+        self.field(row.verification.as_str().as_bytes());
+        self.text_field(request.method);
+        self.text_field(row.path);
+        self.number_field(request.status);
+        self.number_field(request.bytes);
+        self.rule_fields(row.policy, row.judgement, true);
+        self.version_field(row.policy, row.judgement);
+        self.field(if row.judgement.holds_under_1994 {
+            b"true"
+        } else {
+            b"false"
+        });
+        self.source_field(row.source);
+        self.end_row();
+    }
+
+    /// What decided a verdict, as the reports show it: the rule as written and its line, and
+    /// with `group` the label of the rule's group; `status 503` and empty fields when the
+    /// version's fetch status decided; empty fields when nothing did.
+    pub(super) fn rule_fields(&mut self, policy: &PolicySet, judgement: &Judgement, group: bool) {
+        let fields = if group { 3 } else { 2 };
+        let Some(id) = judgement.version else {
+            return self.empty_fields(fields);
+        };
+        let version = policy.version(id);
+        match judgement.decider {
+            Decider::Nothing => self.empty_fields(fields),
+            Decider::Status => {
+                self.display_field(format_args!("status {}", version.status));
+                self.empty_fields(fields - 1);
+            }
+            Decider::Rule(rule) => match version
+                .robots
+                .as_ref()
+                .and_then(|robots| robots.rules().get(rule as usize).map(|rule| (robots, rule)))
+            {
+                Some((robots, rule)) => {
+                    self.field(rule.text.as_bytes());
+                    self.number_field(rule.line);
+                    if group {
+                        self.group_field(id, robots, rule.group);
+                    }
+                }
+                None => self.empty_fields(fields),
+            },
+        }
+    }
+
+    /// The version in force ([`Version::label`](crate::policy::Version::label)), or empty.
+    pub(super) fn version_field(&mut self, policy: &PolicySet, judgement: &Judgement) {
+        match judgement.version.map(|id| policy.version(id).valid_from) {
+            Some(Some(from)) => self.time_field(from),
+            Some(None) => self.field(b"initial"),
+            None => self.field(b""),
+        }
+    }
+
+    fn empty_fields(&mut self, count: usize) {
+        for _ in 0..count {
+            self.field(b"");
+        }
     }
 }

@@ -74,6 +74,10 @@ fn cases() -> Vec<Case> {
         star_lines.extend_from_slice(&star_line);
         star_lines.push(b'\n');
     }
+    let star_heavy = one_group((0..1_000).map(|i| {
+        let stars: String = (0..16).map(|k| format!("*{}", (i + k) % 7)).collect();
+        format!("Disallow: /{stars}")
+    }));
     let many_groups = {
         let mut body = Vec::new();
         for g in 0..10_000 {
@@ -115,6 +119,15 @@ fn cases() -> Vec<Case> {
             paths: vec![a_path(100), a_path(2_000), a_path(9_000)],
         },
         Case {
+            name: "1k rules with 16 wildcards each, one group",
+            body: star_heavy,
+            paths: vec![
+                b"/0123456012345601234560123456".to_vec(),
+                b"/6543210654321065432106543210".to_vec(),
+                b"/00000000000000000000000000000000000000".to_vec(),
+            ],
+        },
+        Case {
             name: "10k groups x 10 rules",
             body: many_groups,
             paths: vec![b"/g5/r5/x".to_vec(), b"/private/x".to_vec()],
@@ -153,9 +166,9 @@ fn main() {
         let peak = PEAK.load(Ordering::Relaxed).saturating_sub(before);
         let check = per_check(&robots, tokens, &case.paths);
         println!(
-            "| {} | {:.1} MiB | {} | {:.1} ms | {:.1} ms | {:.1} MiB | {:.1} MiB | {:.1} µs |",
+            "| {} | {} KiB | {} | {:.1} ms | {:.1} ms | {:.1} MiB | {:.1} MiB | {:.2} µs |",
             case.name,
-            mib(case.body.len()),
+            case.body.len() / 1024,
             robots.rules().len(),
             parsed.as_secs_f64() * 1e3,
             compiled.as_secs_f64() * 1e3,

@@ -3,55 +3,56 @@
 //! Every non-empty rule becomes a candidate, plus one more for an allow rule that gets the
 //! index.htm rewrite. Candidates are sorted best first: priority descending, allow before
 //! disallow, file order. They are then cut into chunks in that order. A chunk is either one
-//! multi-pattern automaton (`regex_automata::meta::Regex`, `MatchKind::All`, anchored, byte
-//! oriented) whose single overlapping search yields every matching candidate, or, when a chunk
-//! would blow the automaton budget, a list scanned with the linear wildcard matcher. Because the
-//! chunks keep the global order, the first matching candidate of the first chunk with a match is
-//! the group's winner.
+//! multi-pattern automaton, or, for candidates beyond the automaton budget, a fallback matcher.
+//! Because the chunks keep the global order, the best candidate of the first chunk with a match
+//! is the group's winner.
+//!
+//! The automaton is regex-automata's lazy DFA (the engine `meta::Regex` runs underneath) built
+//! from all the chunk's patterns with `MatchKind::All`, anchored and byte oriented. A verdict walks
+//! it once over the path, overlapping, and keeps the smallest pattern ID among the match states
+//! it passes: pattern IDs follow the candidates' order, so that is the winner. Driving the lazy
+//! DFA directly instead of through `meta::Regex::which_overlapping_matches` avoids a match set
+//! per search and the wrapper's indirections, which halves the cost of a check.
 
-use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::hybrid::{CacheError, LazyStateID};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
-use regex_automata::{Anchored, Input, MatchKind, PatternSet, meta};
+use regex_automata::{Anchored, Input, MatchKind};
 
 use crate::pattern::{glob_matches_parts, index_htm_prefix};
 use crate::{Rule, RuleId, RuleKind};
 
-/// Fewest candidates worth an automaton. A meta regex costs about 12 KiB even for one pattern,
+/// Fewest candidates worth an automaton. An automaton costs kilobytes even for one pattern,
 /// while a handful of candidates is matched faster by the fallback's hash lookups and scans, and
 /// many real groups hold a single `Disallow: /`.
 const MIN_AUTOMATON_CANDIDATES: usize = 8;
-/// Most candidates in one automaton. It also bounds the per-search cost of clearing and
-/// scanning the match set.
+/// Most candidates in one automaton, which bounds the size of its lazy DFA states and the
+/// patterns a match state lists.
 const CHUNK_CANDIDATES: usize = 512;
 /// Most pattern bytes in one automaton, which bounds the size of its lazy DFA states.
 const CHUNK_PATTERN_BYTES: usize = 16 * 1024;
-/// Most pattern bytes a group puts into automata. An automaton holds about a hundred bytes per
-/// pattern byte (forward and reverse NFA, lazy DFA states), so the lowest-ranked candidates of
-/// a huge group go to the fallback matcher instead.
+/// Most pattern bytes a group puts into automata. An automaton holds tens of bytes per pattern
+/// byte (NFA, lazy DFA states per thread), so the lowest-ranked candidates of a huge group go to
+/// the fallback matcher instead.
 pub(crate) const GROUP_AUTOMATON_BYTES: usize = 128 * 1024;
 /// Patterns with more wildcards than this go to the fallback matcher: their lazy DFA states
-/// are sets of positions that grow with every `*`, which thrashes the cache and makes the meta
-/// engine fall back to its PikeVM, slower than the linear matcher.
+/// are sets of positions that grow with every `*`, so the cache thrashes and every search
+/// rebuilds states, which is slower than the linear matcher.
 const AUTOMATON_MAX_STARS: usize = 16;
 /// Patterns longer than this go to the fallback matcher.
 const AUTOMATON_MAX_PATTERN_BYTES: usize = 4 * 1024;
 /// Size limit of one chunk's Thompson NFA; a chunk over it uses the fallback matcher.
 const NFA_SIZE_LIMIT: usize = 4 << 20;
-/// Capacity of the lazy DFA cache of one chunk, per thread that uses it.
-const HYBRID_CACHE_CAPACITY: usize = 1 << 20;
-
-thread_local! {
-    /// Match sets kept per thread so that a verdict does not allocate, one per power-of-two
-    /// capacity: clearing and scanning a set costs its capacity, so each search uses the
-    /// smallest set that holds its automaton's patterns. Sets are empty between searches.
-    static MATCH_SETS: RefCell<Vec<Option<PatternSet>>> = const { RefCell::new(Vec::new()) };
-}
+/// Capacity of the lazy DFA cache of one chunk, per thread that uses it; a chunk that needs more
+/// than this even for its first states uses the fallback matcher.
+const DFA_CACHE_CAPACITY: usize = 1 << 20;
 
 /// One way a rule can match: the rule itself, or its index.htm rewrite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +76,7 @@ impl Candidate {
         self.rank() < other.rank()
     }
 
-    /// The pattern body and whether it is anchored at the end, for the linear matcher.
+    /// The pattern without its end anchor, and whether it had one.
     fn parts<'r>(&self, rules: &'r [Rule]) -> (&'r [u8], bool) {
         let pattern = rules
             .get(self.rule as usize)
@@ -98,20 +99,15 @@ impl Candidate {
     }
 }
 
-#[derive(Debug, Clone)]
-enum Engine {
-    Automaton(meta::Regex),
+/// A run of candidates, consecutive in rank order, and how they are matched.
+#[derive(Debug)]
+enum Chunk {
+    Automaton(Box<Automaton>),
     Fallback(Fallback),
 }
 
-#[derive(Debug, Clone)]
-struct Chunk {
-    candidates: Box<[Candidate]>,
-    engine: Engine,
-}
-
 /// The compiled rules of one group.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct GroupMatcher {
     chunks: Box<[Chunk]>,
 }
@@ -218,9 +214,9 @@ impl<'r> Chunker<'r> {
 
     fn flush_fallback(&mut self) {
         if !self.fallback.is_empty() {
-            let candidates = std::mem::take(&mut self.fallback).into_boxed_slice();
-            let engine = Engine::Fallback(Fallback::new(self.rules, &candidates));
-            self.chunks.push(Chunk { candidates, engine });
+            let candidates = std::mem::take(&mut self.fallback);
+            self.chunks
+                .push(Chunk::Fallback(Fallback::new(self.rules, &candidates)));
         }
     }
 
@@ -229,30 +225,87 @@ impl<'r> Chunker<'r> {
         if self.automaton.is_empty() {
             return;
         }
-        let candidates = std::mem::take(&mut self.automaton).into_boxed_slice();
-        let regex = (candidates.len() >= MIN_AUTOMATON_CANDIDATES)
-            .then(|| build_automaton(self.rules, &candidates))
-            .flatten();
-        let engine = match regex {
-            Some(regex) => Engine::Automaton(regex),
-            None => Engine::Fallback(Fallback::new(self.rules, &candidates)),
+        let candidates = std::mem::take(&mut self.automaton);
+        let chunk = if candidates.len() < MIN_AUTOMATON_CANDIDATES {
+            Chunk::Fallback(Fallback::new(self.rules, &candidates))
+        } else {
+            match Automaton::new(self.rules, &candidates) {
+                Some(automaton) => Chunk::Automaton(Box::new(automaton)),
+                None => Chunk::Fallback(Fallback::new(self.rules, &candidates)),
+            }
         };
-        self.chunks.push(Chunk { candidates, engine });
+        self.chunks.push(chunk);
     }
 }
 
 /// The matcher for candidates that do not go into an automaton. Candidates are scanned in rank
 /// order with the linear wildcard matcher, except that when there are many wildcard-free
 /// patterns, those are looked up by the path's prefixes in hash tables instead.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Fallback {
     literals: Option<Box<Literals>>,
-    /// Candidates to scan, best first.
-    scan: Box<[Candidate]>,
+    scan: Scan,
+}
+
+/// Candidates scanned best first, with their pattern bodies copied side by side so that a scan
+/// reads one block of memory instead of chasing each rule.
+#[derive(Debug)]
+struct Scan {
+    entries: Box<[ScanEntry]>,
+    bodies: Box<[u8]>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct ScanEntry {
+    candidate: Candidate,
+    /// Where the pattern body ends in `bodies`; it starts where the previous one ends.
+    end: usize,
+    anchored_end: bool,
+    /// Whether the body has a `*`; most do not, and those are a plain comparison.
+    wildcard: bool,
+}
+
+impl Scan {
+    fn new<'c>(rules: &[Rule], candidates: impl Iterator<Item = &'c Candidate>) -> Scan {
+        let mut entries = Vec::new();
+        let mut bodies = Vec::new();
+        for candidate in candidates {
+            let (body, anchored_end) = candidate.parts(rules);
+            bodies.extend_from_slice(body);
+            entries.push(ScanEntry {
+                candidate: *candidate,
+                end: bodies.len(),
+                anchored_end,
+                wildcard: body.contains(&b'*'),
+            });
+        }
+        Scan {
+            entries: entries.into_boxed_slice(),
+            bodies: bodies.into_boxed_slice(),
+        }
+    }
+
+    /// The first candidate that matches `path`, which is the best since they are in rank order.
+    fn first(&self, path: &[u8]) -> Option<Candidate> {
+        let mut start = 0;
+        for entry in &self.entries {
+            let body = self.bodies.get(start..entry.end).unwrap_or_default();
+            start = entry.end;
+            let matched = match (entry.wildcard, entry.anchored_end) {
+                (true, _) => glob_matches_parts(body, entry.anchored_end, path),
+                (false, false) => path.starts_with(body),
+                (false, true) => path == body,
+            };
+            if matched {
+                return Some(entry.candidate);
+            }
+        }
+        None
+    }
 }
 
 /// Wildcard-free patterns by their bytes, with the best candidate for each.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 struct Literals {
     /// Patterns matched as prefixes.
     prefixes: HashMap<Box<[u8]>, Candidate>,
@@ -271,14 +324,18 @@ impl Fallback {
         if candidates.iter().filter(is_literal).count() < MIN_LITERAL_TABLE {
             return Fallback {
                 literals: None,
-                scan: candidates.into(),
+                scan: Scan::new(rules, candidates.iter()),
             };
         }
         let mut literals = Literals::default();
         // Candidates come best first, so the first one stored under a pattern is its winner.
         for candidate in candidates.iter().filter(is_literal) {
             let (body, anchored_end) = candidate.parts(rules);
-            let table = if anchored_end { &mut literals.exact } else { &mut literals.prefixes };
+            let table = if anchored_end {
+                &mut literals.exact
+            } else {
+                &mut literals.prefixes
+            };
             table.entry(body.into()).or_insert(*candidate);
         }
         let mut lengths: Vec<usize> = literals.prefixes.keys().map(|key| key.len()).collect();
@@ -287,16 +344,12 @@ impl Fallback {
         literals.lengths = lengths.into_boxed_slice();
         Fallback {
             literals: Some(Box::new(literals)),
-            scan: candidates.iter().filter(|c| !is_literal(c)).copied().collect(),
+            scan: Scan::new(rules, candidates.iter().filter(|c| !is_literal(c))),
         }
     }
 
-    fn best(&self, rules: &[Rule], path: &[u8]) -> Option<Candidate> {
-        let scanned = self
-            .scan
-            .iter()
-            .find(|candidate| candidate.matches(rules, path))
-            .copied();
+    fn best(&self, path: &[u8]) -> Option<Candidate> {
+        let scanned = self.scan.first(path);
         let Some(literals) = &self.literals else {
             return scanned;
         };
@@ -352,71 +405,118 @@ fn regex_source(body: &[u8], anchored_end: bool) -> String {
     source
 }
 
-fn build_automaton(rules: &[Rule], candidates: &[Candidate]) -> Option<meta::Regex> {
-    let sources: Vec<String> = candidates
-        .iter()
-        .map(|candidate| {
-            let (body, anchored_end) = candidate.parts(rules);
-            regex_source(body, anchored_end)
+type CachePool = Pool<Cache, Box<dyn Fn() -> Cache + Send + Sync>>;
+
+/// A lazy DFA over a chunk's patterns, with one cache per thread that searches it.
+struct Automaton {
+    dfa: DFA,
+    caches: CachePool,
+    /// The candidates, in pattern ID order.
+    candidates: Box<[Candidate]>,
+}
+
+impl std::fmt::Debug for Automaton {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Automaton")
+            .field("patterns", &self.dfa.pattern_len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Automaton {
+    /// Builds the automaton of `candidates`, or `None` when it exceeds the budget.
+    fn new(rules: &[Rule], candidates: &[Candidate]) -> Option<Automaton> {
+        let sources: Vec<String> = candidates
+            .iter()
+            .map(|candidate| {
+                let (body, anchored_end) = candidate.parts(rules);
+                regex_source(body, anchored_end)
+            })
+            .collect();
+        let nfa = thompson::Compiler::new()
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
+            .configure(
+                thompson::Config::new()
+                    .which_captures(WhichCaptures::None)
+                    .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
+            )
+            .build_many(&sources)
+            .ok()?;
+        let dfa = DFA::builder()
+            .configure(
+                DFA::config()
+                    .match_kind(MatchKind::All)
+                    .cache_capacity(DFA_CACHE_CAPACITY),
+            )
+            .build_from_nfa(nfa)
+            .ok()?;
+        let factory = dfa.clone();
+        let create: Box<dyn Fn() -> Cache + Send + Sync> = Box::new(move || factory.create_cache());
+        Some(Automaton {
+            dfa,
+            caches: Pool::new(create),
+            candidates: candidates.into(),
         })
-        .collect();
-    meta::Regex::builder()
-        .syntax(syntax::Config::new().unicode(false).utf8(false))
-        .configure(
-            meta::Regex::config()
-                .match_kind(MatchKind::All)
-                .utf8_empty(false)
-                .auto_prefilter(false)
-                .which_captures(WhichCaptures::None)
-                .nfa_size_limit(Some(NFA_SIZE_LIMIT))
-                .hybrid_cache_capacity(HYBRID_CACHE_CAPACITY)
-                // The lazy DFA is as fast once warm; a full DFA only adds build time.
-                .dfa(false)
-                .onepass(false)
-                .backtrack(false),
-        )
-        .build_many(&sources)
-        .ok()
+    }
+
+    /// The smallest pattern ID that matches `path` from its start, in one overlapping walk.
+    ///
+    /// A DFA enters a match state one byte after the match ends, so every match of an anchored
+    /// pattern shows up as a match state on the way or at the end-of-input transition. An error
+    /// means the lazy DFA gave up; the caller then scans the chunk instead.
+    fn first_match(&self, path: &[u8]) -> Result<Option<usize>, CacheError> {
+        let dfa = &self.dfa;
+        let mut guard = self.caches.get();
+        let cache: &mut Cache = &mut guard;
+        let input = Input::new(path).anchored(Anchored::Yes);
+        let Ok(mut state) = dfa.start_state_forward(cache, &input) else {
+            return Ok(None);
+        };
+        let smallest = |state: LazyStateID, cache: &Cache| {
+            (0..dfa.match_len(cache, state))
+                .map(|index| dfa.match_pattern(cache, state, index).as_usize())
+                .min()
+        };
+        let mut best: Option<usize> = None;
+        for &byte in path {
+            state = dfa.next_state(cache, state, byte)?;
+            if state.is_tagged() {
+                if state.is_dead() {
+                    return Ok(best);
+                }
+                if state.is_match() {
+                    best = min_some(best, smallest(state, cache));
+                }
+            }
+        }
+        state = dfa.next_eoi_state(cache, state)?;
+        if state.is_match() {
+            best = min_some(best, smallest(state, cache));
+        }
+        Ok(best)
+    }
+}
+
+fn min_some(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 impl Chunk {
     fn best(&self, rules: &[Rule], path: &[u8]) -> Option<Candidate> {
-        match &self.engine {
-            Engine::Fallback(fallback) => fallback.best(rules, path),
-            Engine::Automaton(regex) => {
-                let first = first_match(regex, path)?;
-                self.candidates.get(first).copied()
-            }
+        match self {
+            Chunk::Fallback(fallback) => fallback.best(path),
+            Chunk::Automaton(automaton) => match automaton.first_match(path) {
+                Ok(first) => first.and_then(|index| automaton.candidates.get(index).copied()),
+                Err(_) => automaton
+                    .candidates
+                    .iter()
+                    .find(|candidate| candidate.matches(rules, path))
+                    .copied(),
+            },
         }
-    }
-}
-
-/// The smallest pattern ID of `regex` that matches `path` from its start.
-fn first_match(regex: &meta::Regex, path: &[u8]) -> Option<usize> {
-    let input = Input::new(path).anchored(Anchored::Yes);
-    let search = |set: &mut PatternSet| {
-        regex.which_overlapping_matches(&input, set);
-        if set.is_empty() {
-            return None;
-        }
-        let first = set.iter().next().map(|id| id.as_usize());
-        set.clear();
-        first
-    };
-    let capacity = regex.pattern_len().next_power_of_two();
-    let slot = capacity.trailing_zeros() as usize;
-    let reused = MATCH_SETS.try_with(|cell| {
-        let mut sets = cell.try_borrow_mut().ok()?;
-        if sets.len() <= slot {
-            sets.resize_with(slot + 1, || None);
-        }
-        let set = sets.get_mut(slot)?.get_or_insert_with(|| PatternSet::new(capacity));
-        Some(search(set))
-    });
-    match reused {
-        Ok(Some(first)) => first,
-        // Only while the thread shuts down: a set of our own is correct, just slower.
-        _ => search(&mut PatternSet::new(regex.pattern_len())),
     }
 }
 
@@ -579,20 +679,13 @@ mod tests {
         let automata = |m: &GroupMatcher| {
             m.chunks
                 .iter()
-                .filter(|c| matches!(c.engine, Engine::Automaton(_)))
+                .filter(|c| matches!(c, Chunk::Automaton(_)))
                 .count()
         };
         assert!(automata(&full) >= 3);
-        assert!(
-            full.chunks
-                .iter()
-                .any(|c| matches!(c.engine, Engine::Fallback(_)))
-        );
+        assert!(full.chunks.iter().any(|c| matches!(c, Chunk::Fallback(_))));
         assert!(automata(&partial) >= 1);
-        assert!(matches!(
-            partial.chunks.last().map(|c| &c.engine),
-            Some(Engine::Fallback(_))
-        ));
+        assert!(matches!(partial.chunks.last(), Some(Chunk::Fallback(_))));
         assert_eq!(automata(&none), 0);
         let mut paths: Vec<Vec<u8>> = Vec::new();
         for a in 0..12 {
@@ -632,7 +725,7 @@ mod tests {
         let engines: Vec<bool> = all
             .chunks
             .iter()
-            .map(|c| matches!(c.engine, Engine::Automaton(_)))
+            .map(|c| matches!(c, Chunk::Automaton(_)))
             .collect();
         assert_eq!(engines, [false, true]);
         let mut path = oversized.clone();
@@ -641,13 +734,7 @@ mod tests {
         assert_eq!(winner(&all, &rules, b"/x3/y"), Some((3, false)));
 
         let few = GroupMatcher::new(&rules, 0..3, GROUP_AUTOMATON_BYTES);
-        assert!(matches!(
-            few.chunks[..],
-            [Chunk {
-                engine: Engine::Fallback(_),
-                ..
-            }]
-        ));
+        assert!(matches!(few.chunks[..], [Chunk::Fallback(_)]));
         assert_eq!(winner(&few, &rules, b"/x2"), Some((2, false)));
     }
 }

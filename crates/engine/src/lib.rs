@@ -33,6 +33,8 @@
 //! assert!(!robots.verdict(&other, b"/").allowed);
 //! ```
 
+#![warn(missing_docs)]
+
 mod compile;
 mod legacy;
 mod parse;

@@ -1,5 +1,5 @@
-//! Rule patterns: escaping (rep-reference section 8), the index.htm rewrite (section 9) and a
-//! linear wildcard matcher (section 7) used when a group is too big for an automaton.
+//! Rule patterns: escaping (rep-reference section 8), the index.htm rewrite (section 9) and the
+//! linear wildcard matcher (section 7) of candidates kept out of automata.
 
 use std::borrow::Cow;
 
@@ -79,12 +79,7 @@ pub(crate) fn index_htm_prefix(pattern: &[u8]) -> Option<usize> {
         .then_some(slash + 1)
 }
 
-/// Whether `pattern` matches `path` under Google's rules: anchored at the path start, a prefix
-/// match, `*` matches any run of bytes and a final `$` anchors the end.
-///
-/// Each `*`-separated literal is found at its leftmost position after the previous one. For a
-/// pattern that is matched as a prefix, an earliest placement never rules out a later literal, so
-/// this needs no backtracking and costs at most O(path × pattern).
+/// [`glob_matches_parts`] on a whole pattern, its final `$` included.
 #[cfg(test)]
 pub(crate) fn glob_matches(pattern: &[u8], path: &[u8]) -> bool {
     match pattern.split_last() {
@@ -93,7 +88,13 @@ pub(crate) fn glob_matches(pattern: &[u8], path: &[u8]) -> bool {
     }
 }
 
-/// [`glob_matches`] with the end anchor given apart from the pattern body.
+/// Whether a pattern matches `path` under Google's rules: anchored at the path start, a prefix
+/// match unless `anchored_end` (the pattern's final `$`, removed from `body`), and `*` matching
+/// any run of bytes.
+///
+/// Each `*`-separated literal is found at its leftmost position after the previous one. An
+/// earliest placement never rules out a later literal, so this needs no backtracking and costs
+/// at most O(path × pattern).
 pub(crate) fn glob_matches_parts(body: &[u8], anchored_end: bool, path: &[u8]) -> bool {
     let mut literals = body.split(|byte| *byte == b'*');
     let first = literals.next().unwrap_or_default();

@@ -244,6 +244,9 @@ impl Robots {
 
     fn matcher(&self, group: GroupId) -> Option<&GroupMatcher> {
         let slot = self.matchers.get(group as usize)?;
+        if let Some(matcher) = slot.get() {
+            return Some(matcher);
+        }
         let rules = self.groups.get(group as usize)?.rules.clone();
         Some(slot.get_or_init(|| GroupMatcher::new(&self.rules, rules, self.automaton_budget)))
     }

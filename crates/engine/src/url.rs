@@ -22,21 +22,22 @@ use std::borrow::Cow;
 pub fn path_params_query(url: &[u8]) -> Cow<'_, [u8]> {
     let search_start = if url.starts_with(b"//") { 2 } else { 0 };
     let tail = url.get(search_start..).unwrap_or_default();
-    let early_path = tail.iter().position(|b| is_path_start(*b));
-    let scheme_end = memchr::memchr_iter(b':', tail)
-        .find(|&colon| tail.get(colon + 1..colon + 3) == Some(b"//".as_slice()));
-    // `://` only marks a scheme when it comes before any path, parameter or query.
-    let authority_start = match (scheme_end, early_path) {
-        (Some(scheme), Some(path)) if path < scheme => 0,
-        (Some(scheme), _) => scheme + 3,
-        (None, _) => 0,
-    };
-    let Some(path_start) = tail
-        .get(authority_start..)
-        .and_then(|rest| rest.iter().position(|b| is_path_start(*b)))
-        .map(|offset| authority_start + offset)
-    else {
+    let Some(early_path) = find_path_start(tail) else {
         return Cow::Borrowed(b"/");
+    };
+    // `://` only marks a scheme when it comes before any path, parameter or query; its first
+    // slash is then the first of those bytes.
+    let has_scheme = early_path > 0
+        && tail.get(early_path - 1) == Some(&b':')
+        && tail.get(early_path..early_path + 2) == Some(b"//".as_slice());
+    let path_start = if has_scheme {
+        let authority = early_path + 2;
+        match tail.get(authority..).and_then(find_path_start) {
+            Some(offset) => authority + offset,
+            None => return Cow::Borrowed(b"/"),
+        }
+    } else {
+        early_path
     };
     let path_end = match memchr::memchr(b'#', tail) {
         Some(hash) if hash < path_start => return Cow::Borrowed(b"/"),
@@ -54,8 +55,9 @@ pub fn path_params_query(url: &[u8]) -> Cow<'_, [u8]> {
     }
 }
 
-fn is_path_start(byte: u8) -> bool {
-    matches!(byte, b'/' | b'?' | b';')
+/// The first `/`, `?` or `;`.
+fn find_path_start(bytes: &[u8]) -> Option<usize> {
+    memchr::memchr3(b'/', b'?', b';', bytes)
 }
 
 #[cfg(test)]
@@ -101,6 +103,12 @@ mod tests {
             (b"http:///a", b"/a"),
             (b"#/a", b"/"),
             (b"/\xFF\x00", b"/\xFF\x00"),
+            (b"http:/a", b"/a"),
+            (b"a:///b", b"/b"),
+            (b"://x", b"/"),
+            (b"x://", b"/"),
+            (b"a:/b://c/d", b"/b://c/d"),
+            (b"ftp://h?q", b"/?q"),
         ];
         for (url, expected) in cases {
             assert_eq!(&*path_params_query(url), *expected, "url {url:?}");

@@ -383,3 +383,104 @@ fn each_known_defect_of_robotstxt_is_a_departure_from_google() {
         );
     }
 }
+
+/// The shared corpus of real robots.txt files, beside the repository.
+const REAL_CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/data/robots/protego_real_robots_4231.tar.gz"
+);
+
+/// Paths derived from a file's own rules, so that most URLs meet a matching rule.
+fn urls_for(robots: &Robots) -> Vec<String> {
+    let mut paths: Vec<String> = robots
+        .rules()
+        .iter()
+        .filter(|rule| !rule.pattern.is_empty())
+        .take(12)
+        .flat_map(|rule| {
+            let pattern = String::from_utf8_lossy(&rule.pattern).into_owned();
+            let plain = pattern.trim_end_matches('$').replace('*', "x");
+            [
+                plain.clone(),
+                format!("{plain}/more?q=1"),
+                plain.chars().take(4).collect(),
+            ]
+        })
+        .collect();
+    paths.extend(["/", "/index.html", "/search?q=a", "/a/b/c.php?x=1"].map(str::to_owned));
+    paths
+        .into_iter()
+        .map(|path| format!("https://example.com/{}", path.trim_start_matches('/')))
+        .collect()
+}
+
+/// Every real file of the shared corpus: the engine agrees with the reference model, and every
+/// disagreement of `robotstxt` is explained by its known defects. Needs the corpus and a few
+/// minutes in a debug build: `cargo test --release -p robots-audit-engine -- --ignored`.
+#[test]
+#[ignore = "needs the shared corpus; slow in debug builds"]
+fn real_files_agree_with_the_reference() {
+    let archive = std::path::Path::new(REAL_CORPUS);
+    if !archive.is_file() {
+        eprintln!("skipped: {REAL_CORPUS} is missing");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let status = std::process::Command::new("tar")
+        .arg("-xzf")
+        .arg(archive)
+        .arg("-C")
+        .arg(dir.path())
+        .status()
+        .expect("tar runs");
+    assert!(status.success(), "tar failed");
+    let mut files: Vec<_> = std::fs::read_dir(dir.path().join("test_data"))
+        .expect("unpacked corpus")
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .collect();
+    files.sort();
+    let (mut checked, mut explained) = (0usize, BTreeMap::<String, usize>::new());
+    for file in &files {
+        let body = std::fs::read(file).expect("readable file");
+        let robots = Robots::parse(&body);
+        let urls = urls_for(&robots);
+        for agent in ["Googlebot", "FooBot"] {
+            let ours: Vec<bool> = urls
+                .iter()
+                .map(|url| engine_allowed(&robots, agent, url))
+                .collect();
+            for (url, ours) in urls.iter().zip(&ours) {
+                let google = common::google(&body, &[agent.as_bytes()], url.as_bytes());
+                assert_eq!(*ours, google.allowed, "{} {agent} {url}", file.display());
+                checked += 1;
+            }
+            let Ok(text) = std::str::from_utf8(&body) else {
+                continue;
+            };
+            // The crate counts the line cap in chars but slices bytes, so a long line with
+            // multi-byte characters makes it panic (rep-reference §2: the cap is 16,663 bytes).
+            let theirs = std::panic::catch_unwind(|| {
+                urls.iter()
+                    .map(|url| crate_allowed(text, agent, url))
+                    .collect::<Vec<bool>>()
+            });
+            let Ok(theirs) = theirs else {
+                *explained
+                    .entry("panics_on_long_multibyte_line".to_owned())
+                    .or_default() += 1;
+                continue;
+            };
+            if ours != theirs {
+                let class = explain(text, agent, &urls, &theirs);
+                let class =
+                    class.unwrap_or_else(|| panic!("unexplained: {} {agent}", file.display()));
+                *explained.entry(class).or_default() += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{} files, {checked} verdicts; robotstxt disagreements: {explained:?}",
+        files.len()
+    );
+    assert!(files.len() > 4_000);
+}

@@ -206,7 +206,7 @@ proptest! {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 20_000,
+        cases: 10_000,
         failure_persistence: None,
         ..ProptestConfig::default()
     })]

@@ -9,6 +9,7 @@ use crate::formats::header::Layout;
 use crate::formats::json::{self, FieldMap, JsonParser};
 use crate::formats::{alb, cloudfront, crawl, w3c};
 use crate::record::Request;
+use crate::time::ClfMinute;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -261,6 +262,7 @@ impl Scratch {
 #[derive(Debug, Clone, Default)]
 pub struct BlockState {
     pub(crate) layout: Option<Layout>,
+    pub(crate) clf_minute: ClfMinute,
 }
 
 impl BlockState {
@@ -328,7 +330,10 @@ impl LineParser {
             Kind::W3c | Kind::Cloudfront => block.header.as_deref().map(Layout::parse),
             _ => None,
         };
-        BlockState { layout }
+        BlockState {
+            layout,
+            clf_minute: ClfMinute::default(),
+        }
     }
 
     /// Parses one line (with or without its `\n` or `\r\n`). `Ok(None)` for a blank line, a
@@ -352,7 +357,7 @@ impl LineParser {
             Kind::W3c => w3c::parse(line, state),
             Kind::Cloudfront => cloudfront::parse(line, state),
             _ if line.starts_with(b"#") => Ok(None),
-            Kind::Clf(layout) => clf::parse(line, *layout).map(Some),
+            Kind::Clf(layout) => clf::parse(line, *layout, &mut state.clf_minute).map(Some),
             Kind::Alb => alb::parse(line).map(Some),
             Kind::Json(parser) => parser.parse(line, scratch).map(Some),
             Kind::Crawl(parser) if line.trim_ascii_start().starts_with(b"{") => {

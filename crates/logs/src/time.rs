@@ -191,6 +191,38 @@ pub fn clf(bytes: &[u8]) -> Option<Timestamp> {
     }
 }
 
+/// The minute of the last 26-byte CLF time read. Neighbouring lines of a log mostly share
+/// their minute, and then only the seconds need reading: the date and zone arithmetic is done
+/// once per minute instead of once per line.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ClfMinute {
+    /// The time as written with its seconds replaced by `00`, and the UTC second it stands for.
+    last: Option<([u8; 26], i64)>,
+}
+
+impl ClfMinute {
+    /// [`clf`], answered from the remembered minute when `bytes` falls in it.
+    pub(crate) fn clf(&mut self, bytes: &[u8]) -> Option<Timestamp> {
+        let Ok(fixed) = <&[u8; 26]>::try_from(bytes) else {
+            return clf_general(bytes);
+        };
+        let mut minute = *fixed;
+        minute[18..20].copy_from_slice(b"00");
+        // A leap second (:60) is folded into :59, as the full reading does.
+        let second = two(fixed, 18)
+            .filter(|&s| s <= 60)
+            .map(|s| i64::from(s.min(59)));
+        if let Some((last, start)) = &self.last
+            && *last == minute
+        {
+            return Timestamp::from_second(start + second?).ok();
+        }
+        let time = clf_fixed(fixed)?;
+        self.last = second.map(|second| (minute, time.as_second() - second));
+        Some(time)
+    }
+}
+
 /// The usual 26-byte CLF time, read at fixed positions: this runs once per line of most logs.
 fn clf_fixed(b: &[u8; 26]) -> Option<Timestamp> {
     if b[2] != b'/'
@@ -550,6 +582,28 @@ mod tests {
                 offset_minutes.abs() % 60,
             );
             prop_assert_eq!(clf(text.as_bytes()), Some(instant), "{}", text);
+        }
+
+        #[test]
+        fn the_minute_cache_agrees_with_clf(
+            start in 0i64..4_000_000_000,
+            steps in proptest::collection::vec((0i64..200, 0usize..4), 1..40),
+        ) {
+            let mut cache = ClfMinute::default();
+            let mut seconds = start;
+            for (step, damage) in steps {
+                seconds += step;
+                let local = Timestamp::from_second(seconds).unwrap().to_zoned(jiff::tz::TimeZone::UTC);
+                let mut text = local.strftime("%d/%b/%Y:%H:%M:%S +0000").to_string().into_bytes();
+                // Seconds a log should not hold, and a damaged digit.
+                match damage {
+                    1 => text[18..20].copy_from_slice(b"60"),
+                    2 => text[18..20].copy_from_slice(b"61"),
+                    3 => text[19] = b'x',
+                    _ => {}
+                }
+                prop_assert_eq!(cache.clf(&text), clf(&text), "{}", String::from_utf8_lossy(&text));
+            }
         }
 
         #[test]

@@ -8,7 +8,7 @@
 use crate::format::{Format, SkipReason};
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text, TextEncoding};
-use crate::time;
+use crate::time::ClfMinute;
 
 /// Which of the CLF family a parser reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,8 +48,13 @@ fn quoted_text(field: &[u8], escaped: bool) -> Text<'_> {
     }
 }
 
-/// Parses one line (without its line end).
-pub(crate) fn parse(line: &[u8], layout: ClfLayout) -> Result<Request<'_>, SkipReason> {
+/// Parses one line (without its line end). `minute` carries the time of the line before, which
+/// the next line usually shares its minute with.
+pub(crate) fn parse<'a>(
+    line: &'a [u8],
+    layout: ClfLayout,
+    minute: &mut ClfMinute,
+) -> Result<Request<'a>, SkipReason> {
     let line = line.trim_ascii_end();
     let (origin, rest) = if layout.vhost {
         let (vhost, rest) = lex::token(line);
@@ -82,7 +87,7 @@ pub(crate) fn parse(line: &[u8], layout: ClfLayout) -> Result<Request<'_>, SkipR
         _ => memchr::memchr(b']', after_open).ok_or(SkipReason::BadTime)?,
     };
     let (time_field, rest) = after_open.split_at(close);
-    let time = time::clf(time_field).ok_or(SkipReason::BadTime)?;
+    let time = minute.clf(time_field).ok_or(SkipReason::BadTime)?;
     let rest = rest.strip_prefix(b"] ").ok_or(SkipReason::MissingField)?;
     if !rest.starts_with(b"\"") {
         return Err(SkipReason::BadRequestLine);
@@ -147,6 +152,7 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
             vhost,
             require_agent: false,
         },
+        &mut ClfMinute::default(),
     )
     .ok()?;
     let combined = parse(
@@ -155,6 +161,7 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
             vhost,
             require_agent: true,
         },
+        &mut ClfMinute::default(),
     )
     .is_ok();
     Some(match (vhost, combined) {
@@ -184,7 +191,7 @@ mod tests {
     #[test]
     fn the_apache_documentation_example() {
         let line = br#"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)""#;
-        let request = parse(line, COMBINED).unwrap();
+        let request = parse(line, COMBINED, &mut ClfMinute::default()).unwrap();
         assert_eq!(request.time.to_string(), "2000-10-10T20:55:36Z");
         assert_eq!(request.client_ip, b"127.0.0.1");
         assert_eq!(request.method, b"GET");
@@ -232,7 +239,7 @@ mod tests {
             (b"", COMBINED, Err(SkipReason::MissingField)),
         ];
         for (line, layout, want) in cases {
-            let got = parse(line, *layout)
+            let got = parse(line, *layout, &mut ClfMinute::default())
                 .map(|r| (r.client_ip, r.target, r.status, r.bytes, r.user_agent.raw));
             assert_eq!(&got, want, "{}", String::from_utf8_lossy(line));
         }
@@ -241,7 +248,7 @@ mod tests {
     #[test]
     fn vhost_fields_become_the_origin() {
         let line = br#"www.example.com:8080 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
-        let request = parse(line, VHOST).unwrap();
+        let request = parse(line, VHOST, &mut ClfMinute::default()).unwrap();
         assert_eq!(
             request.origin,
             OriginParts {
@@ -251,7 +258,7 @@ mod tests {
             }
         );
         let line = br#"www.example.com 1.2.3.4 - theuser [10/Feb/2012:16:42:07 -0500] "GET / HTTP/1.0" 301 368"#;
-        let request = parse(line, VHOST).unwrap();
+        let request = parse(line, VHOST, &mut ClfMinute::default()).unwrap();
         assert_eq!(request.origin.host, Some(&b"www.example.com"[..]));
         assert_eq!(ClfLayout::of(Format::VhostCombined), VHOST);
         assert_eq!(ClfLayout::of(Format::Combined), COMBINED);
@@ -263,7 +270,9 @@ mod tests {
     fn escaped_user_agents_say_so() {
         let line =
             br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "a \"b\"""#;
-        let agent = parse(line, COMBINED).unwrap().user_agent;
+        let agent = parse(line, COMBINED, &mut ClfMinute::default())
+            .unwrap()
+            .user_agent;
         assert_eq!(agent.encoding, TextEncoding::Backslash);
         assert_eq!(&*agent.decode(), br#"a "b""#);
     }
