@@ -25,14 +25,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::sys::resource::{UsageWho, getrusage};
+use nix::sys::time::TimeValLike;
 
 /// The program under test, built by cargo with the bench profile.
 const AUDIT: &str = env!("CARGO_BIN_EXE_robots-audit");
 
-/// Reads as the audit's reader does: a 256 KiB buffer under the decompressor, 64 KiB asked of it
+/// Reads as the audit's reader does: a 256 KiB buffer under the decompressor, 256 KiB asked of it
 /// per read. Kept equal to `robots_audit_logs`, so the floor is the same decoding work.
 const INPUT_BUFFER: usize = 256 * 1024;
-const READ_SIZE: usize = 64 * 1024;
+const READ_SIZE: usize = 256 * 1024;
 
 /// The shape of the synthetic night.
 const ORIGINS: &str = "50";
@@ -134,8 +135,8 @@ fn count(mut input: impl Read) -> io::Result<u64> {
 // ---------------------------------------------------------------------------------------------
 // Measuring one run.
 
-/// `--measure PROGRAM ARGS...`: runs the program and prints `<wall ns> <peak RSS KiB>` on the
-/// first line, then what the program printed. Being the only child of this process is what
+/// `--measure PROGRAM ARGS...`: runs the program and prints `<wall ns> <CPU ns> <peak RSS KiB>`
+/// on the first line, then what the program printed. Being the only child of this process is what
 /// makes `RUSAGE_CHILDREN` the program's own peak.
 fn measure(args: &[OsString]) -> Result<(), Failure> {
     let (program, rest) = args.split_first().ok_or("--measure needs a program")?;
@@ -149,8 +150,10 @@ fn measure(args: &[OsString]) -> Result<(), Failure> {
     if !output.status.success() {
         return Err(format!("{} failed: {}", program.to_string_lossy(), output.status).into());
     }
-    let rss = getrusage(UsageWho::RUSAGE_CHILDREN)?.max_rss();
-    println!("{} {rss}", wall.as_nanos());
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN)?;
+    let micros = usage.user_time().num_microseconds() + usage.system_time().num_microseconds();
+    let cpu = Duration::from_micros(u64::try_from(micros).unwrap_or(0));
+    println!("{} {} {}", wall.as_nanos(), cpu.as_nanos(), usage.max_rss());
     print!("{}", String::from_utf8_lossy(&output.stdout));
     Ok(())
 }
@@ -159,6 +162,8 @@ fn measure(args: &[OsString]) -> Result<(), Failure> {
 #[derive(Debug, Clone, Copy)]
 struct Sample {
     wall: Duration,
+    /// User and system time: what the run cost, however busy the machine was.
+    cpu: Duration,
     rss_kib: u64,
 }
 
@@ -176,10 +181,11 @@ fn run(program: &Path, args: &[OsString]) -> Result<(Sample, String), Failure> {
     }
     let (first, rest) = stdout.split_once('\n').unwrap_or((&stdout, ""));
     let mut fields = first.split(' ').map(str::parse::<u64>);
-    match (fields.next(), fields.next()) {
-        (Some(Ok(nanos)), Some(Ok(rss_kib))) => Ok((
+    match (fields.next(), fields.next(), fields.next()) {
+        (Some(Ok(wall)), Some(Ok(cpu)), Some(Ok(rss_kib))) => Ok((
             Sample {
-                wall: Duration::from_nanos(nanos),
+                wall: Duration::from_nanos(wall),
+                cpu: Duration::from_nanos(cpu),
                 rss_kib,
             },
             rest.to_owned(),
@@ -328,7 +334,12 @@ impl Contender {
         })
     }
 
-    fn audit(label: &str, data: &DataSet, out: &Path, extra: &[&str]) -> Result<Contender, Failure> {
+    fn audit(
+        label: &str,
+        data: &DataSet,
+        out: &Path,
+        extra: &[&str],
+    ) -> Result<Contender, Failure> {
         Ok(Contender {
             label: label.to_owned(),
             program: PathBuf::from(AUDIT),
@@ -353,10 +364,20 @@ impl Contender {
         Ok(())
     }
 
+    /// The median wall time of the rounds.
     fn median(&self) -> Duration {
-        let mut walls: Vec<Duration> = self.samples.iter().map(|s| s.wall).collect();
-        walls.sort();
-        walls.get(walls.len() / 2).copied().unwrap_or_default()
+        self.median_of(|s| s.wall)
+    }
+
+    /// The median CPU time of the rounds.
+    fn median_cpu(&self) -> Duration {
+        self.median_of(|s| s.cpu)
+    }
+
+    fn median_of(&self, measure: impl Fn(&Sample) -> Duration) -> Duration {
+        let mut values: Vec<Duration> = self.samples.iter().map(measure).collect();
+        values.sort();
+        values.get(values.len() / 2).copied().unwrap_or_default()
     }
 
     /// The spread of the rounds, (max - min) / median.
@@ -436,7 +457,12 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
     };
     let two = ["--threads", "2"];
     let floor_gzip = add(Contender::floor("floor gzip", &gzip, 1)?);
-    let audit_gzip = add(Contender::audit("audit gzip", &gzip, &out.join("gzip"), &two)?);
+    let audit_gzip = add(Contender::audit(
+        "audit gzip",
+        &gzip,
+        &out.join("gzip"),
+        &two,
+    )?);
     let decisions = add(Contender::audit(
         "audit gzip --decisions",
         &gzip,
@@ -444,9 +470,19 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
         &["--threads", "2", "--decisions"],
     )?);
     let floor_zstd = add(Contender::floor("floor zstd", &zstd, 1)?);
-    let audit_zstd = add(Contender::audit("audit zstd", &zstd, &out.join("zstd"), &two)?);
+    let audit_zstd = add(Contender::audit(
+        "audit zstd",
+        &zstd,
+        &out.join("zstd"),
+        &two,
+    )?);
     let floor_plain = add(Contender::floor("floor plain", &plain, 1)?);
-    let audit_plain = add(Contender::audit("audit plain", &plain, &out.join("plain"), &two)?);
+    let audit_plain = add(Contender::audit(
+        "audit plain",
+        &plain,
+        &out.join("plain"),
+        &two,
+    )?);
     let floor_eight_1 = add(Contender::floor("floor 8 gzip, 1 thread", &eight, 1)?);
     let eight_1 = add(Contender::audit(
         "audit 8 gzip --threads 1",
@@ -473,12 +509,15 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
     for round in 1..=options.rounds {
         for contender in &mut contenders {
             contender.run_once()?;
-            eprintln!(
-                "round {round}/{}: {:<26} {:>7.3} s",
-                options.rounds,
-                contender.label,
-                contender.samples.last().map_or(0.0, |s| s.wall.as_secs_f64())
-            );
+            if let Some(sample) = contender.samples.last() {
+                eprintln!(
+                    "round {round}/{}: {:<26} {:>7.3} s, CPU {:.3} s",
+                    options.rounds,
+                    contender.label,
+                    secs(sample.wall),
+                    secs(sample.cpu)
+                );
+            }
         }
     }
     let load_after = load_average();
@@ -494,7 +533,11 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
         case("plain, 1 file", floor_plain, audit_plain),
         case("gzip, 8 files, `--threads 1`", floor_eight_1, eight_1),
         case("gzip, 8 files, `--threads 2`", floor_eight_2, eight_2),
-        case("gzip, 1 file, 1/4 of the lines", floor_quarter, audit_quarter),
+        case(
+            "gzip, 1 file, 1/4 of the lines",
+            floor_quarter,
+            audit_quarter,
+        ),
     ];
     let wall = |i: usize| secs(contenders[i].median());
     let plain_rate = contenders[audit_plain].lines as f64 / wall(audit_plain);
@@ -540,7 +583,10 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
         Target::new(
             "`--decisions`: extra wall time",
             "<= +30%",
-            format!("{:+.0}%", (wall(decisions) / wall(audit_gzip) - 1.0) * 100.0),
+            format!(
+                "{:+.0}%",
+                (wall(decisions) / wall(audit_gzip) - 1.0) * 100.0
+            ),
             wall(decisions) / wall(audit_gzip) <= 1.30,
         ),
     ];
@@ -602,14 +648,15 @@ fn secs(d: Duration) -> f64 {
 fn report(header: &str, contenders: &[Contender], cases: &[Case], targets: &[Target]) -> String {
     let mut text = format!("\n{header}\n\n");
     text.push_str(
-        "| case | lines | floor (s) | audit (s) | audit / floor | lines/s | spread | peak RSS (MiB) |\n",
+        "| case | lines | floor (s) | audit (s) | audit / floor | lines/s | spread \
+         | floor CPU (s) | audit CPU (s) | peak RSS (MiB) |\n",
     );
-    text.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    text.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for case in cases {
         let (floor, audit) = (&contenders[case.floor], &contenders[case.audit]);
         let _ = writeln!(
             text,
-            "| {} | {} | {:.3} | {:.3} | {:.2} | {:.2} M | {:.0}% | {:.1} |",
+            "| {} | {} | {:.3} | {:.3} | {:.2} | {:.2} M | {:.0}% | {:.3} | {:.3} | {:.1} |",
             case.label,
             audit.lines,
             secs(floor.median()),
@@ -617,6 +664,8 @@ fn report(header: &str, contenders: &[Contender], cases: &[Case], targets: &[Tar
             secs(audit.median()) / secs(floor.median()),
             audit.lines as f64 / secs(audit.median()) / 1e6,
             audit.spread() * 100.0,
+            secs(floor.median_cpu()),
+            secs(audit.median_cpu()),
             audit.peak_rss_mib(),
         );
     }

@@ -174,9 +174,16 @@ fn parse_port(digits: &[u8]) -> Result<u16, OriginError> {
 }
 
 /// Normalises a host: ASCII lower case, IDNA to punycode, a trailing dot dropped. IPv6
-/// literals keep their brackets.
+/// literals keep their brackets. A host that is empty or ends in an empty label (`a..`) is an
+/// error: dropping only one of its dots would make normalising twice differ from once.
 pub fn normalize_host(host: &[u8]) -> Result<String, OriginError> {
     let host = host.strip_suffix(b".").unwrap_or(host);
+    if host.is_empty() || host.ends_with(b".") {
+        return Err(OriginError(format!(
+            "invalid host {:?}",
+            String::from_utf8_lossy(host)
+        )));
+    }
     if host.first() == Some(&b'[') {
         let text =
             std::str::from_utf8(host).map_err(|_| OriginError("invalid IPv6 host".into()))?;
@@ -193,9 +200,12 @@ pub fn normalize_host(host: &[u8]) -> Result<String, OriginError> {
             return Ok(String::from_utf8_lossy(host).to_ascii_lowercase());
         }
     }
+    // IDNA maps full-width and ideographic full stops to `.`, so the result is checked too.
     idna::domain_to_ascii_cow(host, idna::AsciiDenyList::URL)
+        .ok()
+        .filter(|ascii| !ascii.is_empty() && !ascii.ends_with('.'))
         .map(|cow| cow.into_owned())
-        .map_err(|_| OriginError(format!("invalid host {:?}", String::from_utf8_lossy(host))))
+        .ok_or_else(|| OriginError(format!("invalid host {:?}", String::from_utf8_lossy(host))))
 }
 
 #[cfg(test)]

@@ -16,6 +16,8 @@ use std::process::{Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
+use proptest::prelude::*;
+use robots_audit::origin::Origin;
 
 const LINE: &str = "203.0.113.9 - - [01/Jan/2026:10:00:00 +0000] \"GET /private/x HTTP/1.1\" 200 10 \"-\" \"Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)\"\n";
 
@@ -971,6 +973,72 @@ fn every_wrong_usage_is_exit_2_with_one_clear_message() {
                 !dir.path().join(default_out).exists(),
                 "{args:?} wrote files"
             );
+        }
+    }
+}
+
+/// Found by the `log_formats` fuzz target: a logged host ending in several dots (`a..`) lost
+/// one dot per normalisation, so an origin printed in a report named a different origin when
+/// read back. Hosts that end in an empty label are now invalid.
+#[test]
+fn host_normalisation_is_idempotent() {
+    let cases: [(&[u8], Option<&str>); 9] = [
+        (b"Example.COM.", Some("https://example.com")),
+        (b"example.com..", None),
+        (b".", None),
+        (b"..", None),
+        (b"192.0.....'...", None),
+        (
+            "bücher.example".as_bytes(),
+            Some("https://xn--bcher-kva.example"),
+        ),
+        ("a\u{3002}".as_bytes(), None),
+        (b"[2001:DB8::1]", Some("https://[2001:db8::1]")),
+        (b"[::1].", None),
+    ];
+    for (host, expected) in cases {
+        let origin = Origin::from_parts(None, host, None);
+        assert_eq!(
+            origin.as_ref().ok().map(Origin::to_string).as_deref(),
+            expected,
+            "host {:?}",
+            String::from_utf8_lossy(host)
+        );
+        if let Ok(origin) = origin {
+            assert_eq!(Origin::parse(&origin.to_string()), Ok(origin));
+        }
+    }
+}
+
+proptest! {
+    /// Whatever a log line says, an origin the audit accepts reads back as itself.
+    #[test]
+    fn logged_origins_read_back_as_themselves(
+        host in proptest::collection::vec(
+            prop_oneof![
+                Just(&b"."[..]),
+                Just(&b"a"[..]),
+                Just(&b"Z9"[..]),
+                Just(&b"-"[..]),
+                Just(&b":"[..]),
+                Just(&b"8080"[..]),
+                Just(&b"["[..]),
+                Just(&b"]"[..]),
+                Just(&b"%"[..]),
+                Just(&b"'"[..]),
+                Just("\u{3002}".as_bytes()),
+                Just("ü".as_bytes()),
+                Just(&b"xn--"[..]),
+                Just(&b"\xff"[..]),
+            ],
+            0..8,
+        ),
+        scheme in prop_oneof![Just(None), Just(Some(&b"HTTP"[..])), Just(Some(&b"ftp"[..]))],
+        port in proptest::option::of(0u16..1000),
+    ) {
+        let host = host.concat();
+        if let Ok(origin) = Origin::from_parts(scheme, &host, port) {
+            prop_assert_eq!(Origin::parse(&origin.to_string()), Ok(origin));
         }
     }
 }

@@ -92,11 +92,7 @@ impl<'a> Identifier<'a> {
             .table
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        table
-            .agents
-            .into_iter()
-            .map(|a| Arc::unwrap_or_clone(a))
-            .collect()
+        table.agents.into_iter().map(Arc::unwrap_or_clone).collect()
     }
 }
 
@@ -157,5 +153,68 @@ fn encoding_slot(encoding: TextEncoding) -> usize {
         TextEncoding::Plus => 1,
         TextEncoding::Percent => 2,
         TextEncoding::Backslash => 3,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOGLEBOT: &[u8] =
+        b"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    const BROWSER: &[u8] =
+        b"Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0";
+
+    fn name(resolved: Option<(AgentId, &AgentInfo)>) -> Option<(AgentId, String)> {
+        resolved.map(|(id, info)| (id, info.bot.name.clone()))
+    }
+
+    #[test]
+    fn the_cache_answers_as_the_identifier_does() {
+        let catalog = Catalog::builtin();
+        for all_agents in [false, true] {
+            let identifier = Identifier::new(&catalog, all_agents);
+            let mut cache = IdentityCache::default();
+            let escaped = Text {
+                raw: br"Googlebot-Image/1.0 \x41",
+                encoding: TextEncoding::Backslash,
+            };
+            let cases = [
+                (Text::raw(GOOGLEBOT), Some("Googlebot")),
+                (Text::raw(BROWSER), all_agents.then_some(NOT_A_BOT)),
+                (escaped, Some("Googlebot-Image")),
+                (Text::raw(GOOGLEBOT), Some("Googlebot")),
+            ];
+            let mut first_ids = Vec::new();
+            for round in 0..2 {
+                for (i, (header, want)) in cases.iter().enumerate() {
+                    let got = name(cache.resolve(&identifier, *header, None));
+                    assert_eq!(got.as_ref().map(|(_, n)| n.as_str()), *want, "{i}");
+                    if round == 0 {
+                        first_ids.push(got.map(|(id, _)| id));
+                    } else {
+                        assert_eq!(got.map(|(id, _)| id), first_ids[i], "stable id {i}");
+                    }
+                }
+            }
+            let direct = identifier.resolve(GOOGLEBOT).map(|(id, _)| id);
+            assert_eq!(direct, first_ids[0]);
+        }
+    }
+
+    #[test]
+    fn an_empty_header_stands_for_the_fallback() {
+        let catalog = Catalog::builtin();
+        let identifier = Identifier::new(&catalog, false);
+        // The fallback is the same for a whole run, and so for a cache.
+        let (mut with, mut without) = (IdentityCache::default(), IdentityCache::default());
+        for header in [&b""[..], b"-", b""] {
+            let got = name(with.resolve(&identifier, Text::raw(header), Some(GOOGLEBOT)));
+            assert_eq!(got.map(|(_, n)| n), Some("Googlebot".to_owned()));
+            assert_eq!(
+                name(without.resolve(&identifier, Text::raw(header), None)),
+                None
+            );
+        }
     }
 }

@@ -207,7 +207,8 @@ mod tests {
     #[test]
     fn match_paths() {
         let mut buf = Vec::new();
-        let cases: [(&[u8], Option<&[u8]>, &[u8]); 10] = [
+        type Case = (&'static [u8], Option<&'static [u8]>, &'static [u8]);
+        let cases: [Case; 10] = [
             (b"/a/b?c=d", None, b"/a/b?c=d"),
             (b"/a#frag", None, b"/a"),
             (b"//double/slash", None, b"//double/slash"),

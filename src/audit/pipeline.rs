@@ -1,18 +1,18 @@
 //! The parallel pipeline: files -> blocks of lines -> verdicts and counters.
 //!
-//! Every worker thread does both kinds of work. When the queue of blocks runs low, a thread takes
-//! a file that nobody is reading, decompresses the next block of lines from it and queues it;
-//! otherwise it processes a queued block. So `--threads N` bounds the CPU the whole run uses, one
-//! gzip file keeps one thread inflating while the others parse and judge, and several files are
-//! inflated in parallel. Memory is bounded by the queue (a few blocks per thread) and the open
-//! files (at most one per thread), never by the size of the input.
+//! Every worker thread does both kinds of work: it takes the next block of lines from a file,
+//! decompressing it, then parses and judges that block itself, so the block is processed on the
+//! core that just wrote it. Only one thread reads a file at a time; while it processes its block
+//! another thread reads the next one. So `--threads N` bounds the CPU the whole run uses, one
+//! gzip file is inflated without pause while its blocks are processed in parallel, and several
+//! files are inflated in parallel. Memory is bounded by the blocks in flight (one per thread)
+//! and the open files (at most one per thread), never by the size of the input.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use ahash::AHashMap;
-use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use jiff::Timestamp;
 use robots_audit_bots::{Verification, Verifier};
@@ -41,7 +41,7 @@ pub(super) struct PipelineOutput {
 enum Slot {
     Waiting,
     Open {
-        reader: LogReader,
+        reader: Box<LogReader>,
         parser: Arc<LineParser>,
         next_seq: u64,
         counted: u64,
@@ -74,8 +74,6 @@ struct Shared<'a> {
     active: Mutex<Vec<usize>>,
     next_to_open: AtomicUsize,
     unfinished: AtomicUsize,
-    tx: Sender<Work>,
-    rx: Receiver<Work>,
     /// The memory of processed blocks, for the readers to fill again.
     spare_blocks: Mutex<Vec<Vec<u8>>>,
     origins: Mutex<OriginTable>,
@@ -103,7 +101,6 @@ pub(super) fn run(
     decisions: Option<&OrderedParts>,
 ) -> Result<PipelineOutput, String> {
     let threads = config.threads.max(1);
-    let (tx, rx) = crossbeam_channel::bounded(threads * 2);
     let shared = Shared {
         config,
         inputs,
@@ -118,8 +115,6 @@ pub(super) fn run(
         active: Mutex::new(Vec::new()),
         next_to_open: AtomicUsize::new(0),
         unfinished: AtomicUsize::new(inputs.len()),
-        tx,
-        rx,
         spare_blocks: Mutex::new(Vec::new()),
         origins: Mutex::new(OriginTable::default()),
         violations,
@@ -199,10 +194,12 @@ impl Shared<'_> {
         self.stop.store(true, Ordering::Relaxed);
     }
 
-    /// Reads the next block from some file nobody else is reading, opening a new file when
-    /// fewer than one per thread are open.
+    /// The next block for the calling thread to process: from an open file nobody is reading,
+    /// from a file it opens when fewer than one per thread are open, or else from a file another
+    /// thread is reading, as soon as that thread is done with it. `None` when every file is
+    /// finished or the run is stopping.
     fn read_next(&self) -> Option<Work> {
-        loop {
+        while !self.halted() {
             let active: Vec<usize> = lock(&self.active).clone();
             for &file in &active {
                 let Ok(mut slot) = self.slots[file].try_lock() else {
@@ -212,25 +209,41 @@ impl Shared<'_> {
                     return Some(work);
                 }
             }
-            if active.len() >= self.config.threads.max(1) {
+            if active.len() < self.config.threads.max(1) {
+                let file = self.next_to_open.fetch_add(1, Ordering::Relaxed);
+                if file < self.inputs.len() {
+                    let mut slot = lock(&self.slots[file]);
+                    self.open(file, &mut slot);
+                    if let Some(work) = self.read_from(file, &mut slot) {
+                        return Some(work);
+                    }
+                    continue;
+                }
+            }
+            if self.unfinished.load(Ordering::Acquire) == 0 {
                 return None;
             }
-            let file = self.next_to_open.fetch_add(1, Ordering::Relaxed);
-            if file >= self.inputs.len() {
-                return None;
-            }
-            let mut slot = lock(&self.slots[file]);
-            self.open(file, &mut slot);
-            if let Some(work) = self.read_from(file, &mut slot) {
-                return Some(work);
+            match active.first() {
+                // Every open file is being read: wait for the first one.
+                Some(&file) => {
+                    let mut slot = lock(&self.slots[file]);
+                    if let Some(work) = self.read_from(file, &mut slot) {
+                        return Some(work);
+                    }
+                }
+                // The last files are being opened by other threads (standard input may take
+                // its time to show its first bytes).
+                None => std::thread::sleep(Duration::from_millis(1)),
             }
         }
+        None
     }
 
     fn open(&self, file: usize, slot: &mut Slot) {
         let input = &self.inputs[file];
-        match LogReader::open(&input.source).map(|r| r.with_block_size(256 << 10)) {
+        match LogReader::open(&input.source) {
             Ok(reader) => {
+                let reader = Box::new(reader);
                 lock(&self.reports[file]).compression = Some(reader.compression().to_string());
                 let format = self.config.format;
                 *slot = Slot::Open {
@@ -417,9 +430,8 @@ impl VerificationCache {
         }
         // An address that is not one is checked against no range: the verifier answers
         // `Unverified` for it exactly when no ranges apply to the bot at all.
-        let ranged = *self.ranged[slot].get_or_insert_with(|| {
-            verifier.verify(&info.bot, b"") != Verification::Unverified
-        });
+        let ranged = *self.ranged[slot]
+            .get_or_insert_with(|| verifier.verify(&info.bot, b"") != Verification::Unverified);
         if ranged {
             verifier.verify(&info.bot, client_ip)
         } else {
@@ -443,30 +455,8 @@ struct Worker {
 
 impl Worker {
     fn run(&mut self, shared: &Shared<'_>) {
-        let threads = shared.config.threads.max(1);
-        while !shared.halted() {
-            if shared.rx.len() < threads
-                && let Some(work) = shared.read_next()
-            {
-                match shared.tx.try_send(work) {
-                    Ok(()) => continue,
-                    Err(TrySendError::Full(work) | TrySendError::Disconnected(work)) => {
-                        self.process(shared, work);
-                        continue;
-                    }
-                }
-            }
-            match shared.rx.try_recv() {
-                Ok(work) => self.process(shared, work),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => {
-                    if shared.unfinished.load(Ordering::Acquire) == 0 && shared.rx.is_empty() {
-                        break;
-                    }
-                    if let Ok(work) = shared.rx.recv_timeout(Duration::from_millis(2)) {
-                        self.process(shared, work);
-                    }
-                }
-            }
+        while let Some(work) = shared.read_next() {
+            self.process(shared, work);
         }
     }
 
@@ -522,8 +512,8 @@ impl Worker {
             shared.fail(format!("cannot write reports: {e}"));
         }
         let mut spare = lock(&shared.spare_blocks);
-        // As many as can be in flight: every thread may be reading while the queue is full.
-        if spare.len() < shared.config.threads.max(1) * 3 {
+        // As many as can be in flight: one per thread.
+        if spare.len() < shared.config.threads.max(1) {
             spare.push(work.block.data);
         }
     }
@@ -663,5 +653,76 @@ fn keep_sample(samples: &mut Vec<Sample>, sample: Sample) {
         && worst.line > sample.line
     {
         samples[i] = sample;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use robots_audit_bots::{Bot, Catalog};
+
+    fn agent(catalog: &Catalog, name: &str) -> AgentInfo {
+        let bot = catalog
+            .bots()
+            .iter()
+            .find(|bot| bot.name == name)
+            .cloned()
+            .unwrap_or_else(|| Bot {
+                name: name.to_owned(),
+                tokens: vec![name.to_ascii_lowercase()],
+                operator: String::new(),
+                category: robots_audit_bots::Category::Other,
+            });
+        AgentInfo { bot, is_bot: true }
+    }
+
+    #[test]
+    fn verifications_agree_with_the_verifier() {
+        let catalog = Catalog::builtin();
+        let mut verifier = Verifier::new();
+        verifier
+            .add_ranges(
+                "Googlebot",
+                b"66.249.64.0/19\n2001:4860:4801::/48\n",
+                "google.txt",
+            )
+            .unwrap();
+        verifier
+            .add_ranges("Microsoft", b"157.55.39.0/24\n", "bing.txt")
+            .unwrap();
+        let agents = [
+            agent(&catalog, "Googlebot"),
+            agent(&catalog, "Bingbot"),
+            agent(&catalog, "GPTBot"),
+            agent(&catalog, "NoSuchBot"),
+        ];
+        let addresses: [&[u8]; 7] = [
+            b"66.249.66.1",
+            b"157.55.39.7:443",
+            b"[2001:4860:4801::1]",
+            b"203.0.113.9",
+            b"",
+            b"-",
+            b"not an address",
+        ];
+        let mut cache = VerificationCache::default();
+        for round in 0..2 {
+            for (id, info) in agents.iter().enumerate() {
+                let id = AgentId::try_from(id).unwrap();
+                for address in addresses {
+                    assert_eq!(
+                        cache.verify(&verifier, (id, info), address),
+                        verifier.verify(&info.bot, address),
+                        "round {round}, {} from {}",
+                        info.bot.name,
+                        String::from_utf8_lossy(address)
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            cache.ranged,
+            [Some(true), Some(true), Some(false), Some(false)]
+        );
     }
 }

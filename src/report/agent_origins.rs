@@ -32,7 +32,11 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             time(c.first_robots_fetch),
         ];
         row.extend(verdict_columns(c));
-        row.extend([time(c.first_seen), time(c.last_seen), time(c.first_violation)]);
+        row.extend([
+            time(c.first_seen),
+            time(c.last_seen),
+            time(c.first_violation),
+        ]);
         row
     });
     write_csv(dir, "agent_origins.csv", HEADER, rows)

@@ -10,7 +10,6 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use robots_audit_engine::{Robots, Selection, TokenMatch, path_params_query};
@@ -155,6 +154,22 @@ fn bench(c: &mut Criterion) {
         sample.len()
     );
 
+    // Built before the parse benchmark churns the heap, as the audit loads its robots.txt
+    // files before it judges requests.
+    let ours: Vec<(Robots, Selection)> = sample
+        .iter()
+        .map(|file| {
+            let robots = Robots::parse(&file.body);
+            robots.compile();
+            let selection = robots.select(&[AGENT.as_bytes()], TokenMatch::Google);
+            (robots, selection)
+        })
+        .collect();
+    let texting: Vec<Option<texting_robots::Robot>> = sample
+        .iter()
+        .map(|file| texting_robots::Robot::new(AGENT, &file.body).ok())
+        .collect();
+
     let mut parse = c.benchmark_group("parse_all_files");
     parse.throughput(Throughput::Bytes(bytes as u64));
     parse.bench_function("robots_audit_parse_and_compile", |b| {
@@ -174,22 +189,6 @@ fn bench(c: &mut Criterion) {
         });
     });
     parse.finish();
-
-    let ours: Vec<(Robots, Selection)> = sample
-        .iter()
-        .map(|file| {
-            let robots = Robots::parse(&file.body);
-            robots.compile();
-            let selection = robots.select(&[AGENT.as_bytes()], TokenMatch::Google);
-            (robots, selection)
-        })
-        .collect();
-    let texting: Vec<Option<texting_robots::Robot>> = sample
-        .iter()
-        .map(|file| texting_robots::Robot::new(AGENT, &file.body).ok())
-        .collect();
-
-    interleaved_best_rounds(&sample, &ours, &texting);
 
     let mut check = c.benchmark_group("check_sample_urls");
     check.throughput(Throughput::Elements(urls as u64));
@@ -229,47 +228,6 @@ fn bench(c: &mut Criterion) {
         });
     });
     check.finish();
-}
-
-/// Alternates this engine and texting_robots over the check sample and prints each one's best
-/// round: on a machine shared with other jobs, criterion's means drift with the load between
-/// the two measurements, while the best of interleaved rounds compares like with like.
-fn interleaved_best_rounds(
-    sample: &[&File],
-    ours: &[(Robots, Selection)],
-    texting: &[Option<texting_robots::Robot>],
-) {
-    const ROUNDS: usize = 40;
-    let urls: usize = sample.iter().map(|file| file.urls.len()).sum();
-    let (mut best_ours, mut best_texting) = (Duration::MAX, Duration::MAX);
-    for _ in 0..ROUNDS {
-        let start = Instant::now();
-        for (file, (robots, selection)) in sample.iter().zip(ours) {
-            for url in &file.urls {
-                let path = path_params_query(black_box(url.as_bytes()));
-                black_box(robots.verdict(selection, &path));
-            }
-        }
-        best_ours = best_ours.min(start.elapsed());
-        let start = Instant::now();
-        for (file, robot) in sample
-            .iter()
-            .zip(texting)
-            .filter_map(|(f, r)| Some((f, r.as_ref()?)))
-        {
-            for url in &file.urls {
-                black_box(robot.allowed(black_box(url)));
-            }
-        }
-        best_texting = best_texting.min(start.elapsed());
-    }
-    let per_url = |round: Duration| round.as_secs_f64() * 1e9 / urls as f64;
-    eprintln!(
-        "interleaved best of {ROUNDS} rounds: robots-audit {:.0} ns/URL, texting_robots {:.0} ns/URL ({:.1}x)",
-        per_url(best_ours),
-        per_url(best_texting),
-        best_texting.as_secs_f64() / best_ours.as_secs_f64()
-    );
 }
 
 criterion_group!(benches, bench);

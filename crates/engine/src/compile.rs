@@ -29,10 +29,11 @@ use regex_automata::{Anchored, Input, MatchKind};
 use crate::pattern::{glob_matches_parts, index_htm_prefix};
 use crate::{Rule, RuleId, RuleKind};
 
-/// Fewest candidates worth an automaton. An automaton costs kilobytes even for one pattern,
-/// while a handful of candidates is matched faster by the fallback's hash lookups and scans, and
-/// many real groups hold a single `Disallow: /`.
-const MIN_AUTOMATON_CANDIDATES: usize = 8;
+/// Fewest candidates worth an automaton. Below this, scanning the candidates' bodies, stored
+/// side by side, beats walking a lazy DFA whose transition rows lie scattered in memory (on
+/// real files, interleaved across many sites), and takes a fraction of the memory; many real
+/// groups hold a single `Disallow: /`.
+const MIN_AUTOMATON_CANDIDATES: usize = 32;
 /// Most candidates in one automaton, which bounds the size of its lazy DFA states and the
 /// patterns a match state lists.
 const CHUNK_CANDIDATES: usize = 512;
@@ -197,7 +198,6 @@ impl<'r> Chunker<'r> {
                 self.fallback.push(candidate);
                 continue;
             }
-            self.flush_fallback();
             if self.automaton.len() == CHUNK_CANDIDATES
                 || self.automaton_bytes + body.len() > CHUNK_PATTERN_BYTES
             {
@@ -220,21 +220,21 @@ impl<'r> Chunker<'r> {
         }
     }
 
+    /// Turns the pending run into an automaton, or, when it is too small or over a limit,
+    /// appends it to the pending fallback candidates, which all rank before it.
     fn flush_automaton(&mut self) {
         self.automaton_bytes = 0;
-        if self.automaton.is_empty() {
-            return;
-        }
         let candidates = std::mem::take(&mut self.automaton);
-        let chunk = if candidates.len() < MIN_AUTOMATON_CANDIDATES {
-            Chunk::Fallback(Fallback::new(self.rules, &candidates))
-        } else {
-            match Automaton::new(self.rules, &candidates) {
-                Some(automaton) => Chunk::Automaton(Box::new(automaton)),
-                None => Chunk::Fallback(Fallback::new(self.rules, &candidates)),
+        let automaton = (candidates.len() >= MIN_AUTOMATON_CANDIDATES)
+            .then(|| Automaton::new(self.rules, &candidates))
+            .flatten();
+        match automaton {
+            Some(automaton) => {
+                self.flush_fallback();
+                self.chunks.push(Chunk::Automaton(Box::new(automaton)));
             }
-        };
-        self.chunks.push(chunk);
+            None => self.fallback.extend(candidates),
+        }
     }
 }
 
@@ -730,7 +730,8 @@ mod tests {
         assert_eq!(engines, [false, true]);
         let mut path = oversized.clone();
         path.push(b'a');
-        assert_eq!(winner(&all, &rules, &path), Some((8, true)));
+        let oversized_id = MIN_AUTOMATON_CANDIDATES as u32;
+        assert_eq!(winner(&all, &rules, &path), Some((oversized_id, true)));
         assert_eq!(winner(&all, &rules, b"/x3/y"), Some((3, false)));
 
         let few = GroupMatcher::new(&rules, 0..3, GROUP_AUTOMATON_BYTES);

@@ -5,8 +5,8 @@
 //! colons and key typos), its group rules (merged groups, `*` switched off by any mention of
 //! the crawler) and its precedence (longest pattern wins, allow wins a tie, the index.htm
 //! rewrite). Unlike the library, which re-parses the body for every URL, a body is parsed once
-//! and each group is compiled into a multi-pattern automaton on first use, so a verdict costs one
-//! pass over the path.
+//! and each group is compiled on first use, into a multi-pattern lazy DFA when it is large and a
+//! compact ordered scan when it is small, so a verdict costs about one pass over the path.
 //!
 //! Everything works on bytes: bodies and paths may hold invalid UTF-8, and nothing panics on
 //! input.

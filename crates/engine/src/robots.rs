@@ -287,10 +287,18 @@ mod tests {
 
     #[test]
     fn both_engines_agree_on_a_realistic_file() {
-        let body = b"user-agent: *\ndisallow: /search\nallow: /search/about\ndisallow: /*?sid=\n\
-            allow: /*.css$\ndisallow: /private*/\nallow: /docs/index.html\ndisallow: /docs/\n";
-        let automata = Robots::parse(body);
-        let scan = Robots::build(body, &ParseOptions::default(), 0);
+        // Enough rules for an automaton, against the same rules scanned.
+        let mut body = b"user-agent: *\ndisallow: /search\nallow: /search/about\n\
+            disallow: /*?sid=\nallow: /*.css$\ndisallow: /private*/\nallow: /docs/index.html\n\
+            disallow: /docs/\n"
+            .to_vec();
+        for i in 0..40 {
+            body.extend_from_slice(
+                format!("disallow: /extra{i}/*.php$\nallow: /extra{i}/\n").as_bytes(),
+            );
+        }
+        let automata = Robots::parse(&body);
+        let scan = Robots::build(&body, &ParseOptions::default(), 0);
         let all = automata.select(&[], TokenMatch::Google);
         for path in [
             "/",
@@ -305,6 +313,10 @@ mod tests {
             "/docs/",
             "/docs/x",
             "/docs/index.html",
+            "/extra3/",
+            "/extra3/a.php",
+            "/extra3/a.php?x",
+            "/extra39/b/c.php",
         ] {
             assert_eq!(
                 automata.verdict(&all, path.as_bytes()),

@@ -19,7 +19,7 @@ pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
 pub const MAX_LINE_LEN: usize = 4 << 20;
 
 /// How much is asked of the decompressor per read.
-const READ_SIZE: usize = 64 * 1024;
+const READ_SIZE: usize = 256 * 1024;
 
 const FIELDS_DIRECTIVE: &[u8] = b"#Fields:";
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -198,7 +198,7 @@ impl LogReader {
 
     /// Sets the size blocks aim for (at least 1 byte). A block is cut at the last line end
     /// read once it holds this many bytes of complete lines, so every block but the last is at
-    /// least this big and at most one read (64 KiB) bigger, or one over-long line.
+    /// least this big and at most one read (256 KiB) bigger, or one over-long line.
     pub fn with_block_size(mut self, bytes: usize) -> LogReader {
         self.block_size = bytes.max(1);
         self
@@ -309,7 +309,11 @@ impl LogReader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn recycle(&mut self, data: Vec<u8>) {
-        if self.spare.as_ref().is_none_or(|spare| spare.capacity() < data.capacity()) {
+        if self
+            .spare
+            .as_ref()
+            .is_none_or(|spare| spare.capacity() < data.capacity())
+        {
             self.spare = Some(data);
         }
     }
@@ -356,7 +360,8 @@ impl LogReader {
                         *filled -= old + end - cap;
                     }
                 }
-                if let Some(end) = memchr::memrchr(b'\n', data.get(old..*filled).unwrap_or_default())
+                if let Some(end) =
+                    memchr::memrchr(b'\n', data.get(old..*filled).unwrap_or_default())
                 {
                     *line_start = old + end + 1;
                 }
