@@ -194,7 +194,9 @@ pub fn normalize_host(host: &[u8]) -> Result<String, OriginError> {
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b"-._~".contains(&b) || b == b'%');
         if valid
-            && !host.starts_with(b"xn--")
+            && !host
+                .get(..4)
+                .is_some_and(|prefix| prefix.eq_ignore_ascii_case(b"xn--"))
             && !host.windows(5).any(|w| w.eq_ignore_ascii_case(b".xn--"))
         {
             return Ok(String::from_utf8_lossy(host).to_ascii_lowercase());

@@ -60,8 +60,8 @@ pub struct SelectionCache {
 
 /// Is this the path of a robots.txt fetch? Its query does not matter.
 pub fn is_robots_fetch(path: &[u8]) -> bool {
-    path.strip_prefix(b"/robots.txt")
-        .is_some_and(|rest| matches!(rest.first(), None | Some(b'?')))
+    // Compared as an array, which needs no call to `memcmp` for every request.
+    path.first_chunk::<11>() == Some(b"/robots.txt") && matches!(path.get(11), None | Some(b'?'))
 }
 
 /// The path the matcher sees, from a request target and a separately logged query: an

@@ -412,12 +412,12 @@ impl OriginCache {
 /// One thread's knowledge of which agents have published ranges. Most crawlers publish none,
 /// and then every request is unverified: the address need not even be parsed.
 #[derive(Default)]
-struct VerificationCache {
+struct AgentRanges {
     /// By [`AgentId`]: whether any `--verify` ranges apply to the agent; `None` until asked.
     ranged: Vec<Option<bool>>,
 }
 
-impl VerificationCache {
+impl AgentRanges {
     fn verify(
         &mut self,
         verifier: &Verifier,
@@ -448,7 +448,7 @@ struct Worker {
     identities: IdentityCache,
     selections: SelectionCache,
     origins: OriginCache,
-    verifications: VerificationCache,
+    ranges: AgentRanges,
     path: Vec<u8>,
     scratch: Scratch,
 }
@@ -567,7 +567,7 @@ impl Worker {
             path,
         );
         let verification = if info.is_bot {
-            self.verifications
+            self.ranges
                 .verify(shared.verifier, (agent, info), request.client_ip)
         } else {
             Verification::Unverified
@@ -705,13 +705,13 @@ mod tests {
             b"-",
             b"not an address",
         ];
-        let mut cache = VerificationCache::default();
+        let mut ranges = AgentRanges::default();
         for round in 0..2 {
             for (id, info) in agents.iter().enumerate() {
                 let id = AgentId::try_from(id).unwrap();
                 for address in addresses {
                     assert_eq!(
-                        cache.verify(&verifier, (id, info), address),
+                        ranges.verify(&verifier, (id, info), address),
                         verifier.verify(&info.bot, address),
                         "round {round}, {} from {}",
                         info.bot.name,
@@ -721,7 +721,7 @@ mod tests {
             }
         }
         assert_eq!(
-            cache.ranged,
+            ranges.ranged,
             [Some(true), Some(true), Some(false), Some(false)]
         );
     }

@@ -40,7 +40,7 @@ impl RowWriter {
         self.text_field(request.method);
         self.text_field(row.path);
         self.number_field(request.status);
-        self.field(row.judgement.outcome.as_str().as_bytes());
+        self.word_field(row.judgement.outcome.as_str());
         self.rule_fields(row.policy, row.judgement, false);
         self.version_field(row.policy, row.judgement);
         self.source_field(row.source);

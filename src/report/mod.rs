@@ -71,7 +71,12 @@ impl RowWriter {
 
     fn number_field(&mut self, number: impl itoa::Integer) {
         self.csv
-            .field(itoa::Buffer::new().format(number).as_bytes());
+            .plain(itoa::Buffer::new().format(number).as_bytes());
+    }
+
+    /// One of the fixed words of the reports (`allowed`, `verified`, `true`, ...).
+    fn word_field(&mut self, word: &'static str) {
+        self.csv.plain(word.as_bytes());
     }
 
     fn display_field(&mut self, value: impl std::fmt::Display) {
@@ -100,7 +105,7 @@ impl RowWriter {
             // Writing to a String cannot fail.
             let _ = write!(formatted, "{t}");
         }
-        self.csv.field(formatted.as_bytes());
+        self.csv.plain(formatted.as_bytes());
     }
 
     /// The label of `group` of version `id` ([`Robots::group_label`]), built once per writer.
@@ -130,16 +135,10 @@ struct CsvBuffer {
 
 impl CsvBuffer {
     fn field(&mut self, bytes: &[u8]) {
-        if std::mem::replace(&mut self.in_row, true) {
-            self.out.push(b',');
+        if !needs_quotes(bytes) {
+            return self.plain(bytes);
         }
-        if !bytes
-            .iter()
-            .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
-        {
-            self.out.extend_from_slice(bytes);
-            return;
-        }
+        self.separate();
         self.out.push(b'"');
         for (i, part) in bytes.split(|&b| b == b'"').enumerate() {
             if i > 0 {
@@ -150,10 +149,29 @@ impl CsvBuffer {
         self.out.push(b'"');
     }
 
+    /// A field that cannot need quotes (a number, a time, a fixed word): written without looking.
+    fn plain(&mut self, bytes: &[u8]) {
+        debug_assert!(!needs_quotes(bytes), "{bytes:?}");
+        self.separate();
+        self.out.extend_from_slice(bytes);
+    }
+
+    fn separate(&mut self) {
+        if std::mem::replace(&mut self.in_row, true) {
+            self.out.push(b',');
+        }
+    }
+
     fn end_row(&mut self) {
         self.out.push(b'\n');
         self.in_row = false;
     }
+}
+
+fn needs_quotes(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
 }
 
 /// Text from the input, as valid UTF-8.

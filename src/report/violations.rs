@@ -40,17 +40,17 @@ impl RowWriter {
         self.field(row.agent.as_bytes());
         self.text_field(&request.user_agent.decode());
         self.text_field(request.client_ip);
-        self.field(row.verification.as_str().as_bytes());
+        self.word_field(row.verification.as_str());
         self.text_field(request.method);
         self.text_field(row.path);
         self.number_field(request.status);
         self.number_field(request.bytes);
         self.rule_fields(row.policy, row.judgement, true);
         self.version_field(row.policy, row.judgement);
-        self.field(if row.judgement.holds_under_1994 {
-            b"true"
+        self.word_field(if row.judgement.holds_under_1994 {
+            "true"
         } else {
-            b"false"
+            "false"
         });
         self.source_field(row.source);
         self.end_row();
@@ -92,14 +92,14 @@ impl RowWriter {
     pub(super) fn version_field(&mut self, policy: &PolicySet, judgement: &Judgement) {
         match judgement.version.map(|id| policy.version(id).valid_from) {
             Some(Some(from)) => self.time_field(from),
-            Some(None) => self.field(b"initial"),
-            None => self.field(b""),
+            Some(None) => self.word_field("initial"),
+            None => self.word_field(""),
         }
     }
 
     fn empty_fields(&mut self, count: usize) {
         for _ in 0..count {
-            self.field(b"");
+            self.word_field("");
         }
     }
 }

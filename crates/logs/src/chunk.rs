@@ -18,7 +18,8 @@ pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
 /// whole.
 pub const MAX_LINE_LEN: usize = 4 << 20;
 
-/// How much is asked of the decompressor per read.
+/// How much is asked of the decompressor per read: big reads mean fewer system calls for plain
+/// files and fewer calls into the decompressor.
 const READ_SIZE: usize = 256 * 1024;
 
 const FIELDS_DIRECTIVE: &[u8] = b"#Fields:";
