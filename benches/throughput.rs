@@ -9,8 +9,9 @@
 //! The inputs come from `robots-audit synth` (vhost_combined, 50 origins, 30 bots) and are kept
 //! under `target/throughput/`, so reruns skip generating them. Every round runs every contender
 //! once, in the same order, so a neighbour's burst of CPU use hits all of them alike; the table
-//! shows medians. Each contender runs as a child of a small measuring process of this binary,
-//! which reads the child's peak resident memory from `getrusage(RUSAGE_CHILDREN)`.
+//! shows medians, over the rounds that ran on idle cores when there are any (see [`is_quiet`]).
+//! Each contender runs as a child of a small measuring process of this binary, which reads the
+//! child's CPU time and peak resident memory from `getrusage(RUSAGE_CHILDREN)`.
 //!
 //! Under `cargo test --benches` (no `--bench` flag) it runs a quick smoke test instead: a small
 //! input through one floor and one audit, checking that both count the same lines.
