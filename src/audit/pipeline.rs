@@ -497,9 +497,12 @@ impl Worker {
         let total = shared.lines.fetch_add(lines, Ordering::Relaxed) + lines;
         if shared.config.progress {
             let secs = shared.started.elapsed().as_secs_f64().max(1e-3);
-            shared
-                .progress
-                .set_message(format!("{total} lines, {:.0} lines/s", total as f64 / secs));
+            let files = shared.inputs.len();
+            let done = files - shared.unfinished.load(Ordering::Relaxed);
+            shared.progress.set_message(format!(
+                "{done}/{files} files, {total} lines, {:.0} lines/s",
+                total as f64 / secs
+            ));
         }
         let submitted = shared
             .violations
