@@ -243,6 +243,17 @@ mod tests {
         csv.into_inner().unwrap()
     }
 
+    fn ours(rows: &[Vec<Vec<u8>>]) -> Vec<u8> {
+        let mut buffer = CsvBuffer::default();
+        for row in rows {
+            for field in row {
+                buffer.field(field);
+            }
+            buffer.end_row();
+        }
+        buffer.out
+    }
+
     #[test]
     fn fields_are_quoted_as_the_csv_crate_quotes_them() {
         let rows: Vec<Vec<Vec<u8>>> = [
@@ -253,19 +264,13 @@ mod tests {
         .iter()
         .map(|row| row.iter().map(|field| field.to_vec()).collect())
         .collect();
-        let mut ours = CsvBuffer::default();
-        for row in &rows {
-            for field in row {
-                ours.field(field);
-            }
-            ours.end_row();
-        }
+        let ours = ours(&rows);
         assert_eq!(
-            String::from_utf8_lossy(&ours.out),
+            String::from_utf8_lossy(&ours),
             String::from_utf8_lossy(&csv_crate(&rows))
         );
         assert_eq!(
-            ours.out,
+            ours,
             b"plain,\n\"a,b\",\"say \"\"hi\"\"\",\"line\nend\",\"cr\r\",\"\"\"\"\n,,\xC3\xA4 \xFF\n"
         );
     }
@@ -301,14 +306,7 @@ mod tests {
                 .into_iter()
                 .map(|row| row.into_iter().map(String::into_bytes).collect())
                 .collect();
-            let mut ours = CsvBuffer::default();
-            for row in &rows {
-                for field in row {
-                    ours.field(field);
-                }
-                ours.end_row();
-            }
-            proptest::prop_assert_eq!(ours.out, csv_crate(&rows));
+            proptest::prop_assert_eq!(ours(&rows), csv_crate(&rows));
         }
     }
 }
