@@ -734,22 +734,31 @@ fn audit_into_full_disk(dir: &Path, names: &[&str], extra: &str) -> Output {
         .unwrap()
 }
 
-/// A full disk, through `/dev/full` (writes fail with ENOSPC): while a report is written, and
-/// while the violations are streamed to their part file. A tmpfs of a fixed size would need
-/// mount privileges; a symlink at a report's final name would just be replaced by the rename.
+/// A full disk, through `/dev/full` (writes fail with ENOSPC): while a report is written after
+/// the run, and while the streamed reports are written during it (5,000 lines make more rows
+/// than their write buffer holds). A tmpfs of a fixed size would need mount privileges; a
+/// symlink at a report's final name would just be replaced by the rename.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_full_disk_is_fatal_and_leaves_no_temporary_file() {
-    for (name, report_name, extra) in [
-        ("agents.csv", "agents.csv", ""),
-        ("violations.part-0", "violations.csv", ""),
-        ("decisions.csv", "decisions.csv", "--decisions"),
+    for (name, report_name, extra, lines) in [
+        ("agents.csv", "agents.csv", "", 3),
+        ("violations.csv", "violations.csv", "", 3),
+        ("violations.csv", "violations.csv", "", 5_000),
+        ("decisions.csv", "decisions.csv", "--decisions", 3),
+        ("decisions.csv", "decisions.csv", "--decisions", 5_000),
     ] {
         let dir = setup();
+        write(dir.path(), "good.log", LINE.repeat(lines));
         let output = audit_into_full_disk(dir.path(), &[name], extra);
         assert_exit(&output, 1, "No space left on device");
         assert!(
             stderr(&output).starts_with("robots-audit: cannot write reports"),
+            "{}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(&format!(".{name}.tmp-")),
             "{}",
             stderr(&output)
         );

@@ -118,3 +118,51 @@ fn alb_plain() {
 fn caddy_gzip() {
     audit_matches_truth(SynthFormat::Caddy, SynthCompression::Gzip, 4);
 }
+
+/// The streamed reports of files read at the same time (so that later files spill until the
+/// earlier ones end) are byte for byte those of files read one after another, and
+/// `decisions.csv` holds one row per judged request of the ground truth.
+#[test]
+fn streamed_reports_do_not_depend_on_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = SynthConfig {
+        out: dir.path().join("synth"),
+        lines: 90_000,
+        origins: 6,
+        bots: 30,
+        files: 3,
+        format: SynthFormat::VhostCombined,
+        compression: SynthCompression::Plain,
+        seed: 5,
+        ..SynthConfig::default()
+    };
+    let summary = generate(&config).unwrap();
+    let mut reports = Vec::new();
+    for threads in ["1", "3"] {
+        let out = dir.path().join(format!("out-{threads}"));
+        robots_audit()
+            .args(["audit", "-q", "--decisions", "--threads", threads, "--out"])
+            .arg(&out)
+            .arg("--robots")
+            .arg(&summary.robots_dir)
+            .arg(config.out.join("logs"))
+            .assert()
+            .code(0);
+        let read = |name: &str| std::fs::read(out.join(name)).unwrap();
+        reports.push((read("violations.csv"), read("decisions.csv")));
+    }
+    assert!(
+        reports[0] == reports[1],
+        "reports differ between 1 and 3 threads"
+    );
+    let judged: usize = read_csv(&summary.truth)
+        .iter()
+        .map(|r| r["allowed"].parse::<usize>().unwrap() + r["disallowed"].parse::<usize>().unwrap())
+        .sum();
+    let decisions = reports[0].1.iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(
+        decisions,
+        judged + 1,
+        "a header and one row per judged request"
+    );
+}

@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::origin::Origin;
 use crate::policy::PolicySet;
 use crate::policy::source::{LoadOptions, load};
-use crate::report::{self, atomic::AtomicFile, parts::OrderedParts};
+use crate::report::{self, stream::StreamedReport};
 
 /// A `--verify` range file and the bot or operator it belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -319,12 +319,16 @@ pub fn run(config: &AuditConfig) -> Result<AuditResult, Error> {
     let out = &config.out;
     fs::create_dir_all(out)
         .map_err(|e| Error::Fatal(format!("cannot create --out {}: {e}", out.display())))?;
-    AtomicFile::create(out, "write-test")
-        .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))?;
-    let violations = OrderedParts::new(out, "violations", inputs.len());
-    let decisions = config
-        .decisions
-        .then(|| OrderedParts::new(out, "decisions", inputs.len()));
+    let start = |name: &str, header: &str| {
+        StreamedReport::create(out, name, header, inputs.len())
+            .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))
+    };
+    let violations = start("violations.csv", report::violations::HEADER)?;
+    let decisions = if config.decisions {
+        Some(start("decisions.csv", report::decisions::HEADER)?)
+    } else {
+        None
+    };
     let identifier = Identifier::new(&catalog, config.all_agents);
     let judge = Judge::new(&policy, config.grace);
     let output = pipeline::run(
@@ -364,40 +368,22 @@ pub fn run(config: &AuditConfig) -> Result<AuditResult, Error> {
             first.unwrap_or_default()
         )));
     }
-    write_reports(out, &result, &violations, decisions.as_ref())
+    write_reports(out, &result, violations, decisions)
         .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;
     Ok(result)
-}
-
-fn write_streamed(
-    out: &Path,
-    name: &str,
-    header: &str,
-    parts: &OrderedParts,
-) -> std::io::Result<()> {
-    let mut file = AtomicFile::create(out, name)?;
-    std::io::Write::write_all(&mut file, header.as_bytes())?;
-    std::io::Write::write_all(&mut file, b"\n")?;
-    parts.append_to(&mut file)?;
-    file.commit()
 }
 
 fn write_reports(
     out: &Path,
     result: &AuditResult,
-    violations: &OrderedParts,
-    decisions: Option<&OrderedParts>,
+    violations: StreamedReport,
+    decisions: Option<StreamedReport>,
 ) -> std::io::Result<()> {
     report::agents::write(out, result)?;
     report::agent_origins::write(out, result)?;
-    write_streamed(
-        out,
-        "violations.csv",
-        report::violations::HEADER,
-        violations,
-    )?;
+    violations.commit()?;
     if let Some(decisions) = decisions {
-        write_streamed(out, "decisions.csv", report::decisions::HEADER, decisions)?;
+        decisions.commit()?;
     }
     report::rules::write(out, result)?;
     report::robots::write(out, result)?;

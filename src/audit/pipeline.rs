@@ -24,7 +24,7 @@ use super::stats::{AgentId, OriginId, Outcome, Stats};
 use super::{AuditConfig, FileReport, Input, Sample};
 use crate::origin::Origin;
 use crate::policy::VersionId;
-use crate::report::parts::OrderedParts;
+use crate::report::stream::StreamedReport;
 use crate::report::{DecisionRow, RowWriter, ViolationRow};
 
 /// At most this many skipped lines are sampled per file.
@@ -77,8 +77,8 @@ struct Shared<'a> {
     /// The memory of processed blocks, for the readers to fill again.
     spare_blocks: Mutex<Vec<Vec<u8>>>,
     origins: Mutex<OriginTable>,
-    violations: &'a OrderedParts,
-    decisions: Option<&'a OrderedParts>,
+    violations: &'a StreamedReport,
+    decisions: Option<&'a StreamedReport>,
     stop: AtomicBool,
     failure: Mutex<Option<String>>,
     progress: ProgressBar,
@@ -97,8 +97,8 @@ pub(super) fn run(
     identifier: &Identifier<'_>,
     judge: &Judge<'_>,
     verifier: &Verifier,
-    violations: &OrderedParts,
-    decisions: Option<&OrderedParts>,
+    violations: &StreamedReport,
+    decisions: Option<&StreamedReport>,
 ) -> Result<PipelineOutput, String> {
     let threads = config.threads.max(1);
     let shared = Shared {
@@ -330,6 +330,17 @@ impl Shared<'_> {
     }
 
     fn finish(&self, file: usize, slot: &mut Slot, error: Option<String>) {
+        let blocks = match slot {
+            Slot::Open { next_seq, .. } => *next_seq,
+            _ => 0,
+        };
+        let ended = self
+            .violations
+            .end(file, blocks)
+            .and_then(|()| self.decisions.map_or(Ok(()), |d| d.end(file, blocks)));
+        if let Err(e) = ended {
+            self.fail(format!("cannot write reports: {e}"));
+        }
         {
             let mut report = lock(&self.reports[file]);
             if let Slot::Open { reader, .. } = &*slot {
@@ -451,6 +462,9 @@ struct Worker {
     ranges: AgentRanges,
     path: Vec<u8>,
     scratch: Scratch,
+    /// Rows for the streamed reports, kept from block to block with their memory and caches.
+    violation_rows: RowWriter,
+    decision_rows: RowWriter,
 }
 
 impl Worker {
@@ -465,8 +479,8 @@ impl Worker {
             self.files
                 .resize_with(shared.inputs.len(), FileCounts::default);
         }
-        let mut violations = RowWriter::new();
-        let mut decisions = shared.decisions.map(|_| RowWriter::new());
+        let mut violations = std::mem::take(&mut self.violation_rows);
+        let mut decisions = std::mem::take(&mut self.decision_rows);
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut state = work.parser.block_state(&work.block);
         let mut lines = 0u64;
@@ -479,7 +493,7 @@ impl Worker {
                     line_no,
                     &request,
                     &mut violations,
-                    decisions.as_mut(),
+                    shared.decisions.map(|_| &mut decisions),
                 ),
                 Ok(None) => {}
                 Err(reason) => {
@@ -506,11 +520,13 @@ impl Worker {
         }
         let submitted = shared
             .violations
-            .submit(work.file, work.seq, violations.into_bytes())
-            .and_then(|()| match (shared.decisions, decisions) {
-                (Some(parts), Some(rows)) => parts.submit(work.file, work.seq, rows.into_bytes()),
-                _ => Ok(()),
+            .submit(work.file, work.seq, violations.rows())
+            .and_then(|()| match shared.decisions {
+                Some(report) => report.submit(work.file, work.seq, decisions.rows()),
+                None => Ok(()),
             });
+        self.violation_rows = violations;
+        self.decision_rows = decisions;
         if let Err(e) = submitted {
             shared.fail(format!("cannot write reports: {e}"));
         }

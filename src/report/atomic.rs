@@ -36,6 +36,29 @@ impl AtomicFile {
         })
     }
 
+    /// Appends the rest of `from`, from its current position, after what was written so far.
+    /// On Linux the bytes go from file to file inside the kernel (`copy_file_range`), never
+    /// through this process's memory.
+    pub fn append_file(&mut self, from: &mut File) -> io::Result<u64> {
+        match &mut self.writer {
+            Some(writer) => {
+                writer.flush().map_err(|e| with_path(e, &self.temp))?;
+                io::copy(from, writer.get_mut()).map_err(|e| with_path(e, &self.temp))
+            }
+            None => Err(io::Error::other("file already committed")),
+        }
+    }
+
+    /// A second handle on the temporary file, with which another thread can sync it to disk
+    /// while writing goes on. (Bytes still in this writer's buffer, at most 64 KiB, are not in
+    /// the file yet.)
+    pub fn second_handle(&self) -> io::Result<File> {
+        match &self.writer {
+            Some(writer) => writer.get_ref().try_clone(),
+            None => Err(io::Error::other("file already committed")),
+        }
+    }
+
     /// Flushes, syncs and renames the file to its final name. On failure (a full disk fails
     /// the last flush) the writer is kept, so that dropping `self` removes the temporary file.
     pub fn commit(mut self) -> io::Result<()> {
@@ -73,21 +96,21 @@ pub fn remove_temporaries(dir: &Path) {
     }
 }
 
-fn with_path(e: io::Error, path: &Path) -> io::Error {
+pub(super) fn with_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.writer {
-            Some(w) => w.write(buf),
+            Some(w) => w.write(buf).map_err(|e| with_path(e, &self.temp)),
             None => Err(io::Error::other("file already committed")),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.writer {
-            Some(w) => w.flush(),
+            Some(w) => w.flush().map_err(|e| with_path(e, &self.temp)),
             None => Ok(()),
         }
     }

@@ -9,9 +9,9 @@ pub mod agents;
 pub mod atomic;
 pub mod decisions;
 pub mod inputs;
-pub mod parts;
 pub mod robots;
 pub mod rules;
+pub mod stream;
 pub mod summary;
 pub mod violations;
 
@@ -30,7 +30,7 @@ use crate::policy::VersionId;
 pub use self::decisions::DecisionRow;
 pub use self::violations::ViolationRow;
 
-/// Rows formatted by a worker thread into memory, handed to [`parts::OrderedParts`].
+/// Rows formatted by a worker thread into memory, handed to [`stream::StreamedReport`].
 ///
 /// These reports get a row per violation or per judged request, so rows are written field by
 /// field straight into the buffer, without allocating.
@@ -52,9 +52,10 @@ impl RowWriter {
         RowWriter::default()
     }
 
-    /// The formatted rows.
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.csv.out
+    /// The rows formatted so far, each complete. The caller may take or clear them; the rows
+    /// written next go after whatever is left.
+    pub fn rows(&mut self) -> &mut Vec<u8> {
+        &mut self.csv.out
     }
 
     fn field(&mut self, bytes: &[u8]) {
@@ -63,6 +64,10 @@ impl RowWriter {
 
     /// Input bytes as UTF-8, invalid sequences replaced as [`text`] replaces them.
     fn text_field(&mut self, bytes: &[u8]) {
+        // Most fields are ASCII, which is checked faster than UTF-8 is validated.
+        if bytes.is_ascii() {
+            return self.csv.field(bytes);
+        }
         match std::str::from_utf8(bytes) {
             Ok(valid) => self.csv.field(valid.as_bytes()),
             Err(_) => self.csv.field(String::from_utf8_lossy(bytes).as_bytes()),
@@ -169,9 +174,14 @@ impl CsvBuffer {
 }
 
 fn needs_quotes(bytes: &[u8]) -> bool {
-    bytes
-        .iter()
-        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    // A chunk at a time without an early exit inside it, which the compiler turns into vector
+    // compares: the fields are short and seldom need quotes, so a byte loop that can stop at
+    // every byte cost more.
+    bytes.chunks(32).any(|chunk| {
+        chunk.iter().fold(false, |found, &b| {
+            found | matches!(b, b',' | b'"' | b'\n' | b'\r')
+        })
+    })
 }
 
 /// Text from the input, as valid UTF-8.
@@ -286,7 +296,7 @@ mod tests {
             rows.end_row();
         }
         assert_eq!(
-            String::from_utf8(rows.into_bytes()).unwrap(),
+            String::from_utf8(std::mem::take(rows.rows())).unwrap(),
             "1970-01-01T00:00:00Z,\"logs/a,b.log:1\",65535\n\
              1970-01-01T00:00:00Z,\"logs/a,b.log:2\",65535\n\
              1970-01-01T00:01:01Z,\"logs/a,b.log:3\",65535\n\
