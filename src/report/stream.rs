@@ -217,15 +217,18 @@ impl StreamedReport {
     /// the report, up to the first input that is not complete, which then writes straight in.
     fn advance(&self, first: usize) -> io::Result<()> {
         for input in first..self.inputs.len() {
-            let mut rows_of = self.lock_input(input)?;
+            let mut guard = self.lock_input(input)?;
+            let rows_of = &mut *guard;
             if let Route::Spill(Some(spill)) = &mut rows_of.route {
-                spill.rewind()?;
+                spill
+                    .rewind()
+                    .map_err(|e| with_path(e, &rows_of.spill_path))?;
                 self.lock_file().append(spill)?;
                 fs::remove_file(&rows_of.spill_path)
                     .map_err(|e| with_path(e, &rows_of.spill_path))?;
             }
             rows_of.route = Route::Direct;
-            if !self.close_if_complete(&mut rows_of) {
+            if !self.close_if_complete(rows_of) {
                 break;
             }
         }
