@@ -32,9 +32,8 @@ pub(crate) fn quoted(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
 }
 
 /// Splits `input` at its first space: the token and what follows the space (empty at the end).
-/// Tokens are short (addresses, numbers), where a plain loop beats a vectorised search's setup.
 pub(crate) fn token(input: &[u8]) -> (&[u8], &[u8]) {
-    match input.iter().position(|&b| b == b' ') {
+    match memchr::memchr(b' ', input) {
         Some(space) => {
             let (token, rest) = input.split_at(space);
             (token, rest.get(1..).unwrap_or_default())
