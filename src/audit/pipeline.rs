@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use ahash::AHashMap;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use jiff::Timestamp;
-use robots_audit_bots::{Verification, Verifier};
+use robots_audit_bots::{BotRanges, Verification, Verifier};
 use robots_audit_logs::{Block, Format, LineParser, LogReader, OriginParts, Request, Scratch};
 
 use super::identity::{AgentInfo, Identifier, IdentityCache};
@@ -424,8 +424,9 @@ impl OriginCache {
 /// and then every request is unverified: the address need not even be parsed.
 #[derive(Default)]
 struct AgentRanges {
-    /// By [`AgentId`]: whether any `--verify` ranges apply to the agent; `None` until asked.
-    ranged: Vec<Option<bool>>,
+    /// By [`AgentId`]: the `--verify` ranges that apply to the agent, merged; `None` until
+    /// asked.
+    by_agent: Vec<Option<BotRanges>>,
 }
 
 impl AgentRanges {
@@ -436,17 +437,15 @@ impl AgentRanges {
         client_ip: &[u8],
     ) -> Verification {
         let slot = agent as usize;
-        if self.ranged.len() <= slot {
-            self.ranged.resize(slot + 1, None);
+        if self.by_agent.len() <= slot {
+            self.by_agent.resize(slot + 1, None);
         }
-        // An address that is not one is checked against no range: the verifier answers
-        // `Unverified` for it exactly when no ranges apply to the bot at all.
-        let ranged = *self.ranged[slot]
-            .get_or_insert_with(|| verifier.verify(&info.bot, b"") != Verification::Unverified);
-        if ranged {
-            verifier.verify(&info.bot, client_ip)
-        } else {
+        let ranges = self.by_agent[slot].get_or_insert_with(|| verifier.ranges_for(&info.bot));
+        if ranges.is_empty() {
+            // Not even the address needs reading.
             Verification::Unverified
+        } else {
+            ranges.verify(client_ip)
         }
     }
 }
@@ -739,9 +738,11 @@ mod tests {
                 }
             }
         }
-        assert_eq!(
-            ranges.ranged,
-            [Some(true), Some(true), Some(false), Some(false)]
-        );
+        let ranged: Vec<bool> = ranges
+            .by_agent
+            .iter()
+            .map(|r| r.as_ref().is_some_and(|r| !r.is_empty()))
+            .collect();
+        assert_eq!(ranged, [true, true, false, false]);
     }
 }

@@ -59,7 +59,7 @@ mod verify;
 pub use catalog::{Bot, Catalog, Category};
 pub use error::{LoadError, Position};
 pub use identify::Identity;
-pub use verify::{Verification, Verifier};
+pub use verify::{BotRanges, Verification, Verifier};
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,8 @@
 //! * a MISP warning list: `{"list": ["192.0.2.0/24", "2001:db8::/32", ...], ...}`;
 //! * plain text: one CIDR or bare address (a /32 or /128) per line, `#` starts a comment.
 //!
-//! Ranges are kept sorted and merged per key and address family, so a lookup is a binary search
+//! Ranges are kept sorted and merged per key and address family; [`Verifier::ranges_for`]
+//! merges the keys that apply to a bot into one [`BotRanges`], whose lookup is a binary search
 //! without allocation.
 
 use std::net::IpAddr;
@@ -189,28 +190,39 @@ impl Verifier {
     }
 
     /// Checks a logged client address against the ranges of `bot` (its name's and its
-    /// operator's). Accepts `192.0.2.1`, `192.0.2.1:8080`, `2001:db8::1`, `[2001:db8::1]`,
-    /// `[2001:db8::1]:443`, `fe80::1%eth0` and IPv4-mapped `::ffff:192.0.2.1` (compared as
-    /// IPv4), with surrounding whitespace. No allocation.
+    /// operator's), as [`BotRanges::verify`] does. To check many requests of one bot, take its
+    /// [`ranges_for`](Verifier::ranges_for) once instead: this merges them at every call.
     pub fn verify(&self, bot: &Bot, client_ip: &[u8]) -> Verification {
-        let address = parse_client_ip(client_ip);
-        let mut any_ranges = false;
+        self.ranges_for(bot).verify(client_ip)
+    }
+
+    /// The ranges that apply to `bot`, its name's and its operator's, merged into one set per
+    /// address family.
+    ///
+    /// ```
+    /// use robots_audit_bots::{Bot, Category, Verification, Verifier};
+    ///
+    /// let mut verifier = Verifier::new();
+    /// verifier.add_ranges("Bing", b"192.0.2.0/25", "bing.txt").unwrap();
+    /// verifier.add_ranges("Bingbot", b"192.0.2.128/25", "bingbot.txt").unwrap();
+    /// let bot = Bot {
+    ///     name: "Bingbot".into(),
+    ///     tokens: vec!["bingbot".into()],
+    ///     operator: "Bing".into(),
+    ///     category: Category::Search,
+    /// };
+    /// let ranges = verifier.ranges_for(&bot);
+    /// assert_eq!(ranges.verify(b"192.0.2.1"), Verification::Verified);
+    /// assert_eq!(ranges.verify(b"192.0.2.200"), Verification::Verified);
+    /// assert_eq!(ranges.verify(b"192.0.3.1"), Verification::Spoofed);
+    /// ```
+    pub fn ranges_for(&self, bot: &Bot) -> BotRanges {
+        let mut merged = BotRanges::default();
         for ranges in self.keys.iter().filter(|ranges| ranges.applies_to(bot)) {
-            let (has_family, inside) = match address {
-                Some(IpAddr::V4(ip)) => (!ranges.v4.is_empty(), ranges.v4.contains(u32::from(ip))),
-                Some(IpAddr::V6(ip)) => (!ranges.v6.is_empty(), ranges.v6.contains(u128::from(ip))),
-                None => (!ranges.v4.is_empty() || !ranges.v6.is_empty(), false),
-            };
-            if inside {
-                return Verification::Verified;
-            }
-            any_ranges |= has_family;
+            merged.v4.extend(ranges.v4.ranges.iter().copied());
+            merged.v6.extend(ranges.v6.ranges.iter().copied());
         }
-        if any_ranges {
-            Verification::Spoofed
-        } else {
-            Verification::Unverified
-        }
+        merged
     }
 
     /// Infers the key of a range file from its name, so that `--verify googlebot.json` needs no
@@ -256,6 +268,38 @@ impl Verifier {
             }
         }
         best.map(|(_, _, key)| key.to_owned())
+    }
+}
+
+/// The published ranges of one bot (see [`Verifier::ranges_for`]), ready to check its requests.
+#[derive(Debug, Clone, Default)]
+pub struct BotRanges {
+    v4: RangeSet<u32>,
+    v6: RangeSet<u128>,
+}
+
+impl BotRanges {
+    /// Whether no ranges apply to the bot: every request is [`Verification::Unverified`].
+    pub fn is_empty(&self) -> bool {
+        self.v4.is_empty() && self.v6.is_empty()
+    }
+
+    /// Checks a logged client address. Accepts `192.0.2.1`, `192.0.2.1:8080`, `2001:db8::1`,
+    /// `[2001:db8::1]`, `[2001:db8::1]:443`, `fe80::1%eth0` and IPv4-mapped
+    /// `::ffff:192.0.2.1` (compared as IPv4), with surrounding whitespace. An address inside a
+    /// range is verified; outside all ranges of its family, or no address at all, spoofed; with
+    /// no ranges of its family, unverified. A binary search, no allocation.
+    pub fn verify(&self, client_ip: &[u8]) -> Verification {
+        let (has_family, inside) = match parse_client_ip(client_ip) {
+            Some(IpAddr::V4(ip)) => (!self.v4.is_empty(), self.v4.contains(u32::from(ip))),
+            Some(IpAddr::V6(ip)) => (!self.v6.is_empty(), self.v6.contains(u128::from(ip))),
+            None => (!self.is_empty(), false),
+        };
+        match (inside, has_family) {
+            (true, _) => Verification::Verified,
+            (false, true) => Verification::Spoofed,
+            (false, false) => Verification::Unverified,
+        }
     }
 }
 
@@ -486,6 +530,82 @@ mod tests {
         for &(address, inside) in cases {
             assert_eq!(set.contains(address), inside, "{address}");
         }
+    }
+
+    /// A bot's name and its operator each have ranges of one family: an address is verified
+    /// inside either, spoofed outside all of its family's, and a bot without ranges is never
+    /// judged.
+    #[test]
+    fn ranges_of_name_and_operator_add_up() {
+        let mut verifier = Verifier::new();
+        verifier
+            .add_ranges("examplebot", b"192.0.2.0/24", "a.txt")
+            .unwrap();
+        verifier
+            .add_ranges("EXAMPLE CORP", b"2001:db8::/32", "b.txt")
+            .unwrap();
+        verifier
+            .add_ranges("Other", b"198.51.100.0/24", "c.txt")
+            .unwrap();
+        let bot = |name: &str, operator: &str| Bot {
+            name: name.into(),
+            tokens: Vec::new(),
+            operator: operator.into(),
+            category: crate::Category::Other,
+        };
+        let cases: &[(&Bot, &[u8], Verification)] = &[
+            (
+                &bot("ExampleBot", "Example Corp"),
+                b"192.0.2.9",
+                Verification::Verified,
+            ),
+            (
+                &bot("ExampleBot", "Example Corp"),
+                b"[2001:db8::9]:80",
+                Verification::Verified,
+            ),
+            (
+                &bot("ExampleBot", "Example Corp"),
+                b"198.51.100.1",
+                Verification::Spoofed,
+            ),
+            (
+                &bot("ExampleBot", "Example Corp"),
+                b"2001:db9::1",
+                Verification::Spoofed,
+            ),
+            (
+                &bot("ExampleBot", "Example Corp"),
+                b"unknown",
+                Verification::Spoofed,
+            ),
+            (
+                &bot("ExampleBot", "Someone"),
+                b"2001:db8::9",
+                Verification::Unverified,
+            ),
+            (
+                &bot("ExampleBot", "Someone"),
+                b"192.0.2.9",
+                Verification::Verified,
+            ),
+            (
+                &bot("Stranger", "Nobody"),
+                b"192.0.2.9",
+                Verification::Unverified,
+            ),
+            (
+                &bot("Stranger", "Nobody"),
+                b"unknown",
+                Verification::Unverified,
+            ),
+        ];
+        for &(bot, address, expected) in cases {
+            let ranges = verifier.ranges_for(bot);
+            assert_eq!(ranges.verify(address), expected, "{} {address:?}", bot.name);
+            assert_eq!(verifier.verify(bot, address), expected);
+        }
+        assert!(verifier.ranges_for(&bot("Stranger", "Nobody")).is_empty());
     }
 
     #[test]
