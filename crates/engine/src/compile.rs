@@ -16,15 +16,14 @@
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::ops::Range;
 
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::hybrid::{CacheError, LazyStateID};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::pool::Pool;
-use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input, MatchKind};
+use regex_syntax::hir::{Dot, Hir, Look, Repetition};
 
 use crate::pattern::{glob_matches_parts, index_htm_prefix};
 use crate::{Rule, RuleId, RuleKind};
@@ -367,10 +366,10 @@ impl Fallback {
     }
 }
 
-/// The regex of one candidate: literal bytes escaped, runs of `*` as one `(?s:.)*`, an end
-/// anchor as `\z`, and trailing wildcards of an unanchored pattern dropped since matching is by
-/// prefix anyway.
-fn regex_source(body: &[u8], anchored_end: bool) -> String {
+/// The regex of one candidate, built as syntax directly (parsing regex text cost more than the
+/// rest of compiling): the literal bytes, runs of `*` as one `(?s-u:.)*`, an end anchor, and
+/// trailing wildcards of an unanchored pattern dropped since matching is by prefix anyway.
+fn candidate_hir(body: &[u8], anchored_end: bool) -> Hir {
     let body = if anchored_end {
         body
     } else {
@@ -380,29 +379,35 @@ fn regex_source(body: &[u8], anchored_end: bool) -> String {
             .map_or(0, |last| last + 1);
         body.get(..kept).unwrap_or_default()
     };
-    let mut source = String::with_capacity(body.len() * 2 + 6);
-    source.push_str(r"\A");
+    let mut parts = vec![Hir::look(Look::Start)];
+    let mut literal = Vec::new();
     let mut after_star = false;
     for &byte in body {
         if byte == b'*' {
             if !after_star {
-                source.push_str("(?s:.)*");
+                if !literal.is_empty() {
+                    parts.push(Hir::literal(std::mem::take(&mut literal)));
+                }
+                parts.push(Hir::repetition(Repetition {
+                    min: 0,
+                    max: None,
+                    greedy: true,
+                    sub: Box::new(Hir::dot(Dot::AnyByte)),
+                }));
             }
             after_star = true;
             continue;
         }
         after_star = false;
-        if byte.is_ascii_alphanumeric() || byte == b'/' {
-            source.push(char::from(byte));
-        } else {
-            // Writing to a String cannot fail.
-            let _ = write!(source, r"\x{byte:02X}");
-        }
+        literal.push(byte);
+    }
+    if !literal.is_empty() {
+        parts.push(Hir::literal(literal));
     }
     if anchored_end {
-        source.push_str(r"\z");
+        parts.push(Hir::look(Look::End));
     }
-    source
+    Hir::concat(parts)
 }
 
 type CachePool = Pool<Cache, Box<dyn Fn() -> Cache + Send + Sync>>;
@@ -426,21 +431,20 @@ impl std::fmt::Debug for Automaton {
 impl Automaton {
     /// Builds the automaton of `candidates`, or `None` when it exceeds the budget.
     fn new(rules: &[Rule], candidates: &[Candidate]) -> Option<Automaton> {
-        let sources: Vec<String> = candidates
+        let hirs: Vec<Hir> = candidates
             .iter()
             .map(|candidate| {
                 let (body, anchored_end) = candidate.parts(rules);
-                regex_source(body, anchored_end)
+                candidate_hir(body, anchored_end)
             })
             .collect();
         let nfa = thompson::Compiler::new()
-            .syntax(syntax::Config::new().unicode(false).utf8(false))
             .configure(
                 thompson::Config::new()
                     .which_captures(WhichCaptures::None)
                     .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
             )
-            .build_many(&sources)
+            .build_many_from_hir(&hirs)
             .ok()?;
         let dfa = DFA::builder()
             .configure(
@@ -636,12 +640,15 @@ mod tests {
     }
 
     #[test]
-    fn regex_sources_escape_and_collapse() {
-        assert_eq!(regex_source(b"/a**b", false), r"\A/a(?s:.)*b");
-        assert_eq!(regex_source(b"/a*", false), r"\A/a");
-        assert_eq!(regex_source(b"/a*", true), r"\A/a(?s:.)*\z");
-        assert_eq!(regex_source(b"/a.b?$", false), r"\A/a\x2Eb\x3F\x24");
-        assert_eq!(regex_source(b"**", false), r"\A");
+    fn candidate_syntax_keeps_bytes_and_collapses_stars() {
+        // Written out as the regex it stands for (`Hir` prints as a regex).
+        let regex = |body: &[u8], anchored| candidate_hir(body, anchored).to_string();
+        assert_eq!(regex(b"/a**b", false), r"(?:\A(?:/a)(?-u:[\x00-\xFF])*b)");
+        assert_eq!(regex(b"/a*", false), r"(?:\A(?:/a))");
+        assert_eq!(regex(b"/a*", true), r"(?:\A(?:/a)(?-u:[\x00-\xFF])*\z)");
+        assert_eq!(regex(b"/a.b?$", false), r"(?:\A(?:/a\.b\?\$))");
+        assert_eq!(regex(b"**", false), r"\A");
+        assert_eq!(regex(b"/\xFF%", false), r"(?:\A(?:/(?-u:\xFF)%))");
     }
 
     #[test]
