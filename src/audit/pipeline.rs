@@ -280,33 +280,38 @@ impl Shared<'_> {
         *counted = read;
         match result {
             Ok(Some(block)) => {
-                if *next_seq == 0 && self.config.format.is_none() {
-                    match Format::detect(&block.data) {
-                        Some(format) => {
-                            *parser = Arc::new(LineParser::new(format, &self.config.fields));
-                            lock(&self.reports[file]).format = Some(format.name());
-                            if self.config.progress {
-                                self.progress.println(format!(
-                                    "{}: {} format",
-                                    self.inputs[file].name,
-                                    format.name()
-                                ));
+                if *next_seq == 0 {
+                    let format = match self.config.format {
+                        Some(format) => format,
+                        None => match Format::detect(&block.data) {
+                            Some(format) => {
+                                *parser = Arc::new(LineParser::new(format, &self.config.fields));
+                                if self.config.progress {
+                                    self.progress.println(format!(
+                                        "{}: {} format",
+                                        self.inputs[file].name,
+                                        format.name()
+                                    ));
+                                }
+                                format
                             }
-                        }
-                        None => {
-                            self.finish(
-                                file,
-                                slot,
-                                Some(
-                                    "could not detect the log format; name it with --format"
-                                        .to_owned(),
-                                ),
-                            );
-                            return None;
-                        }
+                            None => {
+                                self.finish(
+                                    file,
+                                    slot,
+                                    Some(
+                                        "could not detect the log format; name it with --format"
+                                            .to_owned(),
+                                    ),
+                                );
+                                return None;
+                            }
+                        },
+                    };
+                    lock(&self.reports[file]).format = Some(format.name());
+                    if !format.reads_headers() {
+                        reader.ignore_headers();
                     }
-                } else if *next_seq == 0 {
-                    lock(&self.reports[file]).format = self.config.format.map(|f| f.name());
                 }
                 let work = Work {
                     file,

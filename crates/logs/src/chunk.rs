@@ -152,6 +152,8 @@ pub struct LogReader {
     delivered: u64,
     header: Option<Arc<[u8]>>,
     fields: memmem::Finder<'static>,
+    /// Whether blocks are searched for `#Fields:` lines (see [`LogReader::ignore_headers`]).
+    track_headers: bool,
 }
 
 impl fmt::Debug for LogReader {
@@ -194,6 +196,7 @@ impl LogReader {
             delivered: 0,
             header: None,
             fields: memmem::Finder::new(FIELDS_DIRECTIVE),
+            track_headers: true,
         }
     }
 
@@ -203,6 +206,14 @@ impl LogReader {
     pub fn with_block_size(mut self, bytes: usize) -> LogReader {
         self.block_size = bytes.max(1);
         self
+    }
+
+    /// Stops looking for `#Fields:` lines: for a format that reads none
+    /// ([`Format::reads_headers`](crate::Format::reads_headers)), searching every block for
+    /// one is wasted work. Blocks read afterwards carry no header.
+    pub fn ignore_headers(&mut self) {
+        self.track_headers = false;
+        self.header = None;
     }
 
     /// How the input is compressed.
@@ -290,7 +301,9 @@ impl LogReader {
             header: self.header.clone(),
         };
         self.next_line += block.line_count();
-        self.remember_header(&block.data);
+        if self.track_headers {
+            self.remember_header(&block.data);
+        }
         Ok(Some(block))
     }
 
@@ -521,6 +534,25 @@ mod tests {
                 Some(b"#Fields: c")
             ]
         );
+    }
+
+    #[test]
+    fn ignored_headers_are_neither_searched_nor_carried() {
+        let trickle = Trickle {
+            data: b"#Fields: a b\n1 2\n#Fields: c\n3\n".to_vec(),
+            at: 0,
+            step: 1,
+        };
+        let mut reader = LogReader::from_reader(trickle).unwrap().with_block_size(1);
+        let first = reader.next_block().unwrap().unwrap();
+        assert_eq!(first.data, b"#Fields: a b\n");
+        assert!(reader.next_block().unwrap().unwrap().header.is_some());
+        reader.ignore_headers();
+        let mut headers = Vec::new();
+        while let Some(block) = reader.next_block().unwrap() {
+            headers.push(block.header);
+        }
+        assert_eq!(headers, [None, None]);
     }
 
     #[test]

@@ -55,6 +55,18 @@ impl Format {
         Format::Crawl,
     ];
 
+    /// Whether lines of this format are laid out by a `#Fields:` directive, which blocks then
+    /// carry ([`Block::header`](crate::Block::header)).
+    ///
+    /// ```
+    /// use robots_audit_logs::Format;
+    /// assert!(Format::W3c.reads_headers());
+    /// assert!(!Format::Combined.reads_headers());
+    /// ```
+    pub fn reads_headers(&self) -> bool {
+        matches!(self, Format::W3c | Format::Cloudfront)
+    }
+
     /// The name `--format` and `inputs.csv` use.
     pub fn name(&self) -> &'static str {
         match self {

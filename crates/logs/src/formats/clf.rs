@@ -94,9 +94,10 @@ pub(crate) fn parse<'a>(
     }
     let (request, _, rest) = lex::quoted(rest)?;
     let (method, target) = lex::request_line(request)?;
-    let (status_field, rest) = lex::token(rest.strip_prefix(b" ").ok_or(SkipReason::MissingField)?);
+    let (status_field, rest) =
+        lex::short_token(rest.strip_prefix(b" ").ok_or(SkipReason::MissingField)?);
     let status = lex::status(status_field)?;
-    let (bytes_field, rest) = lex::token(rest);
+    let (bytes_field, rest) = lex::short_token(rest);
     if bytes_field.is_empty() {
         return Err(SkipReason::MissingField);
     }

@@ -33,7 +33,17 @@ pub(crate) fn quoted(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
 
 /// Splits `input` at its first space: the token and what follows the space (empty at the end).
 pub(crate) fn token(input: &[u8]) -> (&[u8], &[u8]) {
-    match memchr::memchr(b' ', input) {
+    split_at_space(input, memchr::memchr(b' ', input))
+}
+
+/// [`token`] for fields of a few bytes (a status, a byte count, a method), where a plain loop
+/// costs less than setting up a vectorised search.
+pub(crate) fn short_token(input: &[u8]) -> (&[u8], &[u8]) {
+    split_at_space(input, input.iter().position(|&b| b == b' '))
+}
+
+fn split_at_space(input: &[u8], space: Option<usize>) -> (&[u8], &[u8]) {
+    match space {
         Some(space) => {
             let (token, rest) = input.split_at(space);
             (token, rest.get(1..).unwrap_or_default())
@@ -57,7 +67,7 @@ fn is_method(method: &[u8]) -> bool {
 /// space and the protocol, so a target with raw spaces stays whole; a request line without a
 /// protocol (HTTP/0.9) is the method and the target.
 pub(crate) fn request_line(line: &[u8]) -> Result<(&[u8], &[u8]), SkipReason> {
-    let (method, rest) = token(line);
+    let (method, rest) = short_token(line);
     if !is_method(method) {
         return Err(SkipReason::BadRequestLine);
     }
@@ -102,6 +112,17 @@ pub(crate) fn number(digits: &[u8]) -> Option<u64> {
 
 /// An HTTP status code; `-` (no response) is 0.
 pub(crate) fn status(field: &[u8]) -> Result<u16, SkipReason> {
+    // Nearly every status is three digits.
+    if let &[
+        hundreds @ b'0'..=b'9',
+        tens @ b'0'..=b'9',
+        ones @ b'0'..=b'9',
+    ] = field
+    {
+        return Ok(u16::from(hundreds - b'0') * 100
+            + u16::from(tens - b'0') * 10
+            + u16::from(ones - b'0'));
+    }
     if field == b"-" {
         return Ok(0);
     }
@@ -288,6 +309,9 @@ mod tests {
         assert_eq!(status(b"-"), Ok(0));
         assert_eq!(status(b"1000"), Err(SkipReason::BadStatus));
         assert_eq!(status(b"2x0"), Err(SkipReason::BadStatus));
+        assert_eq!(status(b"099"), Ok(99));
+        assert_eq!(status(b"42"), Ok(42));
+        assert_eq!(status(b""), Err(SkipReason::BadStatus));
         assert_eq!(bytes(b"-"), Ok(0));
         assert_eq!(bytes(b"12345"), Ok(12345));
         assert_eq!(bytes(b"99999999999999999999999"), Err(SkipReason::BadBytes));
