@@ -25,7 +25,7 @@ use jiff::Timestamp;
 use robots_audit_engine::{GroupId, Robots};
 
 use self::atomic::AtomicFile;
-use crate::policy::VersionId;
+use crate::policy::{PolicySet, VersionId};
 
 pub use self::decisions::DecisionRow;
 pub use self::violations::ViolationRow;
@@ -44,6 +44,12 @@ pub struct RowWriter {
     last_time: Option<(Timestamp, String)>,
     /// Group labels already built, by version and group.
     group_labels: AHashMap<(VersionId, GroupId), String>,
+    /// Version labels already built, by version (times kept apart from `last_time`, which the
+    /// request times of consecutive rows share).
+    version_labels: Vec<Option<String>>,
+    /// The input file name of the last `source` field, and whether it needs quotes.
+    source_name: String,
+    source_name_quoted: bool,
 }
 
 impl RowWriter {
@@ -93,6 +99,21 @@ impl RowWriter {
 
     /// `file:line`, as the `source` columns write it.
     fn source_field(&mut self, (file, line): (&str, u64)) {
+        // Rows of one block share their file: whether its name needs quotes is known already.
+        if self.source_name.as_bytes() != file.as_bytes() {
+            self.source_name.clear();
+            self.source_name.push_str(file);
+            self.source_name_quoted = needs_quotes(file.as_bytes());
+        }
+        if !self.source_name_quoted {
+            self.csv.separate();
+            self.csv.out.extend_from_slice(file.as_bytes());
+            self.csv.out.push(b':');
+            self.csv
+                .out
+                .extend_from_slice(itoa::Buffer::new().format(line).as_bytes());
+            return;
+        }
         self.scratch.clear();
         self.scratch.extend_from_slice(file.as_bytes());
         self.scratch.push(b':');
@@ -111,6 +132,17 @@ impl RowWriter {
             let _ = write!(formatted, "{t}");
         }
         self.csv.plain(formatted.as_bytes());
+    }
+
+    /// The label of version `id`, [`Version::label`](crate::policy::Version::label), built once
+    /// per writer.
+    fn version_label_field(&mut self, policy: &PolicySet, id: VersionId) {
+        let slot = id as usize;
+        if self.version_labels.len() <= slot {
+            self.version_labels.resize(slot + 1, None);
+        }
+        let label = self.version_labels[slot].get_or_insert_with(|| policy.version(id).label());
+        self.csv.plain(label.as_bytes());
     }
 
     /// The label of `group` of version `id` ([`Robots::group_label`]), built once per writer.
@@ -289,9 +321,14 @@ mod tests {
     fn times_and_sources_are_written_like_the_other_reports() {
         let t = |s| Timestamp::from_second(s).unwrap();
         let mut rows = RowWriter::new();
-        for (time, line) in [(t(0), 1), (t(0), 2), (t(61), 3), (t(0), 40)] {
+        for (time, file, line) in [
+            (t(0), "logs/a,b.log", 1),
+            (t(0), "logs/a,b.log", 2),
+            (t(61), "logs/plain.log", 3),
+            (t(0), "logs/a,b.log", 40),
+        ] {
             rows.time_field(time);
-            rows.source_field(("logs/a,b.log", line));
+            rows.source_field((file, line));
             rows.number_field(u16::MAX);
             rows.end_row();
         }
@@ -299,7 +336,7 @@ mod tests {
             String::from_utf8(std::mem::take(rows.rows())).unwrap(),
             "1970-01-01T00:00:00Z,\"logs/a,b.log:1\",65535\n\
              1970-01-01T00:00:00Z,\"logs/a,b.log:2\",65535\n\
-             1970-01-01T00:01:01Z,\"logs/a,b.log:3\",65535\n\
+             1970-01-01T00:01:01Z,logs/plain.log:3,65535\n\
              1970-01-01T00:00:00Z,\"logs/a,b.log:40\",65535\n"
         );
     }

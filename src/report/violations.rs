@@ -90,9 +90,8 @@ impl RowWriter {
 
     /// The version in force ([`Version::label`](crate::policy::Version::label)), or empty.
     pub(super) fn version_field(&mut self, policy: &PolicySet, judgement: &Judgement) {
-        match judgement.version.map(|id| policy.version(id).valid_from) {
-            Some(Some(from)) => self.time_field(from),
-            Some(None) => self.word_field("initial"),
+        match judgement.version {
+            Some(id) => self.version_label_field(policy, id),
             None => self.word_field(""),
         }
     }
