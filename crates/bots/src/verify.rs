@@ -14,7 +14,7 @@
 //! merges the keys that apply to a bot into one [`BotRanges`], whose lookup is a binary search
 //! without allocation.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 use std::str::FromStr;
 
@@ -321,6 +321,11 @@ fn contains_word(haystack: &str, needle: &str) -> bool {
 
 /// Parses a logged client address (see [`Verifier::verify`]).
 fn parse_client_ip(raw: &[u8]) -> Option<IpAddr> {
+    // Most logged addresses are plain dotted IPv4, read without the checks below.
+    if raw.len() <= 15 && raw.iter().all(|&b| b.is_ascii_digit() || b == b'.') {
+        let text = std::str::from_utf8(raw).ok()?;
+        return Ipv4Addr::from_str(text).ok().map(IpAddr::V4);
+    }
     let text = std::str::from_utf8(raw).ok()?.trim();
     let host = if let Some(bracketed) = text.strip_prefix('[') {
         let (inner, rest) = bracketed.split_once(']')?;
@@ -472,6 +477,10 @@ mod tests {
             (b"[2001:db8::1]x", None),
             (b"[2001:db8::1", None),
             (b"66.249.66", None),
+            (b"123.123.123.123", v4(123, 123, 123, 123)),
+            (b"999.1.1.1", None),
+            (b"1.2.3.4.5", None),
+            (b"...", None),
             (b"-", None),
             (b"", None),
             (b"\xff\xfe", None),
