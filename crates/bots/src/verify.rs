@@ -562,59 +562,29 @@ mod tests {
             operator: operator.into(),
             category: crate::Category::Other,
         };
+        let (ours, name_only, stranger) = (
+            bot("ExampleBot", "Example Corp"),
+            bot("ExampleBot", "Someone"),
+            bot("Stranger", "Nobody"),
+        );
+        use Verification::{Spoofed, Unverified, Verified};
         let cases: &[(&Bot, &[u8], Verification)] = &[
-            (
-                &bot("ExampleBot", "Example Corp"),
-                b"192.0.2.9",
-                Verification::Verified,
-            ),
-            (
-                &bot("ExampleBot", "Example Corp"),
-                b"[2001:db8::9]:80",
-                Verification::Verified,
-            ),
-            (
-                &bot("ExampleBot", "Example Corp"),
-                b"198.51.100.1",
-                Verification::Spoofed,
-            ),
-            (
-                &bot("ExampleBot", "Example Corp"),
-                b"2001:db9::1",
-                Verification::Spoofed,
-            ),
-            (
-                &bot("ExampleBot", "Example Corp"),
-                b"unknown",
-                Verification::Spoofed,
-            ),
-            (
-                &bot("ExampleBot", "Someone"),
-                b"2001:db8::9",
-                Verification::Unverified,
-            ),
-            (
-                &bot("ExampleBot", "Someone"),
-                b"192.0.2.9",
-                Verification::Verified,
-            ),
-            (
-                &bot("Stranger", "Nobody"),
-                b"192.0.2.9",
-                Verification::Unverified,
-            ),
-            (
-                &bot("Stranger", "Nobody"),
-                b"unknown",
-                Verification::Unverified,
-            ),
+            (&ours, b"192.0.2.9", Verified),
+            (&ours, b"[2001:db8::9]:80", Verified),
+            (&ours, b"198.51.100.1", Spoofed),
+            (&ours, b"2001:db9::1", Spoofed),
+            (&ours, b"unknown", Spoofed),
+            (&name_only, b"2001:db8::9", Unverified),
+            (&name_only, b"192.0.2.9", Verified),
+            (&stranger, b"192.0.2.9", Unverified),
+            (&stranger, b"unknown", Unverified),
         ];
         for &(bot, address, expected) in cases {
             let ranges = verifier.ranges_for(bot);
             assert_eq!(ranges.verify(address), expected, "{} {address:?}", bot.name);
             assert_eq!(verifier.verify(bot, address), expected);
         }
-        assert!(verifier.ranges_for(&bot("Stranger", "Nobody")).is_empty());
+        assert!(verifier.ranges_for(&stranger).is_empty());
     }
 
     #[test]
