@@ -20,20 +20,20 @@ fn audit(dir: &Path) -> assert_cmd::Command {
     cmd
 }
 
+/// An audit of the files [`setup`] writes, reports into `out`.
+fn audit_example(dir: &Path) -> assert_cmd::Command {
+    let mut cmd = audit(dir);
+    cmd.args(["--robots", "robots.txt", "--origin", "https://example.com"])
+        .args(["--out", "out"]);
+    cmd
+}
+
 #[test]
 fn exit_0_when_done() {
     let dir = tempfile::tempdir().unwrap();
     setup(dir.path());
-    audit(dir.path())
-        .args([
-            "--robots",
-            "robots.txt",
-            "--origin",
-            "https://example.com",
-            "--out",
-            "out",
-            "access.log",
-        ])
+    audit_example(dir.path())
+        .args(["access.log"])
         .assert()
         .code(0)
         .stdout("");
@@ -63,17 +63,8 @@ fn exit_0_when_done() {
 fn headers_are_the_documented_ones() {
     let dir = tempfile::tempdir().unwrap();
     setup(dir.path());
-    audit(dir.path())
-        .args([
-            "--robots",
-            "robots.txt",
-            "--origin",
-            "https://example.com",
-            "--out",
-            "out",
-            "--decisions",
-            "access.log",
-        ])
+    audit_example(dir.path())
+        .args(["--decisions", "access.log"])
         .assert()
         .success();
     let out = dir.path().join("out");
@@ -235,17 +226,8 @@ fn exit_3_when_some_input_had_errors() {
     let gz = write_gz(dir.path(), "full.log.gz", LINE.repeat(2000).as_bytes());
     let bytes = fs::read(&gz).unwrap();
     write(dir.path(), "cut.log.gz", &bytes[..bytes.len() / 2]);
-    audit(dir.path())
-        .args([
-            "--robots",
-            "robots.txt",
-            "--origin",
-            "https://example.com",
-            "--out",
-            "out",
-            "access.log",
-            "cut.log.gz",
-        ])
+    audit_example(dir.path())
+        .args(["access.log", "cut.log.gz"])
         .assert()
         .code(3);
     let inputs = read_csv(&dir.path().join("out/inputs.csv"));
@@ -272,18 +254,8 @@ fn skipped_lines_are_counted_and_sampled() {
     log.extend_from_slice(b"\x00\xff garbage line\n");
     log.extend_from_slice(LINE.as_bytes());
     write(dir.path(), "mixed.log", log);
-    audit(dir.path())
-        .args([
-            "--robots",
-            "robots.txt",
-            "--origin",
-            "https://example.com",
-            "--format",
-            "combined",
-            "--out",
-            "out",
-            "mixed.log",
-        ])
+    audit_example(dir.path())
+        .args(["--format", "combined", "mixed.log"])
         .assert()
         .code(0);
     let inputs = read_csv(&dir.path().join("out/inputs.csv"));
@@ -304,16 +276,8 @@ fn skipped_lines_are_counted_and_sampled() {
 fn reads_standard_input() {
     let dir = tempfile::tempdir().unwrap();
     setup(dir.path());
-    audit(dir.path())
-        .args([
-            "--robots",
-            "robots.txt",
-            "--origin",
-            "https://example.com",
-            "--out",
-            "out",
-            "-",
-        ])
+    audit_example(dir.path())
+        .args(["-"])
         .write_stdin(LINE.repeat(5))
         .assert()
         .code(0);
