@@ -287,7 +287,11 @@ fn clf_general(bytes: &[u8]) -> Option<Timestamp> {
 /// W3C extended log `date` and `time` fields (`2015-01-13`, `00:32:17` or `00:32:17.250`),
 /// which the format defines as UTC.
 pub fn w3c(date: &[u8], time: &[u8]) -> Option<Timestamp> {
-    let (year, month, day) = ymd(date).filter(|_| date.len() == 10)?;
+    utc(ymd(date).filter(|_| date.len() == 10)?, time)
+}
+
+/// A date and the time of day that is all of `time`, taken as UTC.
+fn utc((year, month, day): (i64, u32, u32), time: &[u8]) -> Option<Timestamp> {
     let (hour, minute, second, nanosecond, rest) = clock(time)?;
     if !rest.is_empty() {
         return None;
@@ -333,25 +337,11 @@ fn rfc3339_fast(bytes: &[u8]) -> Option<Timestamp> {
 /// A date and time without an offset (`2024-05-26 11:42:52`, `2024-05-26T11:42:52.5`), taken as
 /// UTC.
 fn naive_utc(bytes: &[u8]) -> Option<Timestamp> {
-    let (year, month, day) = ymd(bytes)?;
+    let date = ymd(bytes)?;
     if !matches!(bytes.get(10), Some(b'T' | b' ')) {
         return None;
     }
-    let (hour, minute, second, nanosecond, rest) = clock(bytes.get(11..)?)?;
-    if !rest.is_empty() {
-        return None;
-    }
-    Civil {
-        year,
-        month,
-        day,
-        hour,
-        minute,
-        second,
-        nanosecond,
-        offset_seconds: 0,
-    }
-    .to_timestamp()
+    utc(date, bytes.get(11..)?)
 }
 
 /// The unit an epoch count is in, judged by its size: seconds up to 1e11 (the year 5138), then
