@@ -206,9 +206,12 @@ impl CsvBuffer {
 }
 
 fn needs_quotes(bytes: &[u8]) -> bool {
-    // A chunk at a time without an early exit inside it, which the compiler turns into vector
-    // compares: the fields are short and seldom need quotes, so a byte loop that can stop at
-    // every byte cost more.
+    let special = |b: &u8| matches!(b, b',' | b'"' | b'\n' | b'\r');
+    // A few bytes (a method, a number) are looked at one by one; longer fields a chunk at a
+    // time without an early exit inside it, which the compiler turns into vector compares.
+    if bytes.len() < 16 {
+        return bytes.iter().any(special);
+    }
     bytes.chunks(32).any(|chunk| {
         chunk.iter().fold(false, |found, &b| {
             found | matches!(b, b',' | b'"' | b'\n' | b'\r')
