@@ -7,17 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use common::*;
-use robots_audit::synth::{SynthCompression, SynthConfig, SynthFormat, generate};
-
-const COLUMNS: [&str; 7] = [
-    "requests",
-    "robots_fetches",
-    "allowed",
-    "disallowed",
-    "verified",
-    "spoofed",
-    "unverified",
-];
+use robots_audit::synth::{SynthCompression, SynthConfig, SynthFormat, TRUTH_COUNTERS, generate};
 
 fn audit_matches_truth(format: SynthFormat, compression: SynthCompression, seed: u64) {
     let dir = tempfile::tempdir().unwrap();
@@ -68,7 +58,7 @@ fn compare(out: &Path, truth_agents: &Path, truth: &Path) {
     );
     for (agent, want) in &want {
         let got = &agents[agent];
-        for column in COLUMNS {
+        for column in TRUTH_COUNTERS {
             assert_eq!(got[column], want[column], "{agent:?} {column}");
         }
         assert_eq!(

@@ -624,6 +624,18 @@ fn write_ranges(
     Ok(written)
 }
 
+/// The counter columns of the ground-truth files (`truth.csv` after `agent,origin`,
+/// `truth-agents.csv` after `agent`), named as the audit's reports name them.
+pub const TRUTH_COUNTERS: [&str; 7] = [
+    "requests",
+    "robots_fetches",
+    "allowed",
+    "disallowed",
+    "verified",
+    "spoofed",
+    "unverified",
+];
+
 fn write_truth(
     per_origin: &Path,
     per_agent: &Path,
@@ -657,18 +669,8 @@ fn write_truth(
         ]
         .map(|n| n.to_string())
     };
-    const COLUMNS: [&str; 7] = [
-        "requests",
-        "robots_fetches",
-        "allowed",
-        "disallowed",
-        "verified",
-        "spoofed",
-        "unverified",
-    ];
-
     let mut csv = csv::Writer::from_path(per_origin)?;
-    csv.write_record(["agent", "origin"].into_iter().chain(COLUMNS))?;
+    csv.write_record(["agent", "origin"].into_iter().chain(TRUTH_COUNTERS))?;
     for (agent, origin, counts) in &rows {
         let numbers = numbers(counts);
         csv.write_record(
@@ -687,7 +689,7 @@ fn write_truth(
         }
     }
     let mut csv = csv::Writer::from_path(per_agent)?;
-    csv.write_record(["agent"].into_iter().chain(COLUMNS))?;
+    csv.write_record(["agent"].into_iter().chain(TRUTH_COUNTERS))?;
     for (agent, counts) in &totals {
         let numbers = numbers(counts);
         csv.write_record(

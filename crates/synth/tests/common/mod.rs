@@ -154,16 +154,7 @@ pub fn read_truth(path: &Path, key_columns: usize) -> TruthRows {
         .iter()
         .map(str::to_owned)
         .collect();
-    let counters = [
-        "requests",
-        "robots_fetches",
-        "allowed",
-        "disallowed",
-        "verified",
-        "spoofed",
-        "unverified",
-    ];
-    assert_eq!(&header[key_columns..], counters);
+    assert_eq!(&header[key_columns..], robots_audit_synth::TRUTH_COUNTERS);
     let mut rows = TruthRows::new();
     for record in reader.records() {
         let record = record.expect("row");
