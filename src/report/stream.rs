@@ -119,10 +119,7 @@ impl StreamedReport {
         let completed = {
             let mut rows_of = self.lock_input(input)?;
             if seq == rows_of.next {
-                rows_of.next += 1;
-                if !rows.is_empty() {
-                    self.write(&mut rows_of, rows)?;
-                }
+                self.write_next(&mut rows_of, rows)?;
                 rows.clear();
             } else {
                 rows_of.pending.insert(seq, std::mem::take(rows));
@@ -131,10 +128,7 @@ impl StreamedReport {
                 let next = rows_of.next;
                 rows_of.pending.remove(&next)
             } {
-                rows_of.next += 1;
-                if !rows.is_empty() {
-                    self.write(&mut rows_of, &rows)?;
-                }
+                self.write_next(&mut rows_of, &rows)?;
             }
             self.close_if_complete(&mut rows_of)
         };
@@ -178,6 +172,15 @@ impl StreamedReport {
             .get(input)
             .map(|m| m.lock().unwrap_or_else(PoisonError::into_inner))
             .ok_or_else(|| io::Error::other(format!("no input {input}")))
+    }
+
+    /// Writes the rows of the input's next block, empty or not.
+    fn write_next(&self, rows_of: &mut InputRows, rows: &[u8]) -> io::Result<()> {
+        rows_of.next += 1;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        self.write(rows_of, rows)
     }
 
     fn write(&self, rows_of: &mut InputRows, rows: &[u8]) -> io::Result<()> {
