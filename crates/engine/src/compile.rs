@@ -254,14 +254,100 @@ struct Scan {
     bodies: Box<[u8]>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct ScanEntry {
     candidate: Candidate,
     /// Where the pattern body ends in `bodies`; it starts where the previous one ends.
     end: usize,
     anchored_end: bool,
-    /// Whether the body has a `*`; most do not, and those are a plain comparison.
-    wildcard: bool,
+    /// The body's first bytes before any `*`, at most eight, as a path's [`Head`] would hold
+    /// them. Nearly every rule of a group differs from a given path within its first few
+    /// bytes, so comparing two numbers rules it out without reading its body.
+    head: Head,
+    /// For a pattern with a `*` (most have none, and those are a plain comparison), which
+    /// most paths pass the head test of (`/*.pdf$`, `/*?sessionid=`): the bytes it needs a
+    /// matching path to hold, and for one that ends in `$`, the last bytes of its last
+    /// literal, which such a path must end with.
+    wildcard_filter: Option<WildcardFilter>,
+}
+
+#[derive(Debug, Clone)]
+struct WildcardFilter {
+    needs: ByteClasses,
+    tail: Option<Head>,
+}
+
+impl WildcardFilter {
+    fn new(body: &[u8], anchored_end: bool) -> WildcardFilter {
+        let last = body.rsplit(|&b| b == b'*').next().unwrap_or_default();
+        let tail = last.get(last.len().saturating_sub(8)..).unwrap_or_default();
+        WildcardFilter {
+            needs: ByteClasses::of(body.iter().filter(|&&b| b != b'*')),
+            tail: (anchored_end && !tail.is_empty()).then(|| Head::of(tail)),
+        }
+    }
+
+    /// Whether a path with these bytes and this tail may match; `false` is certain.
+    fn admits(&self, path_bytes: &ByteClasses, path_tail: &Head) -> bool {
+        path_bytes.contains_all(&self.needs) && self.tail.as_ref().is_none_or(|t| path_tail.is(t))
+    }
+}
+
+/// Which byte values occur in a string, folded to 64 classes (`byte % 64`): a path that lacks
+/// a class cannot hold a byte of it. Folding only lets more paths through to the full match,
+/// and keeps the set in one register while it is built.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct ByteClasses(u64);
+
+impl ByteClasses {
+    fn of<'b>(bytes: impl IntoIterator<Item = &'b u8>) -> ByteClasses {
+        ByteClasses(bytes.into_iter().fold(0, |set, &b| set | 1 << (b & 63)))
+    }
+
+    fn contains_all(&self, other: &ByteClasses) -> bool {
+        other.0 & !self.0 == 0
+    }
+}
+
+/// Up to eight leading bytes of a path or pattern as one number (little-endian), with how
+/// many of them count.
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    bytes: u64,
+    /// Ones over the bytes that count.
+    mask: u64,
+    len: usize,
+}
+
+impl Head {
+    fn of(bytes: &[u8]) -> Head {
+        let len = bytes.len().min(8);
+        let mut word = [0u8; 8];
+        if let (Some(to), Some(from)) = (word.get_mut(..len), bytes.get(..len)) {
+            to.copy_from_slice(from);
+        }
+        Head {
+            bytes: u64::from_le_bytes(word),
+            mask: u64::MAX.checked_shr(64 - 8 * len as u32).unwrap_or(0),
+            len,
+        }
+    }
+
+    /// Whether `path` (of which `self` is the head) starts with the bytes of `pattern`.
+    fn starts(&self, pattern: &Head) -> bool {
+        self.len >= pattern.len && self.bytes & pattern.mask == pattern.bytes
+    }
+
+    /// Whether `self`, the last bytes of a path (at most eight), ends with `suffix`, itself at
+    /// most eight bytes.
+    fn is(&self, suffix: &Head) -> bool {
+        self.len >= suffix.len
+            && self
+                .bytes
+                .checked_shr(8 * (self.len - suffix.len) as u32)
+                .unwrap_or(0)
+                == suffix.bytes
+    }
 }
 
 impl Scan {
@@ -271,11 +357,14 @@ impl Scan {
         for candidate in candidates {
             let (body, anchored_end) = candidate.parts(rules);
             bodies.extend_from_slice(body);
+            let literal_start = body.split(|&b| b == b'*').next().unwrap_or_default();
             entries.push(ScanEntry {
                 candidate: *candidate,
                 end: bodies.len(),
                 anchored_end,
-                wildcard: body.contains(&b'*'),
+                head: Head::of(literal_start),
+                wildcard_filter: (literal_start.len() < body.len())
+                    .then(|| WildcardFilter::new(body, anchored_end)),
             });
         }
         Scan {
@@ -286,11 +375,27 @@ impl Scan {
 
     /// The first candidate that matches `path`, which is the best since they are in rank order.
     fn first(&self, path: &[u8]) -> Option<Candidate> {
+        let path_head = Head::of(path);
+        // Worked out when the first wildcard pattern asks.
+        let mut path_bytes_and_tail = None;
         let mut start = 0;
         for entry in &self.entries {
-            let body = self.bodies.get(start..entry.end).unwrap_or_default();
+            let body_start = start;
             start = entry.end;
-            let matched = match (entry.wildcard, entry.anchored_end) {
+            if !path_head.starts(&entry.head) {
+                continue;
+            }
+            if let Some(filter) = &entry.wildcard_filter {
+                let (bytes, tail) = path_bytes_and_tail.get_or_insert_with(|| {
+                    let tail = path.get(path.len().saturating_sub(8)..).unwrap_or_default();
+                    (ByteClasses::of(path), Head::of(tail))
+                });
+                if !filter.admits(bytes, tail) {
+                    continue;
+                }
+            }
+            let body = self.bodies.get(body_start..entry.end).unwrap_or_default();
+            let matched = match (entry.wildcard_filter.is_some(), entry.anchored_end) {
                 (true, _) => glob_matches_parts(body, entry.anchored_end, path),
                 (false, false) => path.starts_with(body),
                 (false, true) => path == body,
@@ -601,18 +706,22 @@ mod tests {
             .map(|candidate| (candidate.rule, candidate.allow))
     }
 
+    // Longer than eight bytes at times, so that the scan's head and tail filters see patterns
+    // and paths on both sides of their word size; `!` and `a` fall into one byte class, and
+    // 0xE9 is above ASCII.
     fn pattern_strategy() -> impl Strategy<Value = Vec<u8>> {
         let byte = prop::sample::select(vec![
-            b'*', b'*', b'$', b'$', b'/', b'/', b'a', b'b', b'?', b'%', b'2', b'F', b'.',
+            b'*', b'*', b'$', b'$', b'/', b'/', b'a', b'b', b'?', b'%', b'2', b'F', b'.', b'!',
+            0xE9,
         ]);
-        prop::collection::vec(byte, 0..8)
+        prop::collection::vec(byte, 0..14)
     }
 
     fn path_strategy() -> impl Strategy<Value = Vec<u8>> {
         let byte = prop::sample::select(vec![
-            b'/', b'a', b'b', b'$', b'*', b'?', b'%', b'2', b'F', b'.',
+            b'/', b'a', b'b', b'$', b'*', b'?', b'%', b'2', b'F', b'.', b'!', 0xE9,
         ]);
-        prop::collection::vec(byte, 0..10).prop_map(|mut tail| {
+        prop::collection::vec(byte, 0..16).prop_map(|mut tail| {
             tail.insert(0, b'/');
             tail
         })
@@ -636,6 +745,54 @@ mod tests {
             }).collect();
             let matcher = GroupMatcher::new(&rules, 0..priority(rules.len()), 0);
             prop_assert_eq!(winner(&matcher, &rules, &path), reference_best(&rules, &path));
+        }
+    }
+
+    #[test]
+    fn heads_and_tails_compare_leading_and_trailing_bytes() {
+        let path = Head::of(b"/abcdefgh");
+        assert!(path.starts(&Head::of(b"/abc")));
+        assert!(path.starts(&Head::of(b"/abcdefg")));
+        assert!(path.starts(&Head::of(b"")));
+        assert!(!path.starts(&Head::of(b"/abd")));
+        // A pattern longer than the path never starts it, even with zero bytes to pad.
+        assert!(!Head::of(b"/a").starts(&Head::of(b"/a\0")));
+        let tail = Head::of(b"b/x.pdf");
+        assert!(tail.is(&Head::of(b".pdf")));
+        assert!(tail.is(&Head::of(b"b/x.pdf")));
+        assert!(tail.is(&Head::of(b"")));
+        assert!(!tail.is(&Head::of(b".pdx")));
+        assert!(!tail.is(&Head::of(b"ab/x.pdf")));
+        assert!(!Head::of(b"df").is(&Head::of(b"pdf")));
+    }
+
+    #[test]
+    fn wildcard_filters_never_turn_away_a_match() {
+        type Case = (&'static [u8], bool, &'static [u8], bool);
+        let cases: [Case; 8] = [
+            (b"/*.pdf", true, b"/docs/a.pdf", true),
+            (b"/*.pdf", true, b"/docs/a.pdf?x", false),
+            (b"/*.pdf", false, b"/docs/a.pdf?x", true),
+            (b"/*?sessionid=", false, b"/a?b=1", false),
+            (b"/*?sessionid=", false, b"/a?sessionid=2", true),
+            // `!` shares a class with `a`: let through, and the full match decides.
+            (b"/*a", false, b"/!", true),
+            (b"/*\xE9t\xE9", true, b"/\xE9t\xE9", true),
+            (b"/*", true, b"/", true),
+        ];
+        for (body, anchored_end, path, admitted) in cases {
+            let filter = WildcardFilter::new(body, anchored_end);
+            let tail = Head::of(path.get(path.len().saturating_sub(8)..).unwrap_or_default());
+            assert_eq!(
+                filter.admits(&ByteClasses::of(path), &tail),
+                admitted,
+                "{} against {}",
+                String::from_utf8_lossy(body),
+                String::from_utf8_lossy(path)
+            );
+            if glob_matches_parts(body, anchored_end, path) {
+                assert!(admitted);
+            }
         }
     }
 
