@@ -207,16 +207,23 @@ impl CsvBuffer {
 
 fn needs_quotes(bytes: &[u8]) -> bool {
     let special = |b: &u8| matches!(b, b',' | b'"' | b'\n' | b'\r');
-    // A few bytes (a method, a number) are looked at one by one; longer fields a chunk at a
-    // time without an early exit inside it, which the compiler turns into vector compares.
-    if bytes.len() < 16 {
+    // A few bytes (a method, a number) are looked at one by one. Longer fields are looked at
+    // sixteen bytes at a time, without an early exit inside a block, which the compiler turns
+    // into vector compares; the last block overlaps the one before it rather than leaving a
+    // remainder to a byte loop.
+    let Some(last) = bytes.last_chunk::<16>() else {
         return bytes.iter().any(special);
-    }
-    bytes.chunks(32).any(|chunk| {
-        chunk.iter().fold(false, |found, &b| {
-            found | matches!(b, b',' | b'"' | b'\n' | b'\r')
+    };
+    let block = |block: &[u8; 16]| {
+        block.iter().fold(false, |found, &b| {
+            found | (b == b',') | (b == b'"') | (b == b'\n') | (b == b'\r')
         })
-    })
+    };
+    bytes
+        .chunks_exact(16)
+        .filter_map(<[u8]>::first_chunk::<16>)
+        .any(block)
+        || block(last)
 }
 
 /// Text from the input, as valid UTF-8.
