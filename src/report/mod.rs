@@ -365,5 +365,23 @@ mod tests {
                 .collect();
             proptest::prop_assert_eq!(ours(&rows), csv_crate(&rows));
         }
+
+        #[test]
+        fn the_quoting_check_finds_a_special_byte_anywhere(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    40 => proptest::strategy::Just(b'a'),
+                    1 => proptest::strategy::Just(b','),
+                    1 => proptest::strategy::Just(b'"'),
+                    1 => proptest::strategy::Just(b'\n'),
+                    1 => proptest::strategy::Just(b'\r'),
+                    4 => proptest::num::u8::ANY,
+                ],
+                0..100,
+            )
+        ) {
+            let slow = bytes.iter().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'));
+            proptest::prop_assert_eq!(needs_quotes(&bytes), slow);
+        }
     }
 }
