@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use ahash::AHashMap;
+use foldhash::HashMap;
 use robots_audit_bots::{Bot, Catalog, Category, Identity};
 use robots_audit_logs::{Text, TextEncoding};
 
@@ -53,7 +53,7 @@ pub struct Identifier<'a> {
 
 #[derive(Debug, Default)]
 struct AgentTable {
-    by_name: AHashMap<String, AgentId>,
+    by_name: HashMap<String, AgentId>,
     agents: Vec<Arc<AgentInfo>>,
 }
 
@@ -104,7 +104,7 @@ const CACHE_LIMIT: usize = 100_000;
 #[derive(Debug, Default)]
 pub struct IdentityCache {
     /// The agent of each header seen (`None`: not judged), one map per encoding.
-    by_encoding: [AHashMap<Box<[u8]>, Option<AgentId>>; 4],
+    by_encoding: [HashMap<Box<[u8]>, Option<AgentId>>; 4],
     /// This thread's handles on the agents it resolved, by [`AgentId`], so that a cache hit
     /// lends the agent out instead of cloning an `Arc` per line.
     agents: Vec<Option<Arc<AgentInfo>>>,

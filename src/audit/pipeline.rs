@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use ahash::AHashMap;
+use foldhash::HashMap;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use jiff::Timestamp;
 use robots_audit_bots::{BotRanges, Verification, Verifier};
@@ -59,7 +59,7 @@ struct Work {
 /// The origins of the run, numbered in order of first sight.
 #[derive(Default)]
 struct OriginTable {
-    ids: AHashMap<String, OriginId>,
+    ids: HashMap<String, OriginId>,
     names: Vec<String>,
 }
 
@@ -385,7 +385,7 @@ const CACHE_LIMIT: usize = 100_000;
 #[derive(Default)]
 struct OriginCache {
     /// Index into `entries` by key.
-    ids: AHashMap<Box<[u8]>, usize>,
+    ids: HashMap<Box<[u8]>, usize>,
     entries: Vec<OriginEntry>,
     /// The origin of lines that name none: `--origin`, or the empty origin.
     default: Option<OriginEntry>,

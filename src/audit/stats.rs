@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ahash::AHashMap;
+use foldhash::HashMap;
 use jiff::Timestamp;
 
 use crate::policy::VersionId;
@@ -171,9 +171,9 @@ impl RuleCounts {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Per agent and origin.
-    pub pairs: AHashMap<(AgentId, OriginId), Counts>,
+    pub pairs: HashMap<(AgentId, OriginId), Counts>,
     /// Per deciding rule.
-    pub rules: AHashMap<RuleKey, RuleCounts>,
+    pub rules: HashMap<RuleKey, RuleCounts>,
 }
 
 impl Stats {
