@@ -6,6 +6,7 @@
 pub mod identity;
 pub mod judge;
 pub mod pipeline;
+mod recent;
 pub mod stats;
 
 use std::fs;

@@ -20,6 +20,7 @@ use robots_audit_logs::{Block, Format, LineParser, LogReader, OriginParts, Reque
 
 use super::identity::{AgentInfo, Identifier, IdentityCache};
 use super::judge::{Decider, Judge, SelectionCache, match_path};
+use super::recent::RecentKeys;
 use super::stats::{AgentId, OriginId, Outcome, Stats};
 use super::{AuditConfig, FileReport, Input, Sample};
 use crate::origin::Origin;
@@ -386,6 +387,8 @@ const CACHE_LIMIT: usize = 100_000;
 struct OriginCache {
     /// Index into `entries` by key.
     ids: HashMap<Box<[u8]>, usize>,
+    /// Recent keys, looked at before `ids`: most lines name one of a few origins.
+    recent: RecentKeys<usize>,
     entries: Vec<OriginEntry>,
     /// The origin of lines that name none: `--origin`, or the empty origin.
     default: Option<OriginEntry>,
@@ -407,12 +410,16 @@ impl OriginCache {
         self.key.push(0);
         self.key
             .extend_from_slice(&parts.port.unwrap_or(0).to_le_bytes());
+        if let Some(index) = self.recent.get(&self.key) {
+            return &self.entries[index];
+        }
         let index = match self.ids.get(self.key.as_slice()) {
             Some(&index) => index,
             None => {
                 if self.entries.len() >= CACHE_LIMIT {
                     self.ids.clear();
                     self.entries.clear();
+                    self.recent.clear();
                 }
                 let origin = Origin::from_parts(parts.scheme, host, parts.port).ok();
                 self.entries.push(intern(shared, origin.as_ref()));
@@ -421,6 +428,7 @@ impl OriginCache {
                 index
             }
         };
+        self.recent.insert(&self.key, index);
         &self.entries[index]
     }
 }
