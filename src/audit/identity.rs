@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use foldhash::HashMap;
+use ahash::AHashMap;
 use robots_audit_bots::{Bot, Catalog, Category, Identity};
 use robots_audit_logs::{Text, TextEncoding};
 
@@ -54,7 +54,7 @@ pub struct Identifier<'a> {
 
 #[derive(Debug, Default)]
 struct AgentTable {
-    by_name: HashMap<String, AgentId>,
+    by_name: AHashMap<String, AgentId>,
     agents: Vec<Arc<AgentInfo>>,
 }
 
@@ -108,7 +108,7 @@ pub struct IdentityCache {
     /// lines repeat one of a few headers, and this finds them without hashing ~100 bytes.
     recent: RecentKeys<(usize, Option<AgentId>)>,
     /// The agent of each header seen (`None`: not judged), one map per encoding.
-    by_encoding: [HashMap<Box<[u8]>, Option<AgentId>>; 4],
+    by_encoding: [AHashMap<Box<[u8]>, Option<AgentId>>; 4],
     /// This thread's handles on the agents it resolved, by [`AgentId`], so that a cache hit
     /// lends the agent out instead of cloning an `Arc` per line.
     agents: Vec<Option<Arc<AgentInfo>>>,

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use foldhash::HashMap;
+use ahash::AHashMap;
 use jiff::{SignedDuration, Timestamp};
 use robots_audit_engine::{RuleId, Selection, TokenMatch, path_params_query};
 
@@ -55,7 +55,7 @@ pub struct Judge<'a> {
 /// One thread's cache of group selections, one per robots version and agent.
 #[derive(Debug, Default)]
 pub struct SelectionCache {
-    selections: HashMap<(VersionId, AgentId), Selection>,
+    selections: AHashMap<(VersionId, AgentId), Selection>,
 }
 
 /// Is this the path of a robots.txt fetch? Its query does not matter.

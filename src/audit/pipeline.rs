@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use foldhash::HashMap;
+use ahash::AHashMap;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use jiff::Timestamp;
 use robots_audit_bots::{BotRanges, Verification, Verifier};
@@ -60,7 +60,7 @@ struct Work {
 /// The origins of the run, numbered in order of first sight.
 #[derive(Default)]
 struct OriginTable {
-    ids: HashMap<String, OriginId>,
+    ids: AHashMap<String, OriginId>,
     names: Vec<String>,
 }
 
@@ -386,7 +386,7 @@ const CACHE_LIMIT: usize = 100_000;
 #[derive(Default)]
 struct OriginCache {
     /// Index into `entries` by key.
-    ids: HashMap<Box<[u8]>, usize>,
+    ids: AHashMap<Box<[u8]>, usize>,
     /// Recent keys, looked at before `ids`: most lines name one of a few origins.
     recent: RecentKeys<usize>,
     entries: Vec<OriginEntry>,

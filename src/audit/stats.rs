@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use foldhash::HashMap;
+use ahash::AHashMap;
 use jiff::Timestamp;
 
 use crate::policy::VersionId;
@@ -171,9 +171,9 @@ impl RuleCounts {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Per agent and origin.
-    pub pairs: HashMap<(AgentId, OriginId), Counts>,
+    pub pairs: AHashMap<(AgentId, OriginId), Counts>,
     /// Per deciding rule.
-    pub rules: HashMap<RuleKey, RuleCounts>,
+    pub rules: AHashMap<RuleKey, RuleCounts>,
 }
 
 impl Stats {

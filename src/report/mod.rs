@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
-use foldhash::HashMap;
+use ahash::AHashMap;
 use jiff::Timestamp;
 use robots_audit_engine::{GroupId, Robots};
 
@@ -43,7 +43,7 @@ pub struct RowWriter {
     /// time costs far more than comparing one.
     last_time: Option<(Timestamp, String)>,
     /// Group labels already built, by version and group.
-    group_labels: HashMap<(VersionId, GroupId), String>,
+    group_labels: AHashMap<(VersionId, GroupId), String>,
     /// Version labels already built, by version (times kept apart from `last_time`, which the
     /// request times of consecutive rows share).
     version_labels: Vec<Option<String>>,
