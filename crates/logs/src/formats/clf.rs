@@ -121,7 +121,7 @@ pub(crate) fn parse<'a>(
     if !rest.starts_with(b"\"") {
         return Err(SkipReason::BadRequestLine);
     }
-    let (request, _, rest) = lex::quoted(rest)?;
+    let (request, rest) = lex::quoted_field(rest)?;
     let (method, target) = lex::request_line(request)?;
     let (status_field, rest) =
         lex::short_token(rest.strip_prefix(b" ").ok_or(SkipReason::MissingField)?);
