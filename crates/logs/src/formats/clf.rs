@@ -72,7 +72,7 @@ fn vhost_origin(line: &[u8]) -> (OriginParts<'_>, &[u8]) {
 /// colon in the host). `None` for anything else: a host without a port, an IPv6 host, a port
 /// that is not a number or too big, a field that ends the line.
 fn host_and_port(line: &[u8]) -> Option<(&[u8], Option<u16>, &[u8])> {
-    let colon = memchr::memchr2(b':', b' ', line)?;
+    let colon = lex::memchr2_near(b':', b' ', line)?;
     let (host, after_colon) = line.split_at(colon);
     // The first colon or space: a colon also means the host holds no other colon.
     let after_colon = after_colon.strip_prefix(b":")?;
@@ -84,6 +84,47 @@ fn host_and_port(line: &[u8]) -> Option<(&[u8], Option<u16>, &[u8])> {
     let rest = rest.strip_prefix(b" ")?;
     let port = u16::try_from(lex::number(port)?).ok()?;
     Some((host, Some(port), rest))
+}
+
+/// The status and byte count after the request (` 200 2326 "-" ...`), and what follows them.
+fn status_and_bytes(rest: &[u8]) -> Result<(u16, u64, &[u8]), SkipReason> {
+    let (status_field, rest) =
+        lex::short_token(rest.strip_prefix(b" ").ok_or(SkipReason::MissingField)?);
+    let status = lex::status(status_field)?;
+    let (bytes_field, rest) = lex::short_token(rest);
+    if bytes_field.is_empty() {
+        return Err(SkipReason::MissingField);
+    }
+    let bytes = lex::bytes(bytes_field)?;
+    Ok((status, bytes, rest))
+}
+
+/// [`status_and_bytes`] for the usual three-digit status and byte count in digits, read as they
+/// are found where the general path first splits the fields off and then reads them. `None`
+/// for anything else (`-`, a missing field, damage), which the general path then answers.
+fn usual_status_and_bytes(rest: &[u8]) -> Option<(u16, u64, &[u8])> {
+    let (&[b' ', hundreds, tens, ones, b' '], rest) = rest.split_first_chunk::<5>()? else {
+        return None;
+    };
+    let digit = |b: u8| b.is_ascii_digit().then(|| u16::from(b - b'0'));
+    let status = digit(hundreds)? * 100 + digit(tens)? * 10 + digit(ones)?;
+    // The byte count is read as its digits are found; 19 digits cannot overflow a u64, and a
+    // longer count is left to the general path.
+    let (mut bytes, mut digits) = (0u64, 0);
+    for &b in rest.iter().take(19) {
+        if !b.is_ascii_digit() {
+            break;
+        }
+        bytes = bytes * 10 + u64::from(b - b'0');
+        digits += 1;
+    }
+    let rest = match rest.get(digits..).unwrap_or_default().split_first() {
+        _ if digits == 0 => return None,
+        None => &[],
+        Some((b' ', after)) => after,
+        Some(_) => return None,
+    };
+    Some((status, bytes, rest))
 }
 
 /// Parses one line (without its line end). `minute` carries the time of the line before, which
@@ -99,7 +140,7 @@ pub(crate) fn parse<'a>(
     } else {
         (OriginParts::default(), line)
     };
-    let (client_ip, rest) = lex::token(rest);
+    let (client_ip, rest) = lex::near_token(rest);
     if client_ip.is_empty() {
         return Err(SkipReason::MissingField);
     }
@@ -123,17 +164,19 @@ pub(crate) fn parse<'a>(
     }
     let (request, rest) = lex::quoted_field(rest)?;
     let (method, target) = lex::request_line(request)?;
-    let (status_field, rest) =
-        lex::short_token(rest.strip_prefix(b" ").ok_or(SkipReason::MissingField)?);
-    let status = lex::status(status_field)?;
-    let (bytes_field, rest) = lex::short_token(rest);
-    if bytes_field.is_empty() {
-        return Err(SkipReason::MissingField);
-    }
-    let bytes = lex::bytes(bytes_field)?;
+    let (status, bytes, rest) = match usual_status_and_bytes(rest) {
+        Some(read) => read,
+        None => status_and_bytes(rest)?,
+    };
     let user_agent = if rest.starts_with(b"\"") {
-        let (_referer, _, rest) = lex::quoted(rest)?;
-        let rest = rest.strip_prefix(b" ").unwrap_or_default();
+        // The referer is not kept, so its escapes do not matter; most referers are `-`.
+        let rest = match rest.strip_prefix(b"\"-\" ") {
+            Some(rest) => rest,
+            None => {
+                let (_referer, rest) = lex::quoted_field(rest)?;
+                rest.strip_prefix(b" ").unwrap_or_default()
+            }
+        };
         if rest.starts_with(b"\"") {
             let (agent, escaped, _extra_fields) = lex::quoted(rest)?;
             Some(quoted_text(agent, escaped))
@@ -335,6 +378,46 @@ mod tests {
                 port,
             };
             assert_eq!(vhost_origin(line), (general, rest), "{shown}");
+        }
+    }
+
+    #[test]
+    fn usual_status_and_bytes_agree_with_the_general_path() {
+        type Case = (&'static [u8], Option<(u16, u64, &'static [u8])>);
+        let cases: &[Case] = &[
+            // the fast path
+            (
+                b" 200 5123 \"-\" \"UA\"",
+                Some((200, 5123, b"\"-\" \"UA\"")),
+            ),
+            (b" 304 0", Some((304, 0, b""))),
+            (b" 099 1 x", Some((99, 1, b"x"))),
+            (b" 200 1 ", Some((200, 1, b""))),
+            (
+                b" 200 1234567890123456789 x",
+                Some((200, 1_234_567_890_123_456_789, b"x")),
+            ),
+            // left to the general path
+            (b" 200 - \"-\"", None),
+            (b" 200 12345678901234567890 x", None),
+            (b" 200 99999999999999999999 x", None),
+            (b" 200 1k x", None),
+            (b" 200  x", None),
+            (b" 200 ", None),
+            (b" 200", None),
+            (b" 20 1 x", None),
+            (b" 2000 1 x", None),
+            (b" 2x0 1 x", None),
+            (b" - 0 x", None),
+            (b"200 1 x", None),
+            (b"", None),
+        ];
+        for &(rest, want) in cases {
+            let shown = String::from_utf8_lossy(rest);
+            assert_eq!(usual_status_and_bytes(rest), want, "{shown}");
+            if let Some(fast) = want {
+                assert_eq!(status_and_bytes(rest), Ok(fast), "{shown}");
+            }
         }
     }
 

@@ -31,11 +31,74 @@ pub(crate) fn quoted(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
     Err(SkipReason::BadQuoting)
 }
 
+/// How many bytes [`find_near`] looks at eight at a time before handing over to `memchr`.
+const NEAR: usize = 64;
+
+/// The eight bytes of `word` that equal `byte`, as the high bit of each: the lowest set bit is
+/// exact (a borrow only ever flags bytes above a real match), the ones above it may not be.
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    let zero_where_equal = word ^ (ONES * u64::from(byte));
+    zero_where_equal.wrapping_sub(ONES) & !zero_where_equal & HIGHS
+}
+
+/// The position of the first byte of `haystack` that one of `needles` flags (see
+/// [`bytes_equal`]), for a byte usually found within a few dozen bytes (the end of a short
+/// field): `memchr`'s vectorised search costs more to set up than looking at so few bytes does.
+/// The first [`NEAR`] bytes are looked at eight at a time as a number; the rest, and a last
+/// word under eight bytes, go to `far`.
+#[inline(always)]
+fn find_near(
+    haystack: &[u8],
+    needles: impl Fn(u64) -> u64,
+    far: impl Fn(&[u8]) -> Option<usize>,
+) -> Option<usize> {
+    let mut checked = 0;
+    for word in haystack.chunks_exact(8).take(NEAR / 8) {
+        let Ok(word) = <[u8; 8]>::try_from(word) else {
+            break;
+        };
+        let found = needles(u64::from_le_bytes(word));
+        if found != 0 {
+            return Some(checked + found.trailing_zeros() as usize / 8);
+        }
+        checked += 8;
+    }
+    let rest = haystack.get(checked..).unwrap_or_default();
+    far(rest).map(|at| checked + at)
+}
+
+/// `memchr::memchr` for a needle usually within a few dozen bytes (see [`find_near`]).
+#[inline]
+pub(crate) fn memchr_near(needle: u8, haystack: &[u8]) -> Option<usize> {
+    find_near(
+        haystack,
+        |word| bytes_equal(word, needle),
+        |rest| memchr::memchr(needle, rest),
+    )
+}
+
+/// `memchr::memchr2` for needles usually within a few dozen bytes (see [`find_near`]).
+#[inline]
+pub(crate) fn memchr2_near(needle1: u8, needle2: u8, haystack: &[u8]) -> Option<usize> {
+    find_near(
+        haystack,
+        |word| bytes_equal(word, needle1) | bytes_equal(word, needle2),
+        |rest| memchr::memchr2(needle1, needle2, rest),
+    )
+}
+
+/// [`token`] for a field of a few dozen bytes at most (see [`find_near`]).
+pub(crate) fn near_token(input: &[u8]) -> (&[u8], &[u8]) {
+    split_at_space(input, memchr_near(b' ', input))
+}
+
 /// [`quoted`] for a field whose escapes do not matter to the caller (the request line, the
 /// referer): its content and what follows the closing quote.
 ///
 /// The closing quote is nearly always the first quote after the opening one, and a search for
-/// one byte costs less than [`quoted`]'s search for two. That first quote is where [`quoted`]
+/// one byte (usually close by) costs less than [`quoted`]'s search for two. That first quote is where [`quoted`]
 /// ends the field too when a space or the line's end follows it and no backslash precedes it:
 /// nothing before it could have closed the field, and no escape covers it. Anything else is left
 /// to [`quoted`].
@@ -296,6 +359,38 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(&quoted(input), want, "{:?}", String::from_utf8_lossy(input));
         }
+    }
+
+    #[test]
+    fn near_searches_agree_with_memchr() {
+        // Every length up to past the word-at-a-time part, with the needle at every place, bytes
+        // next to the needles' values (a borrow in the word trick must not make a match), and
+        // bytes with the high bit set.
+        let filler = b"!#\x1f\x21\x3b\x39\xa0\xff\xba\xbbab";
+        for len in 0..=NEAR + 20 {
+            let haystack: Vec<u8> = filler.iter().copied().cycle().take(len).collect();
+            assert_eq!(memchr_near(b' ', &haystack), None);
+            assert_eq!(memchr2_near(b':', b' ', &haystack), None);
+            for at in 0..len {
+                for needle in [b' ', b':', b'"', 0x00, 0x80, 0xff] {
+                    let mut haystack = haystack.clone();
+                    haystack[at] = needle;
+                    // a second match further on must not be found first
+                    if at + 3 < len {
+                        haystack[at + 3] = needle;
+                    }
+                    let want = memchr::memchr(needle, &haystack);
+                    assert_eq!(memchr_near(needle, &haystack), want, "{len} {at} {needle}");
+                    let want = memchr::memchr2(needle, b' ', &haystack);
+                    assert_eq!(memchr2_near(needle, b' ', &haystack), want);
+                }
+            }
+        }
+        assert_eq!(
+            near_token(b"1.2.3.4 - - ["),
+            (&b"1.2.3.4"[..], &b"- - ["[..])
+        );
+        assert_eq!(near_token(b"1.2.3.4"), (&b"1.2.3.4"[..], &b""[..]));
     }
 
     #[test]
