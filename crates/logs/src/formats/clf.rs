@@ -145,12 +145,17 @@ pub(crate) fn parse<'a>(
         return Err(SkipReason::MissingField);
     }
     // The identity and user fields are skipped by looking for the time's bracket, which also
-    // copes with a user name that holds a space.
-    let open = rest
-        .iter()
-        .position(|&b| b == b'[')
-        .ok_or(SkipReason::MissingField)?;
-    let after_open = rest.get(open + 1..).unwrap_or_default();
+    // copes with a user name that holds a space; they are nearly always `- - `.
+    let after_open = match rest.strip_prefix(b"- - [") {
+        Some(after_open) => after_open,
+        None => {
+            let open = rest
+                .iter()
+                .position(|&b| b == b'[')
+                .ok_or(SkipReason::MissingField)?;
+            rest.get(open + 1..).unwrap_or_default()
+        }
+    };
     // `10/Oct/2000:13:55:36 -0700` is 26 bytes; other lengths (fractions) are searched for.
     let close = match after_open.get(CLF_TIME_LEN) {
         Some(b']') => CLF_TIME_LEN,

@@ -8,7 +8,26 @@ use crate::record::OriginParts;
 ///
 /// A quote ends the field only when a space or the end of the line follows it, so that an
 /// unescaped quote inside a user-agent (some servers write them) does not end the field early.
+#[inline]
 pub(crate) fn quoted(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
+    // Most fields hold neither quotes nor escapes, so the first quote or backslash is usually
+    // the closing quote; that case is answered here, inline, and any other by the full loop.
+    if let Some(body) = input.strip_prefix(b"\"")
+        && let Some(close) = memchr::memchr2(b'"', b'\\', body)
+        && body.get(close) == Some(&b'"')
+    {
+        let (field, after) = body.split_at(close);
+        let after = after.get(1..).unwrap_or_default();
+        if after.is_empty() || after.first() == Some(&b' ') {
+            return Ok((field, false, after));
+        }
+    }
+    quoted_in_full(input)
+}
+
+/// [`quoted`] for any field: escapes, quotes inside, damage.
+#[inline(never)]
+fn quoted_in_full(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
     let body = input.strip_prefix(b"\"").ok_or(SkipReason::BadQuoting)?;
     // One pass finds the closing quote and notes escapes on the way; a backslash skips the
     // byte after it, so `\"` never closes the field.
@@ -102,6 +121,7 @@ pub(crate) fn near_token(input: &[u8]) -> (&[u8], &[u8]) {
 /// ends the field too when a space or the line's end follows it and no backslash precedes it:
 /// nothing before it could have closed the field, and no escape covers it. Anything else is left
 /// to [`quoted`].
+#[inline]
 pub(crate) fn quoted_field(input: &[u8]) -> Result<(&[u8], &[u8]), SkipReason> {
     if let Some(body) = input.strip_prefix(b"\"")
         && let Some(close) = memchr::memchr(b'"', body)
@@ -112,7 +132,7 @@ pub(crate) fn quoted_field(input: &[u8]) -> Result<(&[u8], &[u8]), SkipReason> {
             return Ok((field, after));
         }
     }
-    let (field, _, after) = quoted(input)?;
+    let (field, _, after) = quoted_in_full(input)?;
     Ok((field, after))
 }
 
