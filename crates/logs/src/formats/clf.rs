@@ -252,6 +252,7 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     const COMBINED: ClfLayout = ClfLayout {
         vhost: false,
@@ -304,7 +305,25 @@ mod tests {
             (br#"2001:db8::1 - john doe [10/Oct/2000:13:55:36 +0000] "HEAD /x HTTP/1.1" 404 0 "-" "curl/8""#, COMBINED, Ok((b"2001:db8::1", b"/x", 404, 0, b"curl/8"))),
             // vhost_combined
             (br#"www.example.com:443 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, VHOST, Ok((b"1.2.3.4", b"/v", 200, 1, b"UA"))),
+            // the fast paths' fallbacks: an identity, a `-` byte count, a referer with escaped
+            // quotes, a quote inside the user-agent, a referer that ends the line
+            (br#"1.2.3.4 ident - [10/Oct/2000:13:55:36 +0000] "GET /i HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Ok((b"1.2.3.4", b"/i", 200, 1, b"UA"))),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /b HTTP/1.1" 200 - "-" "UA""#, COMBINED, Ok((b"1.2.3.4", b"/b", 200, 0, b"UA"))),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /r HTTP/1.1" 200 1 "http://x/\"y\"" "UA""#, COMBINED, Ok((b"1.2.3.4", b"/r", 200, 1, b"UA"))),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /q HTTP/1.1" 200 1 "-" "a "b"c""#, COMBINED, Ok((b"1.2.3.4", b"/q", 200, 1, br#"a "b"c"#))),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /e HTTP/1.1" 200 1 "-""#, COMBINED, Err(SkipReason::MissingField)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /e HTTP/1.1" 200 1 "-""#, COMMON, Ok((b"1.2.3.4", b"/e", 200, 1, b""))),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a\" HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Ok((b"1.2.3.4", br#"/a\""#, 200, 1, b"UA"))),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "POST /p HTTP/1.1" 201 2 "-" "UA""#, COMBINED, Ok((b"1.2.3.4", b"/p", 201, 2, b"UA"))),
             // damage
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200 1 "-" "unterminated"#, COMBINED, Err(SkipReason::BadQuoting)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200 1 "unterminated "UA""#, COMBINED, Err(SkipReason::MissingField)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200 1 "-" "UA\""#, COMBINED, Err(SkipReason::BadQuoting)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1 200 1 "-" "UA""#, COMBINED, Err(SkipReason::BadStatus)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1"200 1 "-" "UA""#, COMBINED, Err(SkipReason::BadStatus)),
+            (br#"1.2.3.4 - - 10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::MissingField)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] GET /x HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::BadRequestLine)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000]"GET /x HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::MissingField)),
             (br#"1.2.3.4 - - [20/May/2015:12:05:17 +0000] "GET /x HTTP/1.1" 200 235 "-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html"#, COMBINED, Err(SkipReason::BadQuoting)),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36] "GET / HTTP/1.0" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::BadTime)),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700 "GET / HTTP/1.0" 200 1"#, COMBINED, Err(SkipReason::BadTime)),
@@ -317,9 +336,167 @@ mod tests {
             (b"", COMBINED, Err(SkipReason::MissingField)),
         ];
         for (line, layout, want) in cases {
-            let got = parse(line, *layout, &mut ClfMinute::default())
-                .map(|r| (r.client_ip, r.target, r.status, r.bytes, r.user_agent.raw));
+            let request = parse(line, *layout, &mut ClfMinute::default());
+            let reference = reference_parse(line, *layout, &mut ClfMinute::default());
+            assert_eq!(request, reference, "{}", String::from_utf8_lossy(line));
+            let got = request.map(|r| (r.client_ip, r.target, r.status, r.bytes, r.user_agent.raw));
             assert_eq!(&got, want, "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    /// The parser as it was before its fast paths: every field taken apart by the general
+    /// helpers, each quoted field by the full loop.
+    fn reference_parse<'a>(
+        line: &'a [u8],
+        layout: ClfLayout,
+        minute: &mut ClfMinute,
+    ) -> Result<Request<'a>, SkipReason> {
+        let line = line.trim_ascii_end();
+        let (origin, rest) = if layout.vhost {
+            let (vhost, rest) = lex::token(line);
+            let (host, port) = lex::split_host_port(vhost);
+            let host = lex::present(host);
+            let origin = OriginParts {
+                scheme: None,
+                host,
+                port,
+            };
+            (origin, rest)
+        } else {
+            (OriginParts::default(), line)
+        };
+        let (client_ip, rest) = lex::token(rest);
+        if client_ip.is_empty() {
+            return Err(SkipReason::MissingField);
+        }
+        let open = rest
+            .iter()
+            .position(|&b| b == b'[')
+            .ok_or(SkipReason::MissingField)?;
+        let after_open = rest.get(open + 1..).unwrap_or_default();
+        let close = match after_open.get(CLF_TIME_LEN) {
+            Some(b']') => CLF_TIME_LEN,
+            _ => memchr::memchr(b']', after_open).ok_or(SkipReason::BadTime)?,
+        };
+        let (time_field, rest) = after_open.split_at(close);
+        let time = minute.clf(time_field).ok_or(SkipReason::BadTime)?;
+        let rest = rest.strip_prefix(b"] ").ok_or(SkipReason::MissingField)?;
+        if !rest.starts_with(b"\"") {
+            return Err(SkipReason::BadRequestLine);
+        }
+        let (request, _, rest) = lex::quoted_in_full(rest)?;
+        let (method, target) = lex::request_line(request)?;
+        let (status, bytes, rest) = status_and_bytes(rest)?;
+        let mut user_agent = None;
+        if rest.starts_with(b"\"") {
+            let (_referer, _, rest) = lex::quoted_in_full(rest)?;
+            let rest = rest.strip_prefix(b" ").unwrap_or_default();
+            if rest.starts_with(b"\"") {
+                let (agent, escaped, _extra_fields) = lex::quoted_in_full(rest)?;
+                user_agent = Some(quoted_text(agent, escaped));
+            }
+        }
+        let user_agent = match user_agent {
+            Some(agent) => agent,
+            None if layout.require_agent => return Err(SkipReason::MissingField),
+            None => Text::default(),
+        };
+        Ok(Request {
+            time,
+            client_ip,
+            method,
+            target,
+            query: None,
+            status,
+            fetch_status: None,
+            bytes,
+            user_agent,
+            origin,
+        })
+    }
+
+    /// Lines built from pieces that are mostly well formed and sometimes sit on the edges of
+    /// the fast paths: ports, quotes and backslashes, digits and dashes, spaces where they do
+    /// and do not belong.
+    fn edgy_line() -> impl Strategy<Value = Vec<u8>> {
+        let vhost = prop_oneof![
+            3 => Just(String::new()),
+            3 => "[a-z.]{1,12}(:[0-9]{1,6})? ",
+            1 => "[a-z:0-9\\[\\] ]{0,24} ",
+        ];
+        let client = prop_oneof![
+            4 => "[0-9]{1,3}(\\.[0-9]{1,3}){3}",
+            1 => "[0-9a-f.: ]{0,20}",
+        ];
+        let identity = prop_oneof![4 => Just("- - ".to_owned()), 1 => "[-a-z \\[]{0,8}"];
+        let time = prop_oneof![
+            6 => "\\[10/Oct/2000:13:5[0-9]:[0-5][0-9] [-+]0[0-9]00\\] ",
+            1 => "\\[10/Oct/2000:13:5[0-9]:6[0-9] \\+0000\\] ",
+            1 => Just("[10/Oct/2000:13:55:36.123 -0700] ".to_owned()),
+            1 => "\\[[0-9/a-zA-Z: +-]{0,28}\\]? ?",
+        ];
+        let request = prop_oneof![
+            4 => "\"(GET|HEAD|POST) /[a-z/?=]{0,20} HTTP/(1\\.1|2\\.0)\"",
+            1 => "\"?(GET|HEAD|POST|-|get|G\"T)? ?[/a-z \"\\\\]{0,16}( HTTP/1\\.1| HTTP/2| HTTP/)?\"?",
+        ];
+        let status_bytes = prop_oneof![
+            4 => " [1-5][0-9]{2} [0-9]{1,7}",
+            1 => " ?[0-9]{3} [0-9]{0,21}",
+            1 => "[0-9 k-]{0,12}",
+        ];
+        let agent_byte = prop_oneof![
+            40 => "[A-Za-z0-9/.;() +:-]",
+            1 => Just("\\\"".to_owned()),
+            1 => Just("\\\\".to_owned()),
+            1 => Just("\"".to_owned()),
+        ];
+        let agent = proptest::collection::vec(agent_byte, 0..40).prop_map(|bytes| bytes.concat());
+        let referer = prop_oneof![
+            3 => Just("-".to_owned()),
+            2 => "https?://[a-z./]{0,20}",
+            1 => "[-a-z /\"\\\\]{0,12}",
+        ];
+        let fields =
+            (referer, agent).prop_map(|(referer, agent)| format!(" \"{referer}\" \"{agent}\""));
+        let tail = prop_oneof![
+            6 => fields,
+            1 => Just(String::new()),
+            1 => "( ?\"[-a-z /;()\"\\\\]{0,20}\"?){0,3}",
+        ];
+        let extra = prop_oneof![4 => Just(String::new()), 1 => " \"[0-9., ]{0,10}\""];
+        let end = prop_oneof![6 => Just(String::new()), 1 => "[ \t]{1,2}"];
+        (
+            vhost,
+            client,
+            identity,
+            time,
+            request,
+            status_bytes,
+            tail,
+            extra,
+            end,
+        )
+            .prop_map(
+                |(vhost, client, identity, time, request, status_bytes, tail, extra, end)| {
+                    format!(
+                        "{vhost}{client} {identity}{time}{request}{status_bytes}{tail}{extra}{end}"
+                    )
+                    .into_bytes()
+                },
+            )
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_fast_paths_agree_with_the_reference(line in edgy_line()) {
+            for layout in [COMBINED, COMMON, VHOST] {
+                let (mut minute, mut reference_minute) = (ClfMinute::default(), ClfMinute::default());
+                proptest::prop_assert_eq!(
+                    parse(&line, layout, &mut minute),
+                    reference_parse(&line, layout, &mut reference_minute),
+                    "{}", String::from_utf8_lossy(&line)
+                );
+            }
         }
     }
 

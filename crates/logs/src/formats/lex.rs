@@ -27,7 +27,7 @@ pub(crate) fn quoted(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
 
 /// [`quoted`] for any field: escapes, quotes inside, damage.
 #[inline(never)]
-fn quoted_in_full(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
+pub(crate) fn quoted_in_full(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
     let body = input.strip_prefix(b"\"").ok_or(SkipReason::BadQuoting)?;
     // One pass finds the closing quote and notes escapes on the way; a backslash skips the
     // byte after it, so `\"` never closes the field.
@@ -117,10 +117,10 @@ pub(crate) fn near_token(input: &[u8]) -> (&[u8], &[u8]) {
 /// referer): its content and what follows the closing quote.
 ///
 /// The closing quote is nearly always the first quote after the opening one, and a search for
-/// one byte (usually close by) costs less than [`quoted`]'s search for two. That first quote is where [`quoted`]
+/// one byte costs less than [`quoted`]'s search for two. That first quote is where [`quoted`]
 /// ends the field too when a space or the line's end follows it and no backslash precedes it:
-/// nothing before it could have closed the field, and no escape covers it. Anything else is left
-/// to [`quoted`].
+/// nothing before it could have closed the field, and no escape covers it. Anything else is
+/// left to [`quoted`]'s full loop.
 #[inline]
 pub(crate) fn quoted_field(input: &[u8]) -> Result<(&[u8], &[u8]), SkipReason> {
     if let Some(body) = input.strip_prefix(b"\"")
