@@ -39,9 +39,11 @@ pub struct RowWriter {
     csv: CsvBuffer,
     /// Reused to put a field together before it is quoted.
     scratch: Vec<u8>,
-    /// The last time written and its text: neighbouring rows mostly share it, and formatting a
-    /// time costs far more than comparing one.
-    last_time: Option<(Timestamp, String)>,
+    /// The text of the last time formatted in full, and its minute (seconds since the epoch
+    /// divided by 60) when it is a whole second written as `YYYY-MM-DDTHH:MM:SSZ`: rows mostly
+    /// share their minute with the row before, and then only the seconds need writing.
+    time_text: String,
+    time_minute: Option<i64>,
     /// Group labels already built, by version and group.
     group_labels: AHashMap<(VersionId, GroupId), String>,
     /// Version labels already built, by version (times kept apart from `last_time`, which the
@@ -51,6 +53,9 @@ pub struct RowWriter {
     source_name: String,
     source_name_quoted: bool,
 }
+
+/// The length of `2026-11-20T00:00:`, the minute of a time as RFC 3339 writes it.
+const MINUTE_TEXT_LEN: usize = 17;
 
 impl RowWriter {
     /// An empty buffer of rows (no header).
@@ -70,8 +75,18 @@ impl RowWriter {
 
     /// Input bytes as UTF-8, invalid sequences replaced as [`text`] replaces them.
     fn text_field(&mut self, bytes: &[u8]) {
-        // Most fields are ASCII, which is checked faster than UTF-8 is validated.
-        if bytes.is_ascii() {
+        // A few bytes (an address, a method) are looked at once for both questions.
+        if bytes.len() < SHORT_FIELD {
+            let classes = byte_classes(bytes);
+            if classes & NOT_ASCII == 0 {
+                return if classes & SPECIAL == 0 {
+                    self.csv.plain(bytes)
+                } else {
+                    self.csv.quoted(bytes)
+                };
+            }
+        } else if bytes.is_ascii() {
+            // Most fields are ASCII, which is checked faster than UTF-8 is validated.
             return self.csv.field(bytes);
         }
         match std::str::from_utf8(bytes) {
@@ -124,14 +139,28 @@ impl RowWriter {
 
     /// A time in RFC 3339 UTC, as [`time`] writes it.
     fn time_field(&mut self, t: Timestamp) {
-        let (last, formatted) = self.last_time.get_or_insert_with(|| (t, t.to_string()));
-        if *last != t {
-            *last = t;
-            formatted.clear();
-            // Writing to a String cannot fail.
-            let _ = write!(formatted, "{t}");
+        let second = t.as_second();
+        let whole = t.subsec_nanosecond() == 0;
+        if whole && self.time_minute == Some(second.div_euclid(60)) {
+            if let Some(minute) = self.time_text.as_bytes().get(..MINUTE_TEXT_LEN) {
+                let in_minute = second.rem_euclid(60) as u8;
+                self.csv.separate();
+                self.csv.out.extend_from_slice(minute);
+                self.csv.out.extend_from_slice(&[
+                    b'0' + in_minute / 10,
+                    b'0' + in_minute % 10,
+                    b'Z',
+                ]);
+                return;
+            }
         }
-        self.csv.plain(formatted.as_bytes());
+        self.time_text.clear();
+        // Writing to a String cannot fail.
+        let _ = write!(self.time_text, "{t}");
+        let usual = self.time_text.len() == MINUTE_TEXT_LEN + 3
+            && self.time_text.as_bytes().get(MINUTE_TEXT_LEN - 1) == Some(&b':');
+        self.time_minute = (whole && usual).then_some(second.div_euclid(60));
+        self.csv.plain(self.time_text.as_bytes());
     }
 
     /// The label of version `id`, [`Version::label`](crate::policy::Version::label), built once
@@ -172,9 +201,15 @@ struct CsvBuffer {
 
 impl CsvBuffer {
     fn field(&mut self, bytes: &[u8]) {
-        if !needs_quotes(bytes) {
-            return self.plain(bytes);
+        if needs_quotes(bytes) {
+            self.quoted(bytes);
+        } else {
+            self.plain(bytes);
         }
+    }
+
+    /// A field in quotes, its quotes doubled.
+    fn quoted(&mut self, bytes: &[u8]) {
         self.separate();
         self.out.push(b'"');
         for (i, part) in bytes.split(|&b| b == b'"').enumerate() {
@@ -205,23 +240,51 @@ impl CsvBuffer {
     }
 }
 
+/// Fields shorter than this are looked at byte by byte, longer ones in blocks of this size.
+const SHORT_FIELD: usize = 16;
+
+/// [`byte_classes`] bits.
+const SPECIAL: u8 = 1;
+const NOT_ASCII: u8 = 2;
+
+/// The class bits of each byte value: a comma, quote or line end needs quotes; a byte above
+/// ASCII needs UTF-8 checking.
+const BYTE_CLASSES: [u8; 256] = {
+    let mut classes = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        classes[b] = match b as u8 {
+            b',' | b'"' | b'\n' | b'\r' => SPECIAL,
+            0x80..=0xFF => NOT_ASCII,
+            _ => 0,
+        };
+        b += 1;
+    }
+    classes
+};
+
+/// The classes found among a few bytes, one table load per byte and no branch.
+fn byte_classes(bytes: &[u8]) -> u8 {
+    bytes
+        .iter()
+        .fold(0, |classes, &b| classes | BYTE_CLASSES[usize::from(b)])
+}
+
 fn needs_quotes(bytes: &[u8]) -> bool {
-    let special = |b: &u8| matches!(b, b',' | b'"' | b'\n' | b'\r');
-    // A few bytes (a method, a number) are looked at one by one. Longer fields are looked at
-    // sixteen bytes at a time, without an early exit inside a block, which the compiler turns
-    // into vector compares; the last block overlaps the one before it rather than leaving a
-    // remainder to a byte loop.
-    let Some(last) = bytes.last_chunk::<16>() else {
-        return bytes.iter().any(special);
+    // Longer fields are looked at sixteen bytes at a time, without an early exit inside a
+    // block, which the compiler turns into vector compares; the last block overlaps the one
+    // before it rather than leaving a remainder to a byte loop.
+    let Some(last) = bytes.last_chunk::<SHORT_FIELD>() else {
+        return byte_classes(bytes) & SPECIAL != 0;
     };
-    let block = |block: &[u8; 16]| {
+    let block = |block: &[u8; SHORT_FIELD]| {
         block.iter().fold(false, |found, &b| {
             found | (b == b',') | (b == b'"') | (b == b'\n') | (b == b'\r')
         })
     };
     bytes
-        .chunks_exact(16)
-        .filter_map(<[u8]>::first_chunk::<16>)
+        .chunks_exact(SHORT_FIELD)
+        .filter_map(<[u8]>::first_chunk::<SHORT_FIELD>)
         .any(block)
         || block(last)
 }
@@ -352,6 +415,49 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Times as rows bring them: runs within a few minutes, whole and fractional seconds,
+        /// around years that RFC 3339 writes with a sign and more digits.
+        #[test]
+        fn row_times_are_written_as_jiff_writes_them(
+            runs in proptest::collection::vec(
+                (
+                    proptest::prop_oneof![
+                        1_700_000_000i64..1_700_000_200,
+                        -377_705_116_800i64..-377_705_116_000,
+                        -62_167_219_300i64..-62_167_219_100,
+                        -100i64..100,
+                        253_402_300_000i64..253_402_300_799,
+                    ],
+                    proptest::collection::vec(
+                        (
+                            0i64..150,
+                            proptest::prop_oneof![
+                                4 => proptest::strategy::Just(0i32),
+                                1 => 0i32..1_000_000_000,
+                            ],
+                        ),
+                        1..12,
+                    ),
+                ),
+                1..6,
+            )
+        ) {
+            let mut rows = RowWriter::new();
+            let mut expected = String::new();
+            for (base, offsets) in runs {
+                for (offset, nanosecond) in offsets {
+                    let Ok(t) = Timestamp::new(base + offset, nanosecond) else {
+                        continue;
+                    };
+                    rows.time_field(t);
+                    rows.end_row();
+                    expected.push_str(&time(Some(t)));
+                    expected.push('\n');
+                }
+            }
+            proptest::prop_assert_eq!(String::from_utf8(std::mem::take(rows.rows())).unwrap(), expected);
+        }
+
         #[test]
         fn any_rows_are_quoted_as_the_csv_crate_quotes_them(
             rows in proptest::collection::vec(
@@ -364,6 +470,43 @@ mod tests {
                 .map(|row| row.into_iter().map(String::into_bytes).collect())
                 .collect();
             proptest::prop_assert_eq!(ours(&rows), csv_crate(&rows));
+        }
+
+        /// Input bytes of any kind, short and long: text fields write the lossy UTF-8 of the
+        /// bytes, quoted as the csv crate quotes it.
+        #[test]
+        fn text_fields_are_lossy_utf8_quoted_as_the_csv_crate_quotes_them(
+            rows in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::collection::vec(
+                        proptest::prop_oneof![
+                            8 => proptest::strategy::Just(b'a'),
+                            1 => proptest::strategy::Just(b','),
+                            1 => proptest::strategy::Just(b'"'),
+                            1 => proptest::strategy::Just(b'\r'),
+                            1 => proptest::strategy::Just(0xC3u8),
+                            1 => proptest::strategy::Just(0xA4u8),
+                            2 => proptest::num::u8::ANY,
+                        ],
+                        0..40,
+                    ),
+                    2..5,
+                ),
+                0..6,
+            )
+        ) {
+            let mut writer = RowWriter::new();
+            for row in &rows {
+                for field in row {
+                    writer.text_field(field);
+                }
+                writer.end_row();
+            }
+            let lossy: Vec<Vec<Vec<u8>>> = rows
+                .iter()
+                .map(|row| row.iter().map(|f| text(f).into_owned().into_bytes()).collect())
+                .collect();
+            proptest::prop_assert_eq!(std::mem::take(writer.rows()), csv_crate(&lossy));
         }
 
         #[test]
