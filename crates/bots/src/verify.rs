@@ -323,7 +323,7 @@ fn contains_word(haystack: &str, needle: &str) -> bool {
 fn parse_client_ip(raw: &[u8]) -> Option<IpAddr> {
     // Most logged addresses are a plain dotted quad or plain IPv6 in hex groups. std's parser
     // takes about 200 instructions for the first and 1,600 for the second; these small readers
-    // accept only text std reads the same way, and leave everything else to the checks below.
+    // accept only text std reads the same way, and leave everything else to std.
     if let Some(ip) = parse_dotted_quad(raw) {
         return Some(IpAddr::V4(ip));
     }
@@ -334,6 +334,12 @@ fn parse_client_ip(raw: &[u8]) -> Option<IpAddr> {
     if let Some(ip) = parse_hex_ipv6(raw) {
         return Some(ip.to_ipv4_mapped().map_or(IpAddr::V6(ip), IpAddr::V4));
     }
+    parse_decorated_ip(raw)
+}
+
+/// A client address with what logs put around it (brackets, a port, a zone, spaces), read by
+/// std.
+fn parse_decorated_ip(raw: &[u8]) -> Option<IpAddr> {
     let text = std::str::from_utf8(raw).ok()?.trim();
     let host = if let Some(bracketed) = text.strip_prefix('[') {
         let (inner, rest) = bracketed.split_once(']')?;
@@ -608,31 +614,7 @@ mod tests {
             let text = std::str::from_utf8(raw).ok()?;
             return Ipv4Addr::from_str(text).ok().map(IpAddr::V4);
         }
-        let text = std::str::from_utf8(raw).ok()?.trim();
-        let host = if let Some(bracketed) = text.strip_prefix('[') {
-            let (inner, rest) = bracketed.split_once(']')?;
-            if !rest.is_empty() && !rest.strip_prefix(':').is_some_and(is_port) {
-                return None;
-            }
-            inner
-        } else {
-            match text.split_once(':') {
-                Some((host, port)) if host.contains('.') && !port.contains(':') => {
-                    if !is_port(port) {
-                        return None;
-                    }
-                    host
-                }
-                _ => text,
-            }
-        };
-        let host = host
-            .split_once('%')
-            .map_or(host, |(address, _zone)| address);
-        match IpAddr::from_str(host).ok()? {
-            IpAddr::V6(ip) => Some(ip.to_ipv4_mapped().map_or(IpAddr::V6(ip), IpAddr::V4)),
-            v4 => Some(v4),
-        }
+        parse_decorated_ip(raw)
     }
 
     fn std_v4(text: &str) -> Option<Ipv4Addr> {
