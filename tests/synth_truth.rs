@@ -9,11 +9,17 @@ use std::path::Path;
 use common::*;
 use robots_audit::synth::{SynthCompression, SynthConfig, SynthFormat, TRUTH_COUNTERS, generate};
 
-fn audit_matches_truth(format: SynthFormat, compression: SynthCompression, seed: u64) {
-    let dir = tempfile::tempdir().unwrap();
-    let config = SynthConfig {
-        out: dir.path().join("synth"),
-        lines: 20_000,
+/// A night of 6 origins and 30 bots in 3 files, generated under `dir/synth`.
+fn synth_config(
+    dir: &Path,
+    lines: u64,
+    format: SynthFormat,
+    compression: SynthCompression,
+    seed: u64,
+) -> SynthConfig {
+    SynthConfig {
+        out: dir.join("synth"),
+        lines,
         origins: 6,
         bots: 30,
         files: 3,
@@ -21,7 +27,12 @@ fn audit_matches_truth(format: SynthFormat, compression: SynthCompression, seed:
         compression,
         seed,
         ..SynthConfig::default()
-    };
+    }
+}
+
+fn audit_matches_truth(format: SynthFormat, compression: SynthCompression, seed: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = synth_config(dir.path(), 20_000, format, compression, seed);
     let summary = generate(&config).unwrap();
     let out = dir.path().join("out");
     let mut cmd = robots_audit();
@@ -115,17 +126,13 @@ fn caddy_gzip() {
 #[test]
 fn streamed_reports_do_not_depend_on_thread_count() {
     let dir = tempfile::tempdir().unwrap();
-    let config = SynthConfig {
-        out: dir.path().join("synth"),
-        lines: 90_000,
-        origins: 6,
-        bots: 30,
-        files: 3,
-        format: SynthFormat::VhostCombined,
-        compression: SynthCompression::Plain,
-        seed: 5,
-        ..SynthConfig::default()
-    };
+    let config = synth_config(
+        dir.path(),
+        90_000,
+        SynthFormat::VhostCombined,
+        SynthCompression::Plain,
+        5,
+    );
     let summary = generate(&config).unwrap();
     let mut reports = Vec::new();
     for threads in ["1", "3"] {
