@@ -5,10 +5,12 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use robots_audit_engine::{ParseOptions, Robots, TokenMatch, path_params_query};
+use robots_audit_bots::{Catalog, Identity};
+use robots_audit_engine::{
+    GOOGLEBOT_MAX_BYTES, ParseOptions, Robots, TokenMatch, path_params_query,
+};
 
 use crate::error::Error;
-use crate::policy::source::GOOGLE_MAX_BYTES;
 
 /// Everything `check` is told.
 #[derive(Debug, Clone, Default)]
@@ -20,8 +22,8 @@ pub struct CheckConfig {
     pub agents: Vec<String>,
     /// `--user-agent`: a full header, resolved to tokens through the bot catalog.
     pub user_agent: Option<String>,
-    /// `--bots` files extending the catalog for `--user-agent`.
-    pub bots: Vec<PathBuf>,
+    /// The catalog that resolves `--user-agent` (`None`: the built-in one).
+    pub catalog: Option<Catalog>,
     /// The URLs: absolute, bare paths, or empty.
     pub urls: Vec<Vec<u8>>,
     /// Ignore content after 500 KiB, as Google's crawler does (Google's library does not).
@@ -46,11 +48,18 @@ fn tokens(config: &CheckConfig) -> Result<(Vec<Vec<u8>>, TokenMatch), Error> {
             TokenMatch::Google,
         )),
         (Some(header), true) => {
-            let catalog = crate::audit::load_catalog(&config.bots)?;
+            let builtin;
+            let catalog = match &config.catalog {
+                Some(catalog) => catalog,
+                None => {
+                    builtin = Catalog::builtin();
+                    &builtin
+                }
+            };
             let bot = match catalog.identify(header.as_bytes()) {
-                robots_audit_bots::Identity::Known(i) => catalog.bots()[i].clone(),
-                robots_audit_bots::Identity::Unknown(bot) => bot,
-                robots_audit_bots::Identity::NotBot => {
+                Identity::Known(i) => catalog.bots()[i].clone(),
+                Identity::Unknown(bot) => bot,
+                Identity::NotBot => {
                     return Err(Error::Usage(format!(
                         "--user-agent {header:?} is not a bot the catalog knows and does not declare itself one; use --agent TOKEN"
                     )));
@@ -93,7 +102,7 @@ pub fn run(config: &CheckConfig, out: &mut impl Write) -> Result<(), Error> {
         ))
     })?;
     let options = ParseOptions {
-        max_bytes: config.truncate.then_some(GOOGLE_MAX_BYTES),
+        max_bytes: config.truncate.then_some(GOOGLEBOT_MAX_BYTES),
     };
     let robots = Robots::parse_with(&body, &options);
     let token_refs: Vec<&[u8]> = tokens.iter().map(Vec::as_slice).collect();

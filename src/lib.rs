@@ -9,9 +9,12 @@
 //! - [`audit`]: the parallel pipeline and the verdict on each request; [`report`]: the CSV files.
 //! - [`check`]: one robots.txt, some agents, some URLs; [`synth`]: test data with known truth.
 
+#![warn(missing_docs)]
+
 pub mod audit;
 pub mod check;
 pub mod error;
+pub mod ids;
 pub mod origin;
 pub mod policy;
 pub mod report;

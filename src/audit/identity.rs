@@ -7,7 +7,7 @@ use robots_audit_bots::{Bot, Catalog, Category, Identity};
 use robots_audit_logs::{Text, TextEncoding};
 
 use super::recent::RecentKeys;
-use super::stats::AgentId;
+use crate::ids::AgentId;
 
 /// The agent name under which `--all-agents` reports requests that are not from bots.
 pub const NOT_A_BOT: &str = "(not a bot)";
@@ -78,9 +78,9 @@ impl<'a> Identifier<'a> {
         };
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(&id) = table.by_name.get(&info.bot.name) {
-            return Some((id, Arc::clone(&table.agents[id as usize])));
+            return Some((id, Arc::clone(&table.agents[id.index()])));
         }
-        let id = AgentId::try_from(table.agents.len()).ok()?;
+        let id = AgentId::from_index(table.agents.len())?;
         table.by_name.insert(info.bot.name.clone(), id);
         let info = Arc::new(info);
         table.agents.push(Arc::clone(&info));
@@ -134,7 +134,7 @@ impl IdentityCache {
                 hit
             }
         }?;
-        let info = self.agents.get(id as usize)?.as_deref()?;
+        let info = self.agents.get(id.index())?.as_deref()?;
         Some((id, info))
     }
 }
@@ -163,7 +163,7 @@ impl IdentityCache {
         }
         map.insert(user_agent.raw.into(), resolved.as_ref().map(|(id, _)| *id));
         let (id, info) = resolved?;
-        let slot = id as usize;
+        let slot = id.index();
         if self.agents.len() <= slot {
             self.agents.resize(slot + 1, None);
         }

@@ -1,4 +1,5 @@
-//! One request to one verdict: SPEC "Semantics of one request", steps 3 to 8.
+//! One request to one verdict: the robots version in force, the group, the deciding rule,
+//! grace and the 1994 reading (README "How a request is judged", steps 3 to 8).
 
 use std::borrow::Cow;
 
@@ -7,8 +8,9 @@ use jiff::{SignedDuration, Timestamp};
 use robots_audit_engine::{RuleId, Selection, TokenMatch, path_params_query};
 
 use super::identity::AgentInfo;
-use super::stats::{AgentId, Outcome};
-use crate::policy::{Effect, PolicySet, VersionId};
+use super::stats::Outcome;
+use crate::ids::{AgentId, VersionId};
+use crate::policy::{Effect, PolicySet};
 
 /// What decided a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

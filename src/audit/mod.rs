@@ -1,12 +1,17 @@
-//! The audit: logs and robots sources in, verdicts and counters out (SPEC `audit`).
+//! The audit: parsed requests in, verdicts and counters out.
 //!
-//! [`run`] loads the bot catalog, the IP ranges and the robots versions, runs the
-//! [`pipeline`] over the logs, and writes the [`crate::report`]s.
+//! [`run`] reads the inputs with the [`schedule`]r, whose worker threads each hand their
+//! blocks to a per-thread [`auditor`], which pushes one [`sink::Verdict`] per request into the
+//! counters ([`stats`]) and into the [`sink::Output`] the caller gives (the report writers, in
+//! the command). Loading the catalog, the ranges and the robots versions is the caller's; this
+//! module never sees a report's format.
 
+pub mod auditor;
 pub mod identity;
 pub mod judge;
-pub mod pipeline;
 mod recent;
+pub mod schedule;
+pub mod sink;
 pub mod stats;
 
 use std::fs;
@@ -18,52 +23,33 @@ use jiff::{SignedDuration, Timestamp};
 use robots_audit_bots::{Catalog, Verifier};
 use robots_audit_logs::{FieldMap, Format, Source};
 
+use self::auditor::{AuditContext, BlockAuditor, FileCounts, SAMPLES_PER_FILE};
 use self::identity::{AgentInfo, Identifier};
 use self::judge::Judge;
-use self::stats::{AgentId, OriginId, Stats};
+use self::schedule::Schedule;
+use self::sink::Output;
+use self::stats::Stats;
 use crate::error::Error;
+use crate::ids::{AgentId, OriginId};
 use crate::origin::Origin;
 use crate::policy::PolicySet;
-use crate::policy::source::{LoadOptions, load};
-use crate::report::{self, stream::StreamedReport};
 
-/// A `--verify` range file and the bot or operator it belongs to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RangeFile {
-    /// A bot name or operator; `None`: inferred from the file name.
-    pub key: Option<String>,
-    /// The file.
-    pub path: PathBuf,
-}
-
-/// Everything `robots-audit audit` is told.
+/// How to audit: the options of `robots-audit audit` that act on each request.
 #[derive(Debug, Clone)]
 pub struct AuditConfig {
-    /// `LOG` arguments: files, directories, or `-` for standard input.
-    pub logs: Vec<PathBuf>,
-    /// `--robots` sources.
-    pub robots: Vec<PathBuf>,
-    /// `--origin`: the origin of lines that carry none, and of a single robots file.
+    /// `--origin`: the origin of lines that carry none.
     pub origin: Option<Origin>,
     /// `--format`; `None` detects it per file.
     pub format: Option<Format>,
     /// `--field` mappings for JSON logs.
     pub fields: FieldMap,
-    /// `--out`.
-    pub out: PathBuf,
     /// `--grace`.
     pub grace: SignedDuration,
-    /// `--bots` files.
-    pub bots: Vec<PathBuf>,
-    /// `--verify` files.
-    pub verify: Vec<RangeFile>,
     /// `--all-agents`.
     pub all_agents: bool,
-    /// `--decisions`.
-    pub decisions: bool,
     /// `--threads`.
     pub threads: usize,
-    /// Show the progress bar and the summary table.
+    /// Show the progress bar.
     pub progress: bool,
     /// `--user-agent`: stands in for lines that carry no user-agent (crawl logs).
     pub fallback_user_agent: Option<Vec<u8>>,
@@ -74,17 +60,11 @@ pub struct AuditConfig {
 impl Default for AuditConfig {
     fn default() -> AuditConfig {
         AuditConfig {
-            logs: Vec::new(),
-            robots: Vec::new(),
             origin: None,
             format: None,
             fields: FieldMap::default(),
-            out: PathBuf::from("robots-audit-report"),
             grace: SignedDuration::from_hours(24),
-            bots: Vec::new(),
-            verify: Vec::new(),
             all_agents: false,
-            decisions: false,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             progress: false,
             fallback_user_agent: None,
@@ -177,7 +157,7 @@ impl FileReport {
         }
     }
 
-    fn merge(&mut self, counts: pipeline::FileCounts) {
+    fn merge(&mut self, counts: FileCounts) {
         self.lines += counts.lines;
         self.parsed += counts.parsed;
         self.skipped += counts.skipped;
@@ -214,13 +194,13 @@ impl AuditResult {
     /// An agent's name.
     pub fn agent_name(&self, agent: AgentId) -> &str {
         self.agents
-            .get(agent as usize)
+            .get(agent.index())
             .map_or("", |a| a.bot.name.as_str())
     }
 
     /// An origin's name.
     pub fn origin_name(&self, origin: OriginId) -> &str {
-        self.origins.get(origin as usize).map_or("", String::as_str)
+        self.origins.get(origin.index()).map_or("", String::as_str)
     }
 
     /// Whether some input had an error (exit code 3).
@@ -265,81 +245,36 @@ fn file_input(path: &Path) -> Input {
     }
 }
 
-/// Loads the catalog: the built-in one, extended by `--bots` files.
-pub fn load_catalog(files: &[PathBuf]) -> Result<Catalog, Error> {
-    let mut catalog = Catalog::builtin();
-    for file in files {
-        catalog
-            .extend_from_file(file)
-            .map_err(|e| Error::Fatal(format!("--bots {}: {e}", file.display())))?;
-    }
-    Ok(catalog)
-}
-
-fn load_verifier(catalog: &Catalog, files: &[RangeFile]) -> Result<Verifier, Error> {
-    let mut verifier = Verifier::new();
-    for file in files {
-        let key = match &file.key {
-            Some(key) => key.clone(),
-            None => Verifier::key_from_file_name(catalog, &file.path).ok_or_else(|| {
-                Error::Usage(format!(
-                    "--verify {}: cannot tell which bot these ranges belong to; write --verify BOT={}",
-                    file.path.display(),
-                    file.path.display()
-                ))
-            })?,
-        };
-        let bytes = fs::read(&file.path)
-            .map_err(|e| Error::Fatal(format!("--verify {}: {e}", file.path.display())))?;
-        let name = file.path.display().to_string();
-        verifier
-            .add_ranges(&key, &bytes, &name)
-            .map_err(|e| Error::Fatal(format!("--verify {name}: {e}")))?;
-    }
-    Ok(verifier)
-}
-
-/// Runs an audit and writes its reports into `config.out`.
-pub fn run(config: &AuditConfig) -> Result<AuditResult, Error> {
-    let catalog = load_catalog(&config.bots)?;
-    let verifier = load_verifier(&catalog, &config.verify)?;
-    let policy = load(
-        &config.robots,
-        &LoadOptions {
-            origin: config.origin.clone(),
-            ..LoadOptions::default()
-        },
-    )
-    .map_err(|e| Error::Fatal(e.0))?;
-    let inputs = expand_inputs(&config.logs)?;
-    if inputs.is_empty() {
-        return Err(Error::Fatal(
-            "no input: the log arguments name no file".into(),
-        ));
-    }
-    let out = &config.out;
-    fs::create_dir_all(out)
-        .map_err(|e| Error::Fatal(format!("cannot create --out {}: {e}", out.display())))?;
-    let start = |name: &str, header: &str| {
-        StreamedReport::create(out, name, header, inputs.len())
-            .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))
-    };
-    let violations = start("violations.csv", report::violations::HEADER)?;
-    let decisions = if config.decisions {
-        Some(start("decisions.csv", report::decisions::HEADER)?)
-    } else {
-        None
-    };
-    let identifier = Identifier::new(&catalog, config.all_agents);
+/// Audits `inputs` and returns what the reports show, pushing every verdict into `output` as
+/// well. `catalog` names the agents, `verifier` holds the published ranges, `policy` the robots
+/// versions (kept in the result for the reports). Fails when no input could be read at all,
+/// when `output` fails, or when `config.interrupt` was raised ([`Error::Interrupted`]).
+pub fn run<O: Output>(
+    config: &AuditConfig,
+    catalog: &Catalog,
+    verifier: &Verifier,
+    policy: PolicySet,
+    inputs: &[Input],
+    output: &O,
+) -> Result<AuditResult, Error> {
+    let identifier = Identifier::new(catalog, config.all_agents);
     let judge = Judge::new(&policy, config.grace);
-    let output = pipeline::run(
-        config,
-        &inputs,
-        &identifier,
-        &judge,
-        &verifier,
-        &violations,
-        decisions.as_ref(),
+    let mut context = AuditContext::new(&identifier, &judge, verifier, inputs);
+    context.default_origin = config.origin.as_ref();
+    context.fallback_user_agent = config.fallback_user_agent.as_deref();
+    let schedule = Schedule {
+        threads: config.threads,
+        format: config.format,
+        fields: &config.fields,
+        progress: config.progress,
+        interrupt: config.interrupt.as_deref(),
+    };
+    let input_done = |input, blocks| output.input_done(input, blocks);
+    let (handlers, mut files) = schedule::run(
+        schedule,
+        inputs,
+        || BlockAuditor::new(&context, output.sink()),
+        &input_done,
     )
     .map_err(|e| {
         if config.interrupted() {
@@ -348,20 +283,21 @@ pub fn run(config: &AuditConfig) -> Result<AuditResult, Error> {
             Error::Fatal(e)
         }
     })?;
-    let result = AuditResult {
-        agents: identifier.into_agents(),
-        origins: output.origins,
-        stats: output.stats,
-        files: output.files,
-        policy,
-    };
-    if result
-        .files
-        .iter()
-        .all(|f| f.error.is_some() && f.lines == 0)
-    {
-        let first = result
-            .files
+    let mut stats = Stats::default();
+    for handler in handlers {
+        let (counters, _) = handler.sink;
+        stats.merge(counters);
+        for (report, counts) in files.iter_mut().zip(handler.auditor.into_file_counts()) {
+            report.merge(counts);
+        }
+    }
+    for report in &mut files {
+        report.samples.sort_by_key(|s| s.line);
+        report.samples.truncate(SAMPLES_PER_FILE);
+    }
+    let origins = context.into_origins();
+    if files.iter().all(|f| f.error.is_some() && f.lines == 0) {
+        let first = files
             .first()
             .map(|f| format!("{}: {}", f.name, f.error.as_deref().unwrap_or_default()));
         return Err(Error::Fatal(format!(
@@ -369,24 +305,11 @@ pub fn run(config: &AuditConfig) -> Result<AuditResult, Error> {
             first.unwrap_or_default()
         )));
     }
-    write_reports(out, &result, violations, decisions)
-        .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;
-    Ok(result)
-}
-
-fn write_reports(
-    out: &Path,
-    result: &AuditResult,
-    violations: StreamedReport,
-    decisions: Option<StreamedReport>,
-) -> std::io::Result<()> {
-    report::agents::write(out, result)?;
-    report::agent_origins::write(out, result)?;
-    violations.commit()?;
-    if let Some(decisions) = decisions {
-        decisions.commit()?;
-    }
-    report::rules::write(out, result)?;
-    report::robots::write(out, result)?;
-    report::inputs::write(out, result)
+    Ok(AuditResult {
+        agents: identifier.into_agents(),
+        origins,
+        stats,
+        files,
+        policy,
+    })
 }

@@ -9,13 +9,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use ahash::AHashMap;
 use jiff::Timestamp;
 
-use crate::policy::VersionId;
+use robots_audit_bots::Verification;
 use robots_audit_engine::RuleId;
 
-/// Index of an agent in the run's agent table.
-pub type AgentId = u32;
-/// Index of an origin in the run's origin table.
-pub type OriginId = u32;
+use super::judge::Decider;
+use super::sink::{Sink, Verdict};
+use crate::ids::{AgentId, OriginId, VersionId};
 
 /// What one judged (or not judged) request came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +32,14 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Whether the request was judged: allowed, disallowed or grace.
+    pub fn is_judged(self) -> bool {
+        matches!(
+            self,
+            Outcome::Allowed | Outcome::Disallowed | Outcome::Grace
+        )
+    }
+
     /// The word used in `decisions.csv`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -145,7 +152,13 @@ impl Counts {
 }
 
 /// A rule of a version, or the version's fetch status when that decided (`status 503`).
-pub type RuleKey = (VersionId, Option<RuleId>);
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RuleKey {
+    /// The version.
+    pub version: VersionId,
+    /// The rule (the engine's index into the version's rules); `None`: the fetch status.
+    pub rule: Option<RuleId>,
+}
 
 /// How often one rule decided, and for whom.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -201,6 +214,42 @@ impl Stats {
     }
 }
 
+/// The counters are a sink: each verdict counts for its agent and origin, and for the rule that
+/// decided it.
+impl Sink for Stats {
+    #[inline]
+    fn verdict(&mut self, verdict: &Verdict<'_>) {
+        let judgement = &verdict.judgement;
+        let counts = self.pair(verdict.agent, verdict.origin);
+        counts.record(
+            verdict.request.time,
+            judgement.outcome,
+            verdict.request.status,
+        );
+        match verdict.verification {
+            Verification::Verified => counts.verified += 1,
+            Verification::Spoofed => counts.spoofed += 1,
+            Verification::Unverified => counts.unverified += 1,
+        }
+        if !judgement.outcome.is_judged() {
+            return;
+        }
+        let Some(version) = judgement.version else {
+            return;
+        };
+        let rule = match judgement.decider {
+            Decider::Rule(rule) => Some(rule),
+            Decider::Status => None,
+            Decider::Nothing => return,
+        };
+        self.rule_decided(
+            RuleKey { version, rule },
+            verdict.agent,
+            judgement.outcome == Outcome::Disallowed,
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,8 +257,8 @@ mod tests {
 
     fn arb_stats() -> impl Strategy<Value = Stats> {
         let event = (
-            0u32..3,
-            0u32..3,
+            0usize..3,
+            0usize..3,
             0i64..1_000_000,
             0usize..5,
             prop::sample::select(vec![200u16, 304, 404, 503]),
@@ -227,6 +276,10 @@ mod tests {
                     Outcome::Disallowed,
                     Outcome::Grace,
                 ][outcome];
+                let (agent, origin) = (
+                    AgentId::from_index(agent).unwrap(),
+                    OriginId::from_index(origin).unwrap(),
+                );
                 let counts = stats.pair(agent, origin);
                 counts.record(time, outcome, status);
                 if v {
@@ -234,7 +287,11 @@ mod tests {
                 } else {
                     counts.spoofed += 1;
                 }
-                stats.rule_decided((0, Some(rule)), agent, outcome == Outcome::Disallowed);
+                let key = RuleKey {
+                    version: VersionId::default(),
+                    rule: Some(rule),
+                };
+                stats.rule_decided(key, agent, outcome == Outcome::Disallowed);
             }
             stats
         })

@@ -12,10 +12,8 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 use robots_audit_engine::Robots;
 
+pub use crate::ids::VersionId;
 use crate::origin::Origin;
-
-/// Index of a version in [`PolicySet::versions`].
-pub type VersionId = u32;
 
 /// What the fetch of a robots.txt answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +84,23 @@ impl Version {
         }
     }
 
+    /// How reports name the "rule" of a version whose fetch status disallowed everything:
+    /// `status 503`.
+    pub fn status_rule(&self) -> String {
+        self.status_rule_display().to_string()
+    }
+
+    /// [`Version::status_rule`] without building a string.
+    pub fn status_rule_display(&self) -> impl std::fmt::Display + '_ {
+        struct StatusRule<'v>(&'v FetchStatus);
+        impl std::fmt::Display for StatusRule<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "status {}", self.0)
+            }
+        }
+        StatusRule(&self.status)
+    }
+
     /// How this version decides requests.
     pub fn effect(&self) -> Effect {
         match (self.status.effect(), &self.robots) {
@@ -124,12 +139,12 @@ impl PolicySet {
         PolicySet::default()
     }
 
-    /// Adds a version. `origin_key` is `https://host[:port]` for one scheme or `host[:port]` for
+    /// Adds a version. Its `origin` is `https://host[:port]` for one scheme or `host[:port]` for
     /// any scheme (already normalised). Returns an error when the same origin already has a
     /// version with the same `valid_from`.
     pub fn add(&mut self, version: Version) -> Result<VersionId, String> {
-        let id = VersionId::try_from(self.versions.len())
-            .map_err(|_| "too many robots versions".to_owned())?;
+        let id = VersionId::from_index(self.versions.len())
+            .ok_or_else(|| "too many robots versions".to_owned())?;
         let any_scheme = !version.origin.contains("://");
         let map = if any_scheme {
             &mut self.by_host
@@ -140,7 +155,7 @@ impl PolicySet {
         let clash = timeline
             .versions
             .iter()
-            .any(|&v| self.versions[v as usize].valid_from == version.valid_from);
+            .any(|&v| self.versions[v.index()].valid_from == version.valid_from);
         if clash {
             return Err(format!(
                 "{} has two robots.txt versions valid from {}",
@@ -150,7 +165,7 @@ impl PolicySet {
         }
         let at = timeline
             .versions
-            .partition_point(|&v| self.versions[v as usize].valid_from < version.valid_from);
+            .partition_point(|&v| self.versions[v.index()].valid_from < version.valid_from);
         timeline.versions.insert(at, id);
         self.versions.push(version);
         Ok(id)
@@ -163,7 +178,7 @@ impl PolicySet {
 
     /// One version.
     pub fn version(&self, id: VersionId) -> &Version {
-        &self.versions[id as usize]
+        &self.versions[id.index()]
     }
 
     /// Whether no version was loaded.
@@ -190,7 +205,7 @@ impl PolicySet {
     ///
     /// [`versions_of`]: PolicySet::versions_of
     pub fn in_force(&self, versions: &[VersionId], time: Timestamp) -> Option<InForce> {
-        let after = versions.partition_point(|&v| match self.versions[v as usize].valid_from {
+        let after = versions.partition_point(|&v| match self.versions[v.index()].valid_from {
             None => true,
             Some(from) => from <= time,
         });

@@ -1,4 +1,4 @@
-//! Loading robots sources: one file, a directory, or a manifest CSV (SPEC "Robots sources").
+//! Loading robots sources: one file, a directory, or a manifest CSV (README "Robots sources").
 //!
 //! Every failure here is fatal for the run and names the file (and, for a manifest, the line):
 //! an audit against the wrong robots.txt is worse than no audit.
@@ -7,13 +7,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
-use robots_audit_engine::{ParseOptions, Robots};
+use robots_audit_engine::{GOOGLEBOT_MAX_BYTES, ParseOptions, Robots};
 
 use super::{FetchStatus, PolicySet, Version};
 use crate::origin::{Origin, normalize_host};
-
-/// Content after this many bytes of a robots.txt is ignored, as Google's crawler does.
-pub const GOOGLE_MAX_BYTES: usize = 512_000;
 
 /// The manifest's header row.
 pub const MANIFEST_HEADER: &str = "origin,valid_from,status,file";
@@ -43,7 +40,7 @@ impl Default for LoadOptions {
     fn default() -> LoadOptions {
         LoadOptions {
             origin: None,
-            max_bytes: Some(GOOGLE_MAX_BYTES),
+            max_bytes: Some(GOOGLEBOT_MAX_BYTES),
         }
     }
 }

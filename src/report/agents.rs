@@ -5,7 +5,8 @@ use std::path::Path;
 
 use super::{rate, time, write_csv};
 use crate::audit::AuditResult;
-use crate::audit::stats::{AgentId, Counts};
+use crate::audit::stats::Counts;
+use crate::ids::AgentId;
 
 /// The header of `agents.csv`.
 pub const HEADER: &str = "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,grace,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen";
@@ -48,19 +49,20 @@ pub fn verdict_columns(c: &Counts) -> [String; 8] {
 /// Every agent's totals, sorted by name.
 pub fn totals(result: &AuditResult) -> Vec<AgentTotals> {
     let mut totals: Vec<AgentTotals> = (0..result.agents.len())
-        .map(|i| AgentTotals {
-            agent: i as AgentId,
+        .filter_map(AgentId::from_index)
+        .map(|agent| AgentTotals {
+            agent,
             ..AgentTotals::default()
         })
         .collect();
     for (&(agent, origin), counts) in &result.stats.pairs {
-        let Some(t) = totals.get_mut(agent as usize) else {
+        let Some(t) = totals.get_mut(agent.index()) else {
             continue;
         };
         t.counts.merge(counts);
         if result
             .origins
-            .get(origin as usize)
+            .get(origin.index())
             .is_some_and(|o| !o.is_empty())
         {
             t.origins += 1;
@@ -76,7 +78,7 @@ pub fn totals(result: &AuditResult) -> Vec<AgentTotals> {
 /// Writes `agents.csv` into `dir`.
 pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
     let rows = totals(result).into_iter().map(|t| {
-        let info = &result.agents[t.agent as usize];
+        let info = &result.agents[t.agent.index()];
         let c = &t.counts;
         let mut row = vec![
             info.bot.name.clone(),

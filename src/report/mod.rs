@@ -9,6 +9,7 @@ pub mod agents;
 pub mod atomic;
 pub mod decisions;
 pub mod inputs;
+pub mod output;
 pub mod robots;
 pub mod rules;
 pub mod stream;
@@ -25,10 +26,10 @@ use jiff::Timestamp;
 use robots_audit_engine::{GroupId, Robots};
 
 use self::atomic::AtomicFile;
-use crate::policy::{PolicySet, VersionId};
+use crate::ids::VersionId;
+use crate::policy::PolicySet;
 
-pub use self::decisions::DecisionRow;
-pub use self::violations::ViolationRow;
+pub use self::output::{Reports, RowSink};
 
 /// Rows formatted by a worker thread into memory, handed to [`stream::StreamedReport`].
 ///
@@ -46,8 +47,8 @@ pub struct RowWriter {
     time_minute: Option<i64>,
     /// Group labels already built, by version and group.
     group_labels: AHashMap<(VersionId, GroupId), String>,
-    /// Version labels already built, by version (times kept apart from `last_time`, which the
-    /// request times of consecutive rows share).
+    /// Version labels already built, by version (kept apart from `time_text`, which the request
+    /// times of consecutive rows share).
     version_labels: Vec<Option<String>>,
     /// The input file name of the last `source` field, and whether it needs quotes.
     source_name: String,
@@ -166,7 +167,7 @@ impl RowWriter {
     /// The label of version `id`, [`Version::label`](crate::policy::Version::label), built once
     /// per writer.
     fn version_label_field(&mut self, policy: &PolicySet, id: VersionId) {
-        let slot = id as usize;
+        let slot = id.index();
         if self.version_labels.len() <= slot {
             self.version_labels.resize(slot + 1, None);
         }

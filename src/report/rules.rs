@@ -5,8 +5,9 @@ use std::path::Path;
 
 use super::write_csv;
 use crate::audit::AuditResult;
-use crate::audit::stats::RuleCounts;
-use crate::policy::{Effect, VersionId};
+use crate::audit::stats::{RuleCounts, RuleKey};
+use crate::ids::VersionId;
+use crate::policy::Effect;
 
 /// The header of `rules.csv`.
 pub const HEADER: &str = "origin,robots_version,group,line,rule,decided,violations,agents";
@@ -14,9 +15,11 @@ pub const HEADER: &str = "origin,robots_version,group,line,rule,decided,violatio
 /// Versions sorted by origin, then time (`initial` first).
 pub fn sorted_versions(result: &AuditResult) -> Vec<VersionId> {
     let versions = result.policy.versions();
-    let mut ids: Vec<VersionId> = (0..versions.len() as VersionId).collect();
+    let mut ids: Vec<VersionId> = (0..versions.len())
+        .filter_map(VersionId::from_index)
+        .collect();
     ids.sort_by(|&a, &b| {
-        let (a, b) = (&versions[a as usize], &versions[b as usize]);
+        let (a, b) = (&versions[a.index()], &versions[b.index()]);
         (&a.origin, a.valid_from).cmp(&(&b.origin, b.valid_from))
     });
     ids
@@ -48,21 +51,20 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
         };
         match (&version.robots, version.effect()) {
             (_, Effect::DisallowAll) => {
-                let counts = result.stats.rules.get(&(id, None)).unwrap_or(&empty);
-                row(
-                    String::new(),
-                    String::new(),
-                    format!("status {}", version.status),
-                    counts,
-                );
+                let key = RuleKey {
+                    version: id,
+                    rule: None,
+                };
+                let counts = result.stats.rules.get(&key).unwrap_or(&empty);
+                row(String::new(), String::new(), version.status_rule(), counts);
             }
             (Some(robots), Effect::Rules) => {
-                for (index, rule) in robots.rules().iter().enumerate() {
-                    let counts = result
-                        .stats
-                        .rules
-                        .get(&(id, Some(index as u32)))
-                        .unwrap_or(&empty);
+                for (index, rule) in (0..).zip(robots.rules()) {
+                    let key = RuleKey {
+                        version: id,
+                        rule: Some(index),
+                    };
+                    let counts = result.stats.rules.get(&key).unwrap_or(&empty);
                     row(
                         robots.group_label(rule.group),
                         rule.line.to_string(),

@@ -1,43 +1,20 @@
 //! `violations.csv`: one row per disallowed request, in input order.
 
-use robots_audit_bots::Verification;
-use robots_audit_logs::Request;
-
 use super::RowWriter;
 use crate::audit::judge::{Decider, Judgement};
+use crate::audit::sink::Verdict;
 use crate::policy::PolicySet;
 
 /// The header of `violations.csv`.
 pub const HEADER: &str = "time,origin,agent,user_agent,client_ip,verification,method,path,status,bytes,rule,rule_line,group,robots_version,holds_under_1994,source";
 
-/// Everything a violation row shows.
-#[derive(Debug)]
-pub struct ViolationRow<'r> {
-    /// The request.
-    pub request: &'r Request<'r>,
-    /// Its normalised origin.
-    pub origin: &'r str,
-    /// The agent's name.
-    pub agent: &'r str,
-    /// Whether its IP was inside the agent's published ranges.
-    pub verification: Verification,
-    /// The path (with query) that was matched.
-    pub path: &'r [u8],
-    /// The verdict.
-    pub judgement: &'r Judgement,
-    /// The robots versions, to name the rule.
-    pub policy: &'r PolicySet,
-    /// Input file name and line number.
-    pub source: (&'r str, u64),
-}
-
 impl RowWriter {
-    /// Appends one violation row.
-    pub fn violation(&mut self, row: &ViolationRow<'_>) {
+    /// Appends the violation row of `row` (a disallowed request).
+    pub fn violation(&mut self, row: &Verdict<'_>) {
         let request = row.request;
         self.time_field(request.time);
-        self.field(row.origin.as_bytes());
-        self.field(row.agent.as_bytes());
+        self.field(row.origin_name.as_bytes());
+        self.field(row.agent_info.bot.name.as_bytes());
         self.text_field(&request.user_agent.decode());
         self.text_field(request.client_ip);
         self.word_field(row.verification.as_str());
@@ -45,8 +22,8 @@ impl RowWriter {
         self.text_field(row.path);
         self.number_field(request.status);
         self.number_field(request.bytes);
-        self.rule_fields(row.policy, row.judgement, true);
-        self.version_field(row.policy, row.judgement);
+        self.rule_fields(row.policy, &row.judgement, true);
+        self.version_field(row.policy, &row.judgement);
         self.word_field(if row.judgement.holds_under_1994 {
             "true"
         } else {
@@ -68,7 +45,7 @@ impl RowWriter {
         match judgement.decider {
             Decider::Nothing => self.empty_fields(fields),
             Decider::Status => {
-                self.display_field(format_args!("status {}", version.status));
+                self.display_field(version.status_rule_display());
                 self.empty_fields(fields - 1);
             }
             Decider::Rule(rule) => match version

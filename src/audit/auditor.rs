@@ -1,0 +1,387 @@
+//! One parsed request -> one [`Verdict`] pushed into a [`Sink`].
+//!
+//! An [`Auditor`] is one thread's: it holds the caches in front of the run's shared tables
+//! (user-agents, origins, group selections, published ranges) and the per-file line counters,
+//! and needs no thread and no file: give it requests, get verdicts. [`BlockAuditor`] pairs it
+//! with a sink to process the blocks the [scheduler](super::schedule) reads. Nothing here
+//! allocates per line once the caches are warm: fields are slices of the block, each distinct
+//! user-agent and origin spelling is resolved once per thread.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use ahash::AHashMap;
+use jiff::Timestamp;
+use robots_audit_bots::{BotRanges, Verification, Verifier};
+use robots_audit_logs::{OriginParts, Request, Scratch};
+
+use super::identity::{AgentInfo, Identifier, IdentityCache};
+use super::judge::{Judge, SelectionCache, match_path};
+use super::recent::RecentKeys;
+use super::schedule::{BlockHandler, LineBlock};
+use super::sink::{Sink, Verdict};
+use super::stats::Stats;
+use super::{Input, Sample};
+use crate::ids::{AgentId, OriginId, VersionId};
+use crate::origin::Origin;
+
+/// At most this many skipped lines are sampled per file.
+pub const SAMPLES_PER_FILE: usize = 100;
+
+/// The origins of the run, numbered in order of first sight.
+#[derive(Debug, Default)]
+struct OriginTable {
+    ids: AHashMap<String, OriginId>,
+    names: Vec<String>,
+}
+
+/// What every thread's auditor reads and the tables they share (agents, origins).
+#[derive(Debug)]
+pub struct AuditContext<'a> {
+    /// Resolves user-agents and numbers the agents.
+    pub identifier: &'a Identifier<'a>,
+    /// The robots versions and the grace period.
+    pub judge: &'a Judge<'a>,
+    /// The published ranges.
+    pub verifier: &'a Verifier,
+    /// The inputs, for their names in verdicts.
+    pub inputs: &'a [Input],
+    /// The origin of lines that name none (`--origin`).
+    pub default_origin: Option<&'a Origin>,
+    /// Stands in for an empty user-agent (`--user-agent`).
+    pub fallback_user_agent: Option<&'a [u8]>,
+    origins: Mutex<OriginTable>,
+}
+
+impl<'a> AuditContext<'a> {
+    /// A context with an empty origin table.
+    pub fn new(
+        identifier: &'a Identifier<'a>,
+        judge: &'a Judge<'a>,
+        verifier: &'a Verifier,
+        inputs: &'a [Input],
+    ) -> AuditContext<'a> {
+        AuditContext {
+            identifier,
+            judge,
+            verifier,
+            inputs,
+            default_origin: None,
+            fallback_user_agent: None,
+            origins: Mutex::new(OriginTable::default()),
+        }
+    }
+
+    /// The origins seen, indexed by [`OriginId`]; the empty string for lines without one.
+    pub fn into_origins(self) -> Vec<String> {
+        self.origins
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .names
+    }
+
+    /// Numbers an origin in the run's table; `None` (a line with no usable origin and no
+    /// `--origin`) becomes the empty origin, whose requests stay unjudged.
+    fn intern(&self, origin: Option<&Origin>) -> OriginEntry {
+        let name = origin.map(Origin::to_string).unwrap_or_default();
+        let versions: Arc<[VersionId]> = origin
+            .map(|o| self.judge.policy().versions_of(o))
+            .unwrap_or_default()
+            .into();
+        let mut table = self.origins.lock().unwrap_or_else(PoisonError::into_inner);
+        let next = OriginId::from_index(table.names.len()).unwrap_or(OriginId::MAX);
+        let id = *table.ids.entry(name.clone()).or_insert(next);
+        if id == next {
+            table.names.push(name.clone());
+        }
+        (id, Arc::from(name), versions)
+    }
+}
+
+/// The per-file counters one thread gathered.
+#[derive(Debug, Clone, Default)]
+pub struct FileCounts {
+    /// Lines read.
+    pub lines: u64,
+    /// Lines parsed into requests.
+    pub parsed: u64,
+    /// Lines skipped as malformed.
+    pub skipped: u64,
+    /// Requests from bots.
+    pub bot_requests: u64,
+    /// Other requests.
+    pub other_requests: u64,
+    /// Earliest request time.
+    pub first_time: Option<Timestamp>,
+    /// Latest request time.
+    pub last_time: Option<Timestamp>,
+    /// The lowest-numbered skipped lines, at most [`SAMPLES_PER_FILE`].
+    pub samples: Vec<Sample>,
+}
+
+/// A resolved origin: its id, its name (empty when the line named none) and its robots versions.
+type OriginEntry = (OriginId, Arc<str>, Arc<[VersionId]>);
+
+/// Caps each thread's cache of origins, so that a log of millions of distinct hosts does not
+/// grow memory without bound.
+const CACHE_LIMIT: usize = 100_000;
+
+/// One thread's cache of resolved origins, keyed by the scheme, host and port as the line has
+/// them: normalising and interning happen once per distinct spelling and thread.
+#[derive(Debug, Default)]
+struct OriginCache {
+    /// Index into `entries` by key.
+    ids: AHashMap<Box<[u8]>, usize>,
+    /// Recent keys, looked at before `ids`: most lines name one of a few origins.
+    recent: RecentKeys<usize>,
+    entries: Vec<OriginEntry>,
+    /// The origin of lines that name none: `--origin`, or the empty origin.
+    default: Option<OriginEntry>,
+    /// Reused to build keys.
+    key: Vec<u8>,
+}
+
+impl OriginCache {
+    fn resolve(&mut self, context: &AuditContext<'_>, parts: OriginParts<'_>) -> &OriginEntry {
+        let Some(host) = parts.host.filter(|h| !h.is_empty() && *h != b"-") else {
+            return self
+                .default
+                .get_or_insert_with(|| context.intern(context.default_origin));
+        };
+        self.key.clear();
+        self.key.extend_from_slice(parts.scheme.unwrap_or_default());
+        self.key.push(0);
+        self.key.extend_from_slice(host);
+        self.key.push(0);
+        self.key
+            .extend_from_slice(&parts.port.unwrap_or(0).to_le_bytes());
+        if let Some(index) = self.recent.get(&self.key) {
+            return &self.entries[index];
+        }
+        let index = match self.ids.get(self.key.as_slice()) {
+            Some(&index) => index,
+            None => {
+                if self.entries.len() >= CACHE_LIMIT {
+                    self.ids.clear();
+                    self.entries.clear();
+                    self.recent.clear();
+                }
+                let origin = Origin::from_parts(parts.scheme, host, parts.port).ok();
+                self.entries.push(context.intern(origin.as_ref()));
+                let index = self.entries.len() - 1;
+                self.ids.insert(self.key.as_slice().into(), index);
+                index
+            }
+        };
+        self.recent.insert(&self.key, index);
+        &self.entries[index]
+    }
+}
+
+/// One thread's knowledge of which agents have published ranges. Most crawlers publish none,
+/// and then every request is unverified: the address need not even be parsed.
+#[derive(Debug, Default)]
+struct AgentRanges {
+    /// By [`AgentId`]: the `--verify` ranges that apply to the agent, merged; `None` until
+    /// asked.
+    by_agent: Vec<Option<BotRanges>>,
+}
+
+impl AgentRanges {
+    fn verify(
+        &mut self,
+        verifier: &Verifier,
+        (agent, info): (AgentId, &AgentInfo),
+        client_ip: &[u8],
+    ) -> Verification {
+        let slot = agent.index();
+        if self.by_agent.len() <= slot {
+            self.by_agent.resize(slot + 1, None);
+        }
+        let ranges = self.by_agent[slot].get_or_insert_with(|| verifier.ranges_for(&info.bot));
+        if ranges.is_empty() {
+            // Not even the address needs reading.
+            Verification::Unverified
+        } else {
+            ranges.verify(client_ip)
+        }
+    }
+}
+
+/// One thread's auditor: requests in, verdicts out.
+#[derive(Debug)]
+pub struct Auditor<'c> {
+    context: &'c AuditContext<'c>,
+    /// By input: what this thread counted of it.
+    files: Vec<FileCounts>,
+    identities: IdentityCache,
+    selections: SelectionCache,
+    origins: OriginCache,
+    ranges: AgentRanges,
+    /// Reused to build a path that is not a slice of the line.
+    path: Vec<u8>,
+}
+
+impl<'c> Auditor<'c> {
+    /// An auditor with empty caches.
+    pub fn new(context: &'c AuditContext<'c>) -> Auditor<'c> {
+        Auditor {
+            context,
+            files: vec![FileCounts::default(); context.inputs.len()],
+            identities: IdentityCache::default(),
+            selections: SelectionCache::default(),
+            origins: OriginCache::default(),
+            ranges: AgentRanges::default(),
+            path: Vec::new(),
+        }
+    }
+
+    /// What this auditor counted of each input, by input.
+    pub fn into_file_counts(self) -> Vec<FileCounts> {
+        self.files
+    }
+
+    /// Counts line `line_no` of input `input` as skipped (`reason`), sampling it.
+    pub fn skipped(&mut self, input: usize, line_no: u64, reason: &'static str, line: &[u8]) {
+        let counts = &mut self.files[input];
+        counts.skipped += 1;
+        keep_sample(&mut counts.samples, Sample::new(line_no, reason, line));
+    }
+
+    /// Audits `request`, line `line_no` of input `input`: counts it, and when its user-agent
+    /// resolves to an agent (a bot, or anyone with `--all-agents`), pushes its verdict into
+    /// `sink`.
+    pub fn request(
+        &mut self,
+        input: usize,
+        line_no: u64,
+        request: &Request<'_>,
+        sink: &mut impl Sink,
+    ) {
+        let context = self.context;
+        let counts = &mut self.files[input];
+        counts.parsed += 1;
+        counts.first_time = Some(
+            counts
+                .first_time
+                .map_or(request.time, |t| t.min(request.time)),
+        );
+        counts.last_time = Some(
+            counts
+                .last_time
+                .map_or(request.time, |t| t.max(request.time)),
+        );
+        // A crawler's own "not fetched" outcome (Heritrix -9998 etc.) is no request to the site.
+        if request.fetch_status.is_some_and(|s| s < 0) {
+            counts.other_requests += 1;
+            return;
+        }
+        let Some((agent, info)) = self.identities.resolve(
+            context.identifier,
+            request.user_agent,
+            context.fallback_user_agent,
+        ) else {
+            counts.other_requests += 1;
+            return;
+        };
+        if info.is_bot {
+            counts.bot_requests += 1;
+        } else {
+            counts.other_requests += 1;
+        }
+        let (origin, origin_name, versions) = self.origins.resolve(context, request.origin);
+        let path = match_path(request.target, request.query, &mut self.path);
+        let judgement = context.judge.judge(
+            &mut self.selections,
+            (agent, info),
+            versions,
+            request.time,
+            path,
+        );
+        let verification = if info.is_bot {
+            self.ranges
+                .verify(context.verifier, (agent, info), request.client_ip)
+        } else {
+            Verification::Unverified
+        };
+        sink.verdict(&Verdict {
+            request,
+            input,
+            source: (context.inputs[input].name.as_str(), line_no),
+            agent,
+            agent_info: info,
+            origin: *origin,
+            origin_name,
+            path,
+            verification,
+            judgement,
+            policy: context.judge.policy(),
+        });
+    }
+}
+
+/// Keeps the [`SAMPLES_PER_FILE`] lowest-numbered samples, so that the union over threads holds
+/// the first ones of the file whatever order blocks were processed in.
+fn keep_sample(samples: &mut Vec<Sample>, sample: Sample) {
+    if samples.len() < SAMPLES_PER_FILE {
+        samples.push(sample);
+        return;
+    }
+    if let Some((i, worst)) = samples.iter().enumerate().max_by_key(|(_, s)| s.line)
+        && worst.line > sample.line
+    {
+        samples[i] = sample;
+    }
+}
+
+/// One worker thread's handler of blocks: its auditor, its counters and the run's sink.
+#[derive(Debug)]
+pub struct BlockAuditor<'c, S> {
+    /// The auditor.
+    pub auditor: Auditor<'c>,
+    /// The counters (a sink themselves), then the output's sink.
+    pub sink: (Stats, S),
+    /// Kept from block to block with its memory.
+    scratch: Scratch,
+}
+
+impl<'c, S: Sink> BlockAuditor<'c, S> {
+    /// A handler pushing into `sink` besides its own counters.
+    pub fn new(context: &'c AuditContext<'c>, sink: S) -> BlockAuditor<'c, S> {
+        BlockAuditor {
+            auditor: Auditor::new(context),
+            sink: (Stats::default(), sink),
+            scratch: Scratch::default(),
+        }
+    }
+}
+
+impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
+    fn handle(&mut self, work: &LineBlock) -> Result<u64, String> {
+        let mut state = work.parser.block_state(&work.block);
+        let mut lines = 0u64;
+        for (line_no, line) in work.block.lines() {
+            lines += 1;
+            // Matched by reference: binding the request by value copied it, field by field
+            // (about 60 instructions a line), only to lend it on.
+            match &work.parser.parse(line, &mut state, &mut self.scratch) {
+                Ok(Some(request)) => {
+                    self.auditor
+                        .request(work.input, line_no, request, &mut self.sink)
+                }
+                Ok(None) => {}
+                &Err(reason) => self
+                    .auditor
+                    .skipped(work.input, line_no, reason.as_str(), line),
+            }
+        }
+        self.auditor.files[work.input].lines += lines;
+        self.sink
+            .block_done(work.input, work.seq)
+            .map_err(|e| format!("cannot write reports: {e}"))?;
+        Ok(lines)
+    }
+}
+
+#[cfg(test)]
+#[path = "auditor_tests.rs"]
+mod tests;

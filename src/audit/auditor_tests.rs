@@ -1,0 +1,336 @@
+//! The auditor alone: no thread, no file. Requests are parsed from lines written here, verdicts
+//! land in a sink that keeps them.
+
+use robots_audit_bots::{Bot, Catalog};
+use robots_audit_engine::Robots;
+use robots_audit_logs::{BlockState, Format, LineParser, Source};
+
+use super::*;
+use crate::audit::judge::Decider;
+use crate::audit::stats::Outcome;
+use crate::policy::{FetchStatus, PolicySet, Version};
+
+/// What a test looks at in a verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Seen {
+    agent: String,
+    origin: String,
+    outcome: Outcome,
+    rule: Option<String>,
+    verification: Verification,
+    source: (String, u64),
+}
+
+#[derive(Default)]
+struct Keep(Vec<Seen>);
+
+impl Sink for Keep {
+    fn verdict(&mut self, v: &Verdict<'_>) {
+        let version = v.judgement.version.map(|id| v.policy.version(id));
+        let rule = match (v.judgement.decider, version) {
+            (Decider::Rule(rule), Some(version)) => version
+                .robots
+                .as_ref()
+                .map(|robots| robots.rules()[rule as usize].text.clone()),
+            (Decider::Status, Some(version)) => Some(version.status_rule()),
+            _ => None,
+        };
+        self.0.push(Seen {
+            agent: v.agent_info.bot.name.clone(),
+            origin: v.origin_name.to_owned(),
+            outcome: v.judgement.outcome,
+            rule,
+            verification: v.verification,
+            source: (v.source.0.to_owned(), v.source.1),
+        });
+    }
+}
+
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const MJ12: &str = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)";
+const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+/// `a.example` (any scheme) with rules; `https://b.example` answering 503.
+fn policy() -> PolicySet {
+    let mut policy = PolicySet::new();
+    let body = b"User-agent: *\nDisallow: /private/\n\nUser-agent: MJ12bot\nDisallow: /\n";
+    policy
+        .add(Version {
+            origin: "a.example".into(),
+            valid_from: None,
+            status: FetchStatus::Http(200),
+            robots: Some(Robots::parse(body)),
+            source: "a.txt".into(),
+            bytes: body.len() as u64,
+        })
+        .unwrap();
+    policy
+        .add(Version {
+            origin: "https://b.example".into(),
+            valid_from: None,
+            status: FetchStatus::Http(503),
+            robots: None,
+            source: "manifest".into(),
+            bytes: 0,
+        })
+        .unwrap();
+    policy
+}
+
+fn line(host: &str, ip: &str, path: &str, ua: &str) -> String {
+    format!(
+        "{host}:443 {ip} - - [01/Jan/2026:09:00:00 +0000] \"GET {path} HTTP/1.1\" 200 512 \"-\" \"{ua}\""
+    )
+}
+
+fn inputs() -> Vec<Input> {
+    ["one.log", "two.log"]
+        .into_iter()
+        .map(|name| Input {
+            name: name.into(),
+            source: Source::Stdin,
+            size: None,
+        })
+        .collect()
+}
+
+/// Feeds `lines` (input, text; numbered from 1 in order) to `auditor`, pushing into `sink`.
+fn feed(auditor: &mut Auditor<'_>, sink: &mut impl Sink, lines: &[(usize, String)]) {
+    let parser = LineParser::new(Format::VhostCombined, &Default::default());
+    let mut scratch = Scratch::default();
+    for (line_no, (input, text)) in (1..).zip(lines) {
+        let mut state = BlockState::default();
+        match &parser.parse(text.as_bytes(), &mut state, &mut scratch) {
+            Ok(Some(request)) => auditor.request(*input, line_no, request, sink),
+            Ok(None) => {}
+            &Err(reason) => auditor.skipped(*input, line_no, reason.as_str(), text.as_bytes()),
+        }
+    }
+}
+
+/// Audits `lines` with a fresh auditor: the verdicts, the origins, the counters of each input.
+fn audit(all_agents: bool, lines: &[(usize, String)]) -> (Vec<Seen>, Vec<String>, Vec<FileCounts>) {
+    let catalog = Catalog::builtin();
+    let mut verifier = Verifier::new();
+    verifier
+        .add_ranges("Google", b"66.249.64.0/19\n", "google.txt")
+        .unwrap();
+    let policy = policy();
+    let identifier = Identifier::new(&catalog, all_agents);
+    let judge = Judge::new(&policy, jiff::SignedDuration::from_hours(24));
+    let inputs = inputs();
+    let context = AuditContext::new(&identifier, &judge, &verifier, &inputs);
+    let mut auditor = Auditor::new(&context);
+    let mut sink = Keep::default();
+    feed(&mut auditor, &mut sink, lines);
+    let counts = auditor.into_file_counts();
+    (sink.0, context.into_origins(), counts)
+}
+
+type Brief = (String, String, Outcome, Option<String>);
+
+fn brief(agent: &str, origin: &str, outcome: Outcome, rule: Option<&str>) -> Brief {
+    (
+        agent.into(),
+        origin.into(),
+        outcome,
+        rule.map(str::to_owned),
+    )
+}
+
+#[test]
+fn each_request_gets_its_verdict() {
+    let google = "66.249.66.1";
+    let lines = [
+        (0, line("a.example", google, "/private/x", GOOGLEBOT)),
+        (0, line("a.example", google, "/public", GOOGLEBOT)),
+        (
+            0,
+            line("a.example", "203.0.113.9", "/robots.txt", GOOGLEBOT),
+        ),
+        (1, line("a.example", "198.51.100.1", "/public", MJ12)),
+        (1, line("b.example", "198.51.100.1", "/public", MJ12)),
+        (1, line("c.example", "198.51.100.1", "/public", MJ12)),
+        (1, line("a.example", "198.51.100.2", "/private/x", FIREFOX)),
+        (1, "not a log line".to_owned()),
+    ];
+    let (verdicts, origins, counts) = audit(false, &lines);
+    let got: Vec<Brief> = verdicts
+        .iter()
+        .map(|s| (s.agent.clone(), s.origin.clone(), s.outcome, s.rule.clone()))
+        .collect();
+    let a = "https://a.example";
+    assert_eq!(
+        got,
+        [
+            brief(
+                "Googlebot",
+                a,
+                Outcome::Disallowed,
+                Some("Disallow: /private/")
+            ),
+            brief("Googlebot", a, Outcome::Allowed, None),
+            brief("Googlebot", a, Outcome::RobotsFetch, None),
+            brief("MJ12bot", a, Outcome::Disallowed, Some("Disallow: /")),
+            brief(
+                "MJ12bot",
+                "https://b.example",
+                Outcome::Disallowed,
+                Some("status 503")
+            ),
+            brief("MJ12bot", "https://c.example", Outcome::Unjudged, None),
+        ]
+    );
+    let verifications: Vec<Verification> = verdicts.iter().map(|s| s.verification).collect();
+    assert_eq!(
+        verifications,
+        [
+            Verification::Verified,
+            Verification::Verified,
+            Verification::Spoofed,
+            Verification::Unverified,
+            Verification::Unverified,
+            Verification::Unverified,
+        ]
+    );
+    assert_eq!(verdicts[3].source, ("two.log".to_owned(), 4));
+    assert_eq!(
+        origins,
+        [
+            "https://a.example",
+            "https://b.example",
+            "https://c.example"
+        ]
+    );
+    let summary: Vec<_> = counts
+        .iter()
+        .map(|c| {
+            (
+                c.parsed,
+                c.skipped,
+                c.bot_requests,
+                c.other_requests,
+                c.samples.len(),
+            )
+        })
+        .collect();
+    assert_eq!(summary, [(3, 0, 3, 0, 0), (4, 1, 3, 1, 1)]);
+    assert_eq!(counts[1].samples[0].line, 8);
+}
+
+#[test]
+fn all_agents_judges_browsers_under_the_star_group() {
+    let lines = [(0, line("a.example", "198.51.100.2", "/private/x", FIREFOX))];
+    let (verdicts, _, counts) = audit(true, &lines);
+    assert_eq!(verdicts.len(), 1);
+    assert_eq!(
+        (verdicts[0].agent.as_str(), verdicts[0].outcome),
+        ("(not a bot)", Outcome::Disallowed)
+    );
+    assert_eq!((counts[0].bot_requests, counts[0].other_requests), (0, 1));
+}
+
+#[test]
+fn the_counters_are_a_sink_that_adds_up_the_verdicts() {
+    let catalog = Catalog::builtin();
+    let verifier = Verifier::new();
+    let policy = policy();
+    let identifier = Identifier::new(&catalog, false);
+    let judge = Judge::new(&policy, jiff::SignedDuration::from_hours(24));
+    let inputs = inputs();
+    let context = AuditContext::new(&identifier, &judge, &verifier, &inputs);
+    let mut auditor = Auditor::new(&context);
+    let mut sink = (Stats::default(), Keep::default());
+    let lines: Vec<(usize, String)> = ["/private/a", "/private/b", "/ok", "/robots.txt"]
+        .into_iter()
+        .map(|path| (0, line("a.example", "203.0.113.1", path, GOOGLEBOT)))
+        .collect();
+    feed(&mut auditor, &mut sink, &lines);
+    let (stats, kept) = sink;
+    assert_eq!(kept.0.len(), 4);
+    assert_eq!(stats.pairs.len(), 1);
+    let counts = stats.pairs.values().next().unwrap();
+    assert_eq!(
+        (
+            counts.requests,
+            counts.robots_fetches,
+            counts.allowed,
+            counts.disallowed,
+            counts.unverified
+        ),
+        (4, 1, 1, 2, 4)
+    );
+    let decided: Vec<(u64, u64)> = stats
+        .rules
+        .values()
+        .map(|r| (r.decided, r.violations))
+        .collect();
+    assert_eq!(decided, [(2, 2)]);
+}
+
+fn agent(catalog: &Catalog, name: &str) -> AgentInfo {
+    let bot = catalog
+        .bots()
+        .iter()
+        .find(|bot| bot.name == name)
+        .cloned()
+        .unwrap_or_else(|| Bot {
+            name: name.to_owned(),
+            tokens: vec![name.to_ascii_lowercase()],
+            operator: String::new(),
+            category: robots_audit_bots::Category::Other,
+        });
+    AgentInfo { bot, is_bot: true }
+}
+
+#[test]
+fn verifications_agree_with_the_verifier() {
+    let catalog = Catalog::builtin();
+    let mut verifier = Verifier::new();
+    verifier
+        .add_ranges(
+            "Googlebot",
+            b"66.249.64.0/19\n2001:4860:4801::/48\n",
+            "google.txt",
+        )
+        .unwrap();
+    verifier
+        .add_ranges("Microsoft", b"157.55.39.0/24\n", "bing.txt")
+        .unwrap();
+    let agents = [
+        agent(&catalog, "Googlebot"),
+        agent(&catalog, "Bingbot"),
+        agent(&catalog, "GPTBot"),
+        agent(&catalog, "NoSuchBot"),
+    ];
+    let addresses: [&[u8]; 7] = [
+        b"66.249.66.1",
+        b"157.55.39.7:443",
+        b"[2001:4860:4801::1]",
+        b"203.0.113.9",
+        b"",
+        b"-",
+        b"not an address",
+    ];
+    let mut ranges = AgentRanges::default();
+    for round in 0..2 {
+        for (id, info) in agents.iter().enumerate() {
+            let id = AgentId::from_index(id).unwrap();
+            for address in addresses {
+                assert_eq!(
+                    ranges.verify(&verifier, (id, info), address),
+                    verifier.verify(&info.bot, address),
+                    "round {round}, {} from {}",
+                    info.bot.name,
+                    String::from_utf8_lossy(address)
+                );
+            }
+        }
+    }
+    let ranged: Vec<bool> = ranges
+        .by_agent
+        .iter()
+        .map(|r| r.as_ref().is_some_and(|r| !r.is_empty()))
+        .collect();
+    assert_eq!(ranged, [true, true, false, false]);
+}

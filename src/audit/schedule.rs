@@ -1,0 +1,367 @@
+//! Scheduling: input files -> blocks of lines, spread over worker threads.
+//!
+//! Every worker thread does both kinds of work: it takes the next block of lines from a file,
+//! decompressing it, then hands that block to its own [`BlockHandler`], so the block is
+//! processed on the core that just wrote it. Only one thread reads a file at a time (the file's
+//! [`Slot`] mutex); while it processes its block another thread reads the next one. So
+//! `--threads N` bounds the CPU the whole run uses, one gzip file is inflated without pause
+//! while its blocks are processed in parallel, and several files are inflated in parallel.
+//! Memory is bounded by the blocks in flight (one per thread, their buffers recycled through
+//! the spare-block pool) and the open files (at most one per thread), never by the size of the
+//! input. This module knows files, formats and threads; what a line means is the handler's.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use robots_audit_logs::{Block, FieldMap, Format, LineParser, LogReader};
+
+use super::{FileReport, Input};
+
+/// One block of lines of one input, with the parser of its input's format.
+#[derive(Debug)]
+pub struct LineBlock {
+    /// The input's position among the inputs.
+    pub input: usize,
+    /// The block's position in its input, from 0.
+    pub seq: u64,
+    /// The lines.
+    pub block: Block,
+    /// The parser of the input's format.
+    pub parser: Arc<LineParser>,
+}
+
+/// What each worker thread does with the blocks it reads.
+pub trait BlockHandler {
+    /// Processes one block; returns how many lines it had. An error stops the run.
+    fn handle(&mut self, block: &LineBlock) -> Result<u64, String>;
+}
+
+/// How to read the inputs.
+#[derive(Debug, Clone, Copy)]
+pub struct Schedule<'a> {
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// The format of every input; `None` detects it per input from its first block.
+    pub format: Option<Format>,
+    /// `--field` mappings for JSON formats.
+    pub fields: &'a FieldMap,
+    /// Show a progress bar on standard error.
+    pub progress: bool,
+    /// Set from a signal handler to stop the run.
+    pub interrupt: Option<&'a AtomicBool>,
+}
+
+/// A file being read. Only one thread reads a file at a time (its mutex).
+enum Slot {
+    Waiting,
+    Open {
+        reader: Box<LogReader>,
+        parser: Arc<LineParser>,
+        next_seq: u64,
+        counted: u64,
+    },
+    Finished,
+}
+
+struct Shared<'a, D> {
+    schedule: Schedule<'a>,
+    inputs: &'a [Input],
+    input_done: &'a D,
+    slots: Vec<Mutex<Slot>>,
+    reports: Vec<Mutex<FileReport>>,
+    active: Mutex<Vec<usize>>,
+    next_to_open: AtomicUsize,
+    unfinished: AtomicUsize,
+    /// The memory of processed blocks, for the readers to fill again.
+    spare_blocks: Mutex<Vec<Vec<u8>>>,
+    stop: AtomicBool,
+    failure: Mutex<Option<String>>,
+    progress: ProgressBar,
+    lines: AtomicU64,
+    started: Instant,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Reads every input with `schedule.threads` threads, each with the handler `new_handler`
+/// makes; `input_done(input, blocks)` is called once per input when its last block was read.
+/// Returns the handlers, to collect what they gathered, and what was learnt of each file
+/// (format, compression, sizes, error; the line counters are the handlers').
+pub fn run<H, D>(
+    schedule: Schedule<'_>,
+    inputs: &[Input],
+    new_handler: impl Fn() -> H + Sync,
+    input_done: &D,
+) -> Result<(Vec<H>, Vec<FileReport>), String>
+where
+    H: BlockHandler + Send,
+    D: Fn(usize, u64) -> io::Result<()> + Sync,
+{
+    let threads = schedule.threads.max(1);
+    let shared = Shared {
+        schedule,
+        inputs,
+        input_done,
+        slots: inputs.iter().map(|_| Mutex::new(Slot::Waiting)).collect(),
+        reports: inputs
+            .iter()
+            .map(|i| Mutex::new(FileReport::new(&i.name)))
+            .collect(),
+        active: Mutex::new(Vec::new()),
+        next_to_open: AtomicUsize::new(0),
+        unfinished: AtomicUsize::new(inputs.len()),
+        spare_blocks: Mutex::new(Vec::new()),
+        stop: AtomicBool::new(false),
+        failure: Mutex::new(None),
+        progress: progress_bar(schedule.progress, inputs),
+        lines: AtomicU64::new(0),
+        started: Instant::now(),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("audit-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+    let handlers: Vec<H> = pool.broadcast(|_| {
+        let mut handler = new_handler();
+        while let Some(work) = shared.read_next() {
+            shared.process(&mut handler, work);
+        }
+        handler
+    });
+    shared.progress.finish_and_clear();
+    if let Some(failure) = lock(&shared.failure).take() {
+        return Err(failure);
+    }
+    if shared.interrupted() {
+        return Err("interrupted".to_owned());
+    }
+    let files = shared
+        .reports
+        .into_iter()
+        .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect();
+    Ok((handlers, files))
+}
+
+fn progress_bar(show: bool, inputs: &[Input]) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let total: u64 = inputs.iter().filter_map(|i| i.size).sum();
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {binary_bytes}/{binary_total_bytes} {msg}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
+    fn interrupted(&self) -> bool {
+        self.schedule
+            .interrupt
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+
+    fn halted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.interrupted()
+    }
+
+    fn fail(&self, message: String) {
+        lock(&self.failure).get_or_insert(message);
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    fn process(&self, handler: &mut impl BlockHandler, work: LineBlock) {
+        let lines = match handler.handle(&work) {
+            Ok(lines) => lines,
+            Err(e) => {
+                self.fail(e);
+                0
+            }
+        };
+        let total = self.lines.fetch_add(lines, Ordering::Relaxed) + lines;
+        if self.schedule.progress {
+            let secs = self.started.elapsed().as_secs_f64().max(1e-3);
+            let files = self.inputs.len();
+            let done = files - self.unfinished.load(Ordering::Relaxed);
+            self.progress.set_message(format!(
+                "{done}/{files} files, {total} lines, {:.0} lines/s",
+                total as f64 / secs
+            ));
+        }
+        let mut spare = lock(&self.spare_blocks);
+        // As many as can be in flight: one per thread.
+        if spare.len() < self.schedule.threads.max(1) {
+            spare.push(work.block.data);
+        }
+    }
+
+    /// The next block for the calling thread to process: from an open file nobody is reading,
+    /// from a file it opens when fewer than one per thread are open, or else from a file another
+    /// thread is reading, as soon as that thread is done with it. `None` when every file is
+    /// finished or the run is stopping.
+    fn read_next(&self) -> Option<LineBlock> {
+        while !self.halted() {
+            let active: Vec<usize> = lock(&self.active).clone();
+            for &file in &active {
+                let Ok(mut slot) = self.slots[file].try_lock() else {
+                    continue;
+                };
+                if let Some(work) = self.read_from(file, &mut slot) {
+                    return Some(work);
+                }
+            }
+            if active.len() < self.schedule.threads.max(1) {
+                let file = self.next_to_open.fetch_add(1, Ordering::Relaxed);
+                if file < self.inputs.len() {
+                    let mut slot = lock(&self.slots[file]);
+                    self.open(file, &mut slot);
+                    if let Some(work) = self.read_from(file, &mut slot) {
+                        return Some(work);
+                    }
+                    continue;
+                }
+            }
+            if self.unfinished.load(Ordering::Acquire) == 0 {
+                return None;
+            }
+            match active.first() {
+                // Every open file is being read: wait for the first one.
+                Some(&file) => {
+                    let mut slot = lock(&self.slots[file]);
+                    if let Some(work) = self.read_from(file, &mut slot) {
+                        return Some(work);
+                    }
+                }
+                // The last files are being opened by other threads (standard input may take
+                // its time to show its first bytes).
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        None
+    }
+
+    fn open(&self, file: usize, slot: &mut Slot) {
+        let input = &self.inputs[file];
+        match LogReader::open(&input.source) {
+            Ok(reader) => {
+                let reader = Box::new(reader);
+                lock(&self.reports[file]).compression = Some(reader.compression().to_string());
+                let format = self.schedule.format;
+                *slot = Slot::Open {
+                    reader,
+                    parser: Arc::new(LineParser::new(
+                        format.unwrap_or(Format::Combined),
+                        self.schedule.fields,
+                    )),
+                    next_seq: 0,
+                    counted: 0,
+                };
+                lock(&self.active).push(file);
+            }
+            Err(e) => self.finish(file, slot, Some(format!("cannot open: {e}"))),
+        }
+    }
+
+    fn read_from(&self, file: usize, slot: &mut Slot) -> Option<LineBlock> {
+        let Slot::Open {
+            reader,
+            parser,
+            next_seq,
+            counted,
+        } = slot
+        else {
+            return None;
+        };
+        if let Some(spare) = lock(&self.spare_blocks).pop() {
+            reader.recycle(spare);
+        }
+        let result = reader.next_block();
+        let read = reader.compressed_bytes_read();
+        self.progress.inc(read.saturating_sub(*counted));
+        *counted = read;
+        match result {
+            Ok(Some(block)) => {
+                if *next_seq == 0 {
+                    let format = match self.schedule.format {
+                        Some(format) => format,
+                        None => match Format::detect(&block.data) {
+                            Some(format) => {
+                                *parser = Arc::new(LineParser::new(format, self.schedule.fields));
+                                if self.schedule.progress {
+                                    self.progress.println(format!(
+                                        "{}: {} format",
+                                        self.inputs[file].name,
+                                        format.name()
+                                    ));
+                                }
+                                format
+                            }
+                            None => {
+                                self.finish(
+                                    file,
+                                    slot,
+                                    Some(
+                                        "could not detect the log format; name it with --format"
+                                            .to_owned(),
+                                    ),
+                                );
+                                return None;
+                            }
+                        },
+                    };
+                    lock(&self.reports[file]).format = Some(format.name());
+                    if !format.reads_headers() {
+                        reader.ignore_headers();
+                    }
+                }
+                let work = LineBlock {
+                    input: file,
+                    seq: *next_seq,
+                    block,
+                    parser: Arc::clone(parser),
+                };
+                *next_seq += 1;
+                Some(work)
+            }
+            Ok(None) => {
+                self.finish(file, slot, None);
+                None
+            }
+            Err(e) => {
+                let message = format!("stopped after {} bytes: {}", e.offset, e.message);
+                self.finish(file, slot, Some(message));
+                None
+            }
+        }
+    }
+
+    fn finish(&self, file: usize, slot: &mut Slot, error: Option<String>) {
+        let blocks = match slot {
+            Slot::Open { next_seq, .. } => *next_seq,
+            _ => 0,
+        };
+        if let Err(e) = (self.input_done)(file, blocks) {
+            self.fail(format!("cannot write reports: {e}"));
+        }
+        {
+            let mut report = lock(&self.reports[file]);
+            if let Slot::Open { reader, .. } = &*slot {
+                report.bytes_read = reader.compressed_bytes_read();
+                report.bytes = reader.bytes();
+            }
+            report.error = error;
+        }
+        *slot = Slot::Finished;
+        lock(&self.active).retain(|&f| f != file);
+        self.unfinished.fetch_sub(1, Ordering::AcqRel);
+    }
+}

@@ -1,0 +1,284 @@
+//! `robots-audit audit`: logs and robots sources in, CSV reports out.
+//!
+//! The command loads what the audit needs (the bot catalog, the published ranges, the robots
+//! versions, the list of inputs), starts the reports in `--out`, runs the library's audit with
+//! the reports as its output, and writes the remaining reports and the summary.
+
+use std::fs;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use clap::Args;
+use robots_audit::audit::{self, AuditConfig, expand_inputs};
+use robots_audit::bots::{Catalog, Verifier};
+use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_OK, Error};
+use robots_audit::logs::{FieldMap, Format};
+use robots_audit::origin::Origin;
+use robots_audit::policy::source::{LoadOptions, load};
+use robots_audit::report::Reports;
+use robots_audit::report::atomic::remove_temporaries;
+use robots_audit::report::summary;
+
+use super::{load_catalog, one_of, parse_duration, usage};
+
+/// What `robots-audit audit` does, for `--help`.
+pub const ABOUT: &str = "Logs + robots sources -> CSV reports (the main job)";
+
+/// The `--format` value that detects the format of each file.
+const AUTO: &str = "auto";
+
+/// The formats `--field` applies to.
+const FIELD_FORMATS: [Format; 3] = [Format::Json, Format::Caddy, Format::Crawl];
+
+/// `--format`'s help: every name, written once (in the logs crate).
+fn format_help() -> String {
+    format!(
+        "Log format: {}.",
+        [AUTO]
+            .into_iter()
+            .chain(Format::ALL.iter().map(Format::name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `robots-audit audit`.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Log files, directories (their files, sorted by name), or - for standard input.
+    #[arg(required = true, value_name = "LOG")]
+    pub logs: Vec<PathBuf>,
+    /// A robots.txt file (with --origin), a directory of them, or a manifest CSV. Repeatable.
+    #[arg(long = "robots", value_name = "PATH", required = true)]
+    pub robots: Vec<PathBuf>,
+    /// Origin of requests in logs that carry no host, e.g. https://example.com.
+    #[arg(long, value_name = "URL")]
+    pub origin: Option<String>,
+    /// Log format (`auto` detects it per file).
+    #[arg(long, default_value = AUTO, value_name = "NAME", help = format_help())]
+    pub format: String,
+    /// JSON field mapping, name=dotted.path (names: time, client_ip, method, target, url,
+    /// status, bytes, user_agent, host, scheme), or a preset (logpush). Repeatable.
+    #[arg(long = "field", value_name = "MAPPING")]
+    pub fields: Vec<String>,
+    /// Where the reports go.
+    #[arg(long, default_value = "robots-audit-report", value_name = "DIR")]
+    pub out: PathBuf,
+    /// How long after a robots.txt change a request only the new version forbids counts as grace.
+    #[arg(long, default_value = "24h", value_name = "DURATION")]
+    pub grace: String,
+    /// Extra or replacement bot definitions (catalog JSON or crawler-user-agents JSON). Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub bots: Vec<PathBuf>,
+    /// Published IP ranges of a bot or operator: FILE (bot inferred from the name) or BOT=FILE.
+    /// Repeatable.
+    #[arg(long, value_name = "[BOT=]FILE")]
+    pub verify: Vec<String>,
+    /// Also judge requests whose user-agent is not a bot.
+    #[arg(long)]
+    pub all_agents: bool,
+    /// Also write decisions.csv, one row per judged request.
+    #[arg(long)]
+    pub decisions: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// The user-agent of lines that carry none (a crawler's own fetch log).
+    #[arg(long, value_name = "HEADER")]
+    pub user_agent: Option<String>,
+    /// No progress bar and no summary table.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// A `--verify` range file and the bot or operator it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RangeFile {
+    /// A bot name or operator; `None`: inferred from the file name.
+    key: Option<String>,
+    /// The file.
+    path: PathBuf,
+}
+
+impl RangeFile {
+    /// `BOT=FILE`, or `FILE` (also when the whole argument names an existing file).
+    fn parse(arg: &str) -> RangeFile {
+        match arg.split_once('=') {
+            Some((key, path))
+                if !key.is_empty() && !key.contains('/') && !PathBuf::from(arg).exists() =>
+            {
+                RangeFile {
+                    key: Some(key.to_owned()),
+                    path: PathBuf::from(path),
+                }
+            }
+            _ => RangeFile {
+                key: None,
+                path: PathBuf::from(arg),
+            },
+        }
+    }
+}
+
+impl AuditArgs {
+    /// The library configuration these arguments describe, checked: every wrong value is a
+    /// usage error.
+    fn config(&self) -> Result<AuditConfig, Error> {
+        let origin = self
+            .origin
+            .as_deref()
+            .map(|o| {
+                Origin::parse(o).map_err(|e| {
+                    usage(format!(
+                        "--origin {o:?} is not an origin such as https://example.com: {e}"
+                    ))
+                })
+            })
+            .transpose()?;
+        let format = match self.format.as_str() {
+            AUTO => None,
+            name => Some(Format::from_name(name).ok_or_else(|| {
+                usage(format!(
+                    "--format {name:?} is unknown; use {}",
+                    one_of(
+                        [AUTO]
+                            .into_iter()
+                            .chain(Format::ALL.iter().map(Format::name))
+                    )
+                ))
+            })?),
+        };
+        if !self.fields.is_empty() && format.is_some_and(|f| !FIELD_FORMATS.contains(&f)) {
+            return Err(usage(format!(
+                "--field maps JSON fields, which --format {} does not have; use --format {}",
+                self.format,
+                one_of(FIELD_FORMATS.iter().map(Format::name).chain([AUTO]))
+            )));
+        }
+        if self
+            .logs
+            .iter()
+            .filter(|log| log.as_os_str() == "-")
+            .count()
+            > 1
+        {
+            return Err(usage(
+                "standard input can be read only once; give - a single time".into(),
+            ));
+        }
+        let mut fields = FieldMap::default();
+        for mapping in &self.fields {
+            match FieldMap::preset(mapping) {
+                Some(preset) if fields.is_empty() => fields = preset,
+                Some(_) => {
+                    return Err(usage(format!(
+                        "--field {mapping}: a preset must come before any other --field"
+                    )));
+                }
+                None => fields.parse_mapping(mapping).map_err(usage)?,
+            }
+        }
+        let defaults = AuditConfig::default();
+        Ok(AuditConfig {
+            origin,
+            format,
+            fields,
+            grace: parse_duration("--grace", &self.grace)?,
+            all_agents: self.all_agents,
+            threads: self.threads.map_or(defaults.threads, usize::from),
+            progress: !self.quiet,
+            fallback_user_agent: self.user_agent.clone().map(String::into_bytes),
+            interrupt: None,
+        })
+    }
+}
+
+/// Runs `robots-audit audit`: exit code 0, or 3 when some input had errors.
+pub fn run(args: AuditArgs) -> Result<u8, Error> {
+    let mut config = args.config()?;
+    let verify: Vec<RangeFile> = args.verify.iter().map(|a| RangeFile::parse(a)).collect();
+    config.interrupt = Some(on_interrupt(args.out.clone())?);
+    let catalog = load_catalog(&args.bots)?;
+    let verifier = load_verifier(&catalog, &verify)?;
+    let policy = load(
+        &args.robots,
+        &LoadOptions {
+            origin: config.origin.clone(),
+            ..LoadOptions::default()
+        },
+    )
+    .map_err(|e| Error::Fatal(e.0))?;
+    let inputs = expand_inputs(&args.logs)?;
+    if inputs.is_empty() {
+        return Err(Error::Fatal(
+            "no input: the log arguments name no file".into(),
+        ));
+    }
+    let out = &args.out;
+    fs::create_dir_all(out)
+        .map_err(|e| Error::Fatal(format!("cannot create --out {}: {e}", out.display())))?;
+    let reports = Reports::create(out, inputs.len(), args.decisions)
+        .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))?;
+    let result = audit::run(&config, &catalog, &verifier, policy, &inputs, &&reports)?;
+    reports
+        .commit(&result)
+        .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;
+    if !args.quiet {
+        eprint!("{}", summary::render(&result, &out.display().to_string()));
+    }
+    Ok(if result.input_errors() {
+        EXIT_INPUT_ERRORS
+    } else {
+        EXIT_OK
+    })
+}
+
+fn load_verifier(catalog: &Catalog, files: &[RangeFile]) -> Result<Verifier, Error> {
+    let mut verifier = Verifier::new();
+    for file in files {
+        let key = match &file.key {
+            Some(key) => key.clone(),
+            None => Verifier::key_from_file_name(catalog, &file.path).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--verify {}: cannot tell which bot these ranges belong to; write --verify BOT={}",
+                    file.path.display(),
+                    file.path.display()
+                ))
+            })?,
+        };
+        let bytes = fs::read(&file.path)
+            .map_err(|e| Error::Fatal(format!("--verify {}: {e}", file.path.display())))?;
+        let name = file.path.display().to_string();
+        verifier
+            .add_ranges(&key, &bytes, &name)
+            .map_err(|e| Error::Fatal(format!("--verify {name}: {e}")))?;
+    }
+    Ok(verifier)
+}
+
+/// How long a stopped run may take to wind down before the process exits anyway (a thread
+/// blocked reading a pipe cannot notice the request to stop).
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// On SIGINT or SIGTERM: ask the run to stop (it then writes no report); if it has not returned
+/// after [`STOP_GRACE`], remove its temporary files and exit with code 130.
+fn on_interrupt(out: PathBuf) -> Result<Arc<AtomicBool>, Error> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&flag);
+    ctrlc::set_handler(move || {
+        if seen.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let out = out.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(STOP_GRACE);
+            remove_temporaries(&out);
+            eprintln!("robots-audit: {}", Error::Interrupted);
+            std::process::exit(i32::from(Error::Interrupted.exit_code()));
+        });
+    })
+    .map_err(|e| Error::Fatal(format!("cannot install the signal handler: {e}")))?;
+    Ok(flag)
+}

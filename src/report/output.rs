@@ -1,0 +1,114 @@
+//! The reports as the audit's output: [`Reports`] implements [`Output`], its per-thread
+//! [`RowSink`] implements [`Sink`].
+//!
+//! `violations.csv` and `decisions.csv` get a row per request, so they are written while the
+//! audit runs: each worker thread formats the rows of its block into its own [`RowWriter`] and
+//! hands them to the [`StreamedReport`] when the block is done, which puts them in input order.
+//! The other reports are written from the [`AuditResult`] at the end ([`Reports::commit`]).
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::stream::StreamedReport;
+use super::{RowWriter, agent_origins, agents, decisions, inputs, robots, rules, violations};
+use crate::audit::AuditResult;
+use crate::audit::sink::{Output, Sink, Verdict};
+use crate::audit::stats::Outcome;
+
+/// Every report of a run in `--out`, the streamed ones started.
+#[derive(Debug)]
+pub struct Reports {
+    dir: PathBuf,
+    violations: StreamedReport,
+    decisions: Option<StreamedReport>,
+}
+
+impl Reports {
+    /// Starts the streamed reports in `dir` (which must exist) for `inputs` input files;
+    /// `decisions`: also `decisions.csv`. Nothing stands under a final name before
+    /// [`Reports::commit`].
+    pub fn create(dir: &Path, inputs: usize, decisions: bool) -> io::Result<Reports> {
+        let violations = StreamedReport::create(dir, "violations.csv", violations::HEADER, inputs)?;
+        let decisions = if decisions {
+            Some(StreamedReport::create(
+                dir,
+                "decisions.csv",
+                decisions::HEADER,
+                inputs,
+            )?)
+        } else {
+            None
+        };
+        Ok(Reports {
+            dir: dir.to_path_buf(),
+            violations,
+            decisions,
+        })
+    }
+
+    /// Writes the reports of `result` and gives every report its final name.
+    pub fn commit(self, result: &AuditResult) -> io::Result<()> {
+        let dir = &self.dir;
+        agents::write(dir, result)?;
+        agent_origins::write(dir, result)?;
+        self.violations.commit()?;
+        if let Some(decisions) = self.decisions {
+            decisions.commit()?;
+        }
+        rules::write(dir, result)?;
+        robots::write(dir, result)?;
+        inputs::write(dir, result)
+    }
+}
+
+impl<'r> Output for &'r Reports {
+    type Sink = RowSink<'r>;
+
+    fn sink(&self) -> RowSink<'r> {
+        RowSink {
+            reports: self,
+            violations: RowWriter::new(),
+            decisions: RowWriter::new(),
+        }
+    }
+
+    fn input_done(&self, input: usize, blocks: u64) -> io::Result<()> {
+        self.violations.end(input, blocks)?;
+        match &self.decisions {
+            Some(decisions) => decisions.end(input, blocks),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One worker thread's rows of the streamed reports, kept from block to block with their memory
+/// and label caches.
+#[derive(Debug)]
+pub struct RowSink<'r> {
+    reports: &'r Reports,
+    violations: RowWriter,
+    decisions: RowWriter,
+}
+
+impl Sink for RowSink<'_> {
+    #[inline]
+    fn verdict(&mut self, verdict: &Verdict<'_>) {
+        let outcome = verdict.judgement.outcome;
+        if outcome == Outcome::Disallowed {
+            self.violations.violation(verdict);
+        }
+        if self.reports.decisions.is_some() && outcome.is_judged() {
+            self.decisions.decision(verdict);
+        }
+    }
+
+    fn block_done(&mut self, input: usize, seq: u64) -> io::Result<()> {
+        self.reports
+            .violations
+            .submit(input, seq, self.violations.rows())?;
+        match &self.reports.decisions {
+            Some(report) => report.submit(input, seq, self.decisions.rows()),
+            None => Ok(()),
+        }
+    }
+}
