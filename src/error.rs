@@ -1,4 +1,4 @@
-//! Errors and the exit codes they map to (SPEC "Exit codes").
+//! Errors and the exit codes they map to (README "`audit` options": exit codes).
 
 use std::fmt;
 

@@ -1,7 +1,7 @@
 //! Robots sources and the robots.txt version in force at a given time.
 //!
 //! A [`PolicySet`] holds every loaded robots.txt version of every origin, parsed and compiled
-//! once and shared by all worker threads. Versions come from the sources of SPEC "Robots
+//! once and shared by all worker threads. Versions come from the sources of README "Robots
 //! sources" ([`source`]): one file with `--origin`, a directory with dated versions, or a
 //! manifest CSV that also records fetch failures.
 

@@ -27,6 +27,8 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod agents;
 mod format;
 mod output;
