@@ -250,6 +250,7 @@ impl<'c> Auditor<'c> {
     /// Audits `request`, line `line_no` of input `input`: counts it, and when its user-agent
     /// resolves to an agent (a bot, or anyone with `--all-agents`), pushes its verdict into
     /// `sink`.
+    #[inline]
     pub fn request(
         &mut self,
         input: usize,

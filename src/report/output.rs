@@ -67,6 +67,7 @@ impl<'r> Output for &'r Reports {
     fn sink(&self) -> RowSink<'r> {
         RowSink {
             reports: self,
+            with_decisions: self.decisions.is_some(),
             violations: RowWriter::new(),
             decisions: RowWriter::new(),
         }
@@ -86,6 +87,8 @@ impl<'r> Output for &'r Reports {
 #[derive(Debug)]
 pub struct RowSink<'r> {
     reports: &'r Reports,
+    /// Whether `decisions.csv` is written (read once, not through `reports` per verdict).
+    with_decisions: bool,
     violations: RowWriter,
     decisions: RowWriter,
 }
@@ -97,7 +100,7 @@ impl Sink for RowSink<'_> {
         if outcome == Outcome::Disallowed {
             self.violations.violation(verdict);
         }
-        if self.reports.decisions.is_some() && outcome.is_judged() {
+        if self.with_decisions && outcome.is_judged() {
             self.decisions.decision(verdict);
         }
     }
