@@ -36,15 +36,15 @@ macro_rules! index_id {
 }
 
 index_id!(
-    /// An agent of the run, by order of first sight ([`crate::audit::AuditResult::agents`]).
+    /// An agent of the run, by order of first sight (`AuditResult::agents` indexes by it).
     AgentId
 );
 index_id!(
-    /// An origin of the run, by order of first sight ([`crate::audit::AuditResult::origins`]).
+    /// An origin of the run, by order of first sight (`AuditResult::origins` indexes by it).
     OriginId
 );
 index_id!(
-    /// A robots.txt version, by load order ([`crate::policy::PolicySet::versions`]).
+    /// A robots.txt version, by load order (`PolicySet::versions` indexes by it).
     VersionId
 );
 

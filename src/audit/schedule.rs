@@ -3,7 +3,7 @@
 //! Every worker thread does both kinds of work: it takes the next block of lines from a file,
 //! decompressing it, then hands that block to its own [`BlockHandler`], so the block is
 //! processed on the core that just wrote it. Only one thread reads a file at a time (the file's
-//! [`Slot`] mutex); while it processes its block another thread reads the next one. So
+//! `Slot` mutex); while it processes its block another thread reads the next one. So
 //! `--threads N` bounds the CPU the whole run uses, one gzip file is inflated without pause
 //! while its blocks are processed in parallel, and several files are inflated in parallel.
 //! Memory is bounded by the blocks in flight (one per thread, their buffers recycled through

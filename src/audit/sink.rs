@@ -3,7 +3,7 @@
 //! The per-request [`Auditor`](super::auditor::Auditor) turns a parsed request into a
 //! [`Verdict`] and hands it to a [`Sink`], as ripgrep's searcher hands matches to a printer. The
 //! audit's own counters ([`Stats`](super::stats::Stats)) are a sink; the report writers
-//! (`crate::report`) are another; the audit knows neither's format. A sink is one thread's: each
+//! (`src/report`) are another; the audit knows neither's format. A sink is one thread's: each
 //! worker owns one, made by the run's [`Output`], so a verdict is never shared or locked.
 //!
 //! Invariant: for each input, a worker calls [`Sink::block_done`] once per block it processed,
