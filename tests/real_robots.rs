@@ -1,9 +1,9 @@
 //! Differential check on real robots.txt files: robots-audit's engine against the `robotstxt`
 //! crate (a Rust port of Google's library), for every (file, URL, agent) of a large real sample.
 //!
-//! Needs the team's data in `/work/shared/data/robots` (skipped with a message when it is
-//! absent), so it is `#[ignore]`d; run it with
-//! `cargo test --release --test real_robots -- --ignored --nocapture`.
+//! Needs the third-party data in `robots/` of `../shared/data` beside the repository root, or of
+//! the directory named by `ROBOTS_AUDIT_DATA` (skipped with a message when it is absent), so it is
+//! `#[ignore]`d; run it with `cargo test --release --test real_robots -- --ignored --nocapture`.
 //!
 //! Files: the 4,231 real files of Protego's test set, each with URLs on its own host built from
 //! its own Allow and Disallow values (wildcards filled in, the value itself, a longer and a shorter
@@ -55,7 +55,16 @@ use std::time::Instant;
 use model::{NONE, Quirks};
 use robots_audit::engine::{ParseOptions, Robots, TokenMatch, path_params_query};
 
-const DATA: &str = "/work/shared/data/robots";
+/// The real robots.txt archives: `robots/` in `ROBOTS_AUDIT_DATA`, else in `../shared/data` beside
+/// the repository root.
+fn data_dir() -> PathBuf {
+    std::env::var_os("ROBOTS_AUDIT_DATA")
+        .map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"),
+            PathBuf::from,
+        )
+        .join("robots")
+}
 const AGENTS: [&str; 4] = ["Googlebot", "Bingbot", "GPTBot", "ZyxCrawler"];
 /// Paths every file is asked about, on its own host.
 const GENERIC_PATHS: [&str; 14] = [
@@ -218,12 +227,9 @@ fn file_name(path: &Path) -> String {
 
 /// Both data sets, unpacked into `dir`.
 fn cases(dir: &Path) -> (Vec<Case>, usize) {
+    untar(&data_dir().join("protego_real_robots_4231.tar.gz"), dir);
     untar(
-        &Path::new(DATA).join("protego_real_robots_4231.tar.gz"),
-        dir,
-    );
-    untar(
-        &Path::new(DATA).join("anubhavp28_robotstxt-parser-benchmark_2019.tar.gz"),
+        &data_dir().join("anubhavp28_robotstxt-parser-benchmark_2019.tar.gz"),
         dir,
     );
     let mut links: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -308,10 +314,10 @@ fn classify(d: &Disagreement<'_>) -> String {
 }
 
 #[test]
-#[ignore = "needs /work/shared/data; run with --ignored --nocapture"]
+#[ignore = "needs ../shared/data or ROBOTS_AUDIT_DATA; run with --ignored --nocapture"]
 fn engine_agrees_with_robotstxt_on_real_files_except_for_its_defects() {
-    if !Path::new(DATA).is_dir() {
-        eprintln!("skipped: {DATA} is not here");
+    if !data_dir().is_dir() {
+        eprintln!("skipped: {} is not here", data_dir().display());
         return;
     }
     let started = Instant::now();

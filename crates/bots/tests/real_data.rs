@@ -1,5 +1,6 @@
-//! Checks against the real third-party data in `/work/shared/data` (never copied into the repo).
-//! Ignored by default, and skipped when the directory is missing. Run with
+//! Checks against the real third-party data (never copied into the repository): `../shared/data`
+//! beside the repository root, or the directory named by `ROBOTS_AUDIT_DATA`. Ignored by default,
+//! and skipped when the directory is missing. Run with
 //! `cargo test -p robots-audit-bots --test real_data -- --ignored --nocapture` to see the census.
 
 use std::collections::BTreeMap;
@@ -9,10 +10,16 @@ use std::time::Instant;
 
 use robots_audit_bots::{Catalog, Identity, Verification, Verifier};
 
-const DATA: &str = "/work/shared/data";
+/// The third-party data: `ROBOTS_AUDIT_DATA`, else `../shared/data` beside the repository root.
+fn data_root() -> PathBuf {
+    std::env::var_os("ROBOTS_AUDIT_DATA").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+        PathBuf::from,
+    )
+}
 
 fn data(relative: &str) -> Option<PathBuf> {
-    let path = Path::new(DATA).join(relative);
+    let path = data_root().join(relative);
     if path.exists() {
         Some(path)
     } else {
@@ -66,7 +73,7 @@ fn name_of(catalog: &Catalog, identity: &Identity) -> String {
 }
 
 #[test]
-#[ignore = "needs /work/shared/data"]
+#[ignore = "needs ../shared/data or ROBOTS_AUDIT_DATA"]
 fn crawler_user_agents_file_loads() {
     let Some(path) = data("bots/crawler-user-agents.json") else {
         return;
@@ -119,7 +126,7 @@ fn crawler_user_agents_file_loads() {
 }
 
 #[test]
-#[ignore = "needs /work/shared/data"]
+#[ignore = "needs ../shared/data or ROBOTS_AUDIT_DATA"]
 fn real_log_user_agents_census() {
     let Some(dir) = data("logs") else { return };
     let catalog = Catalog::builtin();
@@ -248,7 +255,7 @@ fn sample_user_agents() -> Vec<Vec<u8>> {
 }
 
 #[test]
-#[ignore = "needs /work/shared/data; run with --release for meaningful numbers"]
+#[ignore = "needs ../shared/data or ROBOTS_AUDIT_DATA; run with --release for meaningful numbers"]
 fn measure_throughput() {
     let Some(cua) = data("bots/crawler-user-agents.json") else {
         return;

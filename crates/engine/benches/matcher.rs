@@ -2,8 +2,9 @@
 //! one run on the same robots.txt files and URLs.
 //!
 //! Files come from `ROBOTS_BENCH_DIR` (a directory of robots.txt files) if set, else from the
-//! project's shared corpus of 4,231 real files unpacked into a temporary directory, else from
-//! generated files. URLs are derived from each file's own rules plus a few common paths.
+//! project's shared corpus of 4,231 real files (`robots/protego_real_robots_4231.tar.gz` in
+//! `ROBOTS_AUDIT_DATA`, else in `../shared/data` beside the repository root) unpacked into a
+//! temporary directory, else from generated files. URLs are derived from each file's own rules plus a few common paths.
 //!
 //! `cargo bench -p robots-audit-engine --bench matcher -- --warm-up-time 1 --measurement-time 3`
 
@@ -15,11 +16,15 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use robots_audit_engine::{Robots, Selection, TokenMatch, path_params_query};
 
 const AGENT: &str = "Googlebot";
-/// The corpus shipped beside the repository.
-const SHARED_CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/robots/protego_real_robots_4231.tar.gz"
-);
+/// The shared corpus: in `ROBOTS_AUDIT_DATA`, else in `../shared/data` beside the repository root.
+fn shared_corpus() -> PathBuf {
+    std::env::var_os("ROBOTS_AUDIT_DATA")
+        .map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+            PathBuf::from,
+        )
+        .join("robots/protego_real_robots_4231.tar.gz")
+}
 /// Every how many files one is used for the check benchmark: `robotstxt` re-parses the whole
 /// body for each URL, so the full corpus would take seconds per iteration.
 const CHECK_SAMPLE_EVERY: usize = 8;
@@ -49,7 +54,7 @@ fn load_dir(dir: &Path) -> Vec<Vec<u8>> {
 }
 
 fn load_shared_corpus() -> Option<Vec<Vec<u8>>> {
-    let archive = Path::new(SHARED_CORPUS);
+    let archive = shared_corpus();
     if !archive.is_file() {
         return None;
     }

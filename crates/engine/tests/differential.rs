@@ -384,11 +384,16 @@ fn each_known_defect_of_robotstxt_is_a_departure_from_google() {
     }
 }
 
-/// The shared corpus of real robots.txt files, beside the repository.
-const REAL_CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/robots/protego_real_robots_4231.tar.gz"
-);
+/// The shared corpus of real robots.txt files: in `ROBOTS_AUDIT_DATA`, else in `../shared/data`
+/// beside the repository root.
+fn real_corpus() -> std::path::PathBuf {
+    std::env::var_os("ROBOTS_AUDIT_DATA")
+        .map_or_else(
+            || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+            std::path::PathBuf::from,
+        )
+        .join("robots/protego_real_robots_4231.tar.gz")
+}
 
 /// Paths derived from a file's own rules, so that most URLs meet a matching rule.
 fn urls_for(robots: &Robots) -> Vec<String> {
@@ -418,11 +423,11 @@ fn urls_for(robots: &Robots) -> Vec<String> {
 /// disagreement of `robotstxt` is explained by its known defects. Needs the corpus and a few
 /// minutes in a debug build: `cargo test --release -p robots-audit-engine -- --ignored`.
 #[test]
-#[ignore = "needs the shared corpus; slow in debug builds"]
+#[ignore = "needs ../shared/data or ROBOTS_AUDIT_DATA; slow in debug builds"]
 fn real_files_agree_with_the_reference() {
-    let archive = std::path::Path::new(REAL_CORPUS);
+    let archive = real_corpus();
     if !archive.is_file() {
-        eprintln!("skipped: {REAL_CORPUS} is missing");
+        eprintln!("skipped: {} is missing", archive.display());
         return;
     }
     let dir = tempfile::tempdir().expect("temporary directory");
