@@ -79,6 +79,26 @@ pub(crate) fn declared_name(user_agent: &[u8]) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The product a header names: the bot it declares, else its first product outside comments
+/// that is not a browser's (`Fetchy` in `Mozilla/5.0 (X11) Fetchy/2 (http://example.org/)`).
+pub(crate) fn product_of(user_agent: &[u8]) -> Option<String> {
+    declared_name(user_agent).or_else(|| {
+        split_words(user_agent)
+            .iter()
+            .filter(|word| word.comment == 0 && !is_contact(word.text))
+            .filter_map(|word| leading_name(word.text))
+            .map(|(name, _)| name)
+            .find(|name| has_letter(name) && !is_browser_product(name))
+            .map(str::to_owned)
+    })
+}
+
+fn is_browser_product(name: &str) -> bool {
+    BROWSER_PRODUCTS
+        .iter()
+        .any(|product| name.eq_ignore_ascii_case(product))
+}
+
 /// Products of browser user-agents, which a bot's own product follows.
 const BROWSER_PRODUCTS: [&str; 10] = [
     "Mozilla",

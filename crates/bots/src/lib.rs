@@ -49,14 +49,17 @@
 //! before imported crawler-user-agents patterns, then the pattern with the longest minimum match
 //! (for a literal, its length), then the bot listed first. See [`Catalog::identify`].
 
+mod bot;
 mod catalog;
+mod crawler_user_agents;
 mod declared;
 mod error;
 mod identify;
 mod naming;
 mod verify;
 
-pub use catalog::{Bot, Catalog, Category};
+pub use bot::{Bot, Category};
+pub use catalog::Catalog;
 pub use error::{LoadError, Position};
 pub use identify::Identity;
 pub use verify::{BotRanges, Verification, Verifier};
