@@ -178,11 +178,8 @@ fn unknown_bots_are_named_after_their_product_token() {
             "unknown:Zooms-like",
         ),
         ("my-spider/3.2", "unknown:my-spider"),
+        // A crawling framework's default header: whatever runs it is crawling.
         ("Scrapy/2.11.0 (+https://scrapy.org)", "unknown:Scrapy"),
-        (
-            "UniversalFeedParser/4.2-pre-314-svn +http://feedparser.org/",
-            "unknown:UniversalFeedParser",
-        ),
     ]);
     let Identity::Unknown(bot) =
         CATALOG.identify(b"Mozilla/5.0 (compatible; FooBot/1.0; +http://foo.example/bot)")
@@ -243,6 +240,20 @@ fn browsers_and_http_libraries_are_not_bots() {
         ("Apache-HttpClient/4.5.13 (Java/17.0.2)", "-"),
         ("MobileSafari/604.1 CFNetwork/978.0.7 Darwin/18.7.0", "-"),
         ("Tiny Tiny RSS/1.11 (http://tt-rss.org/)", "-"),
+        // Generic software that names its project's page (see declared.rs).
+        (
+            "UniversalFeedParser/4.2-pre-314-svn +http://feedparser.org/",
+            "-",
+        ),
+        ("node-fetch/1.0 (+https://github.com/bitinn/node-fetch)", "-"),
+        (
+            "Chef Client/10.18.2 (ruby-1.9.3-p327; ohai-6.16.0; x86_64-linux; +http://opscode.com)",
+            "-",
+        ),
+        (
+            "Mozilla/5.0 (compatible; Google Desktop/5.9.1005.12335; http://desktop.google.com/)",
+            "-",
+        ),
         ("-", "-"),
         ("", "-"),
     ]);
