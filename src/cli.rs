@@ -28,6 +28,19 @@ pub enum Command {
     Check(CheckArgs),
     /// Realistic synthetic logs and robots files with known ground truth.
     Synth(SynthArgs),
+    /// The bot catalog: one line per bot, or the full entries with --json.
+    Bots(BotsArgs),
+}
+
+/// `robots-audit bots`.
+#[derive(Debug, Args)]
+pub struct BotsArgs {
+    /// Extra or replacement bot definitions, loaded as `audit --bots` loads them. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub bots: Vec<PathBuf>,
+    /// The full entries, in the catalog's JSON format, instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `robots-audit audit`.

@@ -88,6 +88,19 @@ fn run(cli: Cli) -> Result<u8, Error> {
                 .map_err(|e| Error::Fatal(format!("cannot write output: {e}")))?;
             Ok(EXIT_OK)
         }
+        Command::Bots(args) => {
+            let catalog = robots_audit::audit::load_catalog(&args.bots)?;
+            let listing = if args.json {
+                catalog.render_json()
+            } else {
+                catalog.render_table()
+            };
+            let mut out = std::io::stdout().lock();
+            out.write_all(listing.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| Error::Fatal(format!("cannot write output: {e}")))?;
+            Ok(EXIT_OK)
+        }
         Command::Synth(args) => {
             let config = args.into_config()?;
             let summary = robots_audit::synth::generate(&config).map_err(|e| {

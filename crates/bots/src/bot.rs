@@ -4,10 +4,10 @@
 
 use std::fmt;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// What a crawler is for. Reports group bots by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Category {
     /// Builds a web search index (Googlebot, bingbot, YandexBot, ...).
@@ -84,8 +84,9 @@ impl fmt::Display for Category {
     }
 }
 
-/// One crawler: its canonical name and the robots.txt product tokens it answers to.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// One crawler: its canonical name and the robots.txt product tokens it answers to. Serialises
+/// as the fields of a catalog entry (see [the catalog format](crate#the-catalog-format)).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Bot {
     /// Canonical name as the operator writes it, e.g. `Googlebot-Image`.
     pub name: String,

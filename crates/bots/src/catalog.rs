@@ -17,7 +17,7 @@ use serde_json::Value;
 pub(crate) use crate::bot::{Bot, Category};
 use crate::crawler_user_agents;
 use crate::error::{LoadError, Position};
-use crate::identify::{self, Identity, Matcher, Pattern, compile_pattern};
+use crate::identify::{self, Identity, Matcher, Pattern, Syntax, compile_pattern};
 
 /// The built-in catalog, embedded at compile time.
 const BUILTIN: &str = include_str!("../data/catalog.json");
@@ -178,6 +178,11 @@ impl Catalog {
     /// that bot; useful to synthesise logs.
     pub fn examples(&self, index: usize) -> &[String] {
         self.entries.get(index).map_or(&[], |entry| &entry.examples)
+    }
+
+    /// The user-agent patterns of the bot at `index`, in the order loaded.
+    pub(crate) fn patterns(&self, index: usize) -> &[Pattern] {
+        self.entries.get(index).map_or(&[], |entry| &entry.patterns)
     }
 
     /// Identifies the bot behind a User-Agent header (decoded, e.g. W3C `+` already turned into
@@ -366,12 +371,14 @@ fn validate(spec: OwnEntry) -> Result<(Bot, Entry), String> {
     let mut patterns = Vec::with_capacity(spec.patterns.len() + spec.regexes.len());
     for literal in &spec.patterns {
         patterns.push(
-            compile_pattern(&regex_syntax::escape(literal))
+            compile_pattern(literal, Syntax::Literal)
                 .map_err(|e| format!("pattern {literal:?}: {e}"))?,
         );
     }
     for regex in &spec.regexes {
-        patterns.push(compile_pattern(regex).map_err(|e| format!("regex {regex:?}: {e}"))?);
+        patterns.push(
+            compile_pattern(regex, Syntax::Regex).map_err(|e| format!("regex {regex:?}: {e}"))?,
+        );
     }
     if patterns.is_empty() && !spec.examples.is_empty() {
         return Err(format!(

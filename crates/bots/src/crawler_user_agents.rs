@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::declared;
 use crate::error::{LoadError, Position};
-use crate::identify::{Pattern, compile_pattern};
+use crate::identify::{Pattern, Syntax, compile_pattern};
 use crate::naming::{longest_word, name_around};
 
 /// One entry of the list; its other fields (`url`, `description`, `tags`, ...) are not needed.
@@ -43,7 +43,7 @@ pub(crate) fn read(items: Vec<Value>, file: &str) -> Result<Vec<Imported>, LoadE
     for (position, item) in items.into_iter().enumerate() {
         let at = |message: String| LoadError::new(file, Some(Position::Entry(position)), message);
         let entry: Entry = serde_json::from_value(item).map_err(|error| at(error.to_string()))?;
-        let pattern = compile_pattern(&entry.pattern)
+        let pattern = compile_pattern(&entry.pattern, Syntax::Regex)
             .and_then(Pattern::into_imported)
             .map_err(|e| at(format!("pattern {:?}: {e}", entry.pattern)))?;
         let products = products(&entry.pattern, &pattern, &entry.instances);
@@ -164,7 +164,7 @@ mod tests {
             ),
         ];
         for &(source, instances, expected) in cases {
-            let pattern = compile_pattern(source)
+            let pattern = compile_pattern(source, Syntax::Regex)
                 .and_then(Pattern::into_imported)
                 .unwrap();
             let instances: Vec<String> = instances.iter().map(|s| (*s).to_owned()).collect();

@@ -237,7 +237,10 @@ fn bot_page_host(contact: &[u8]) -> Option<String> {
         .strip_prefix(b"www.")
         .or_else(|| host.strip_prefix(b"WWW."))
         .unwrap_or(host);
-    if !names_a_bot || !host.iter().any(u8::is_ascii_alphabetic) || !host.iter().all(|&b| is_name_byte(b)) {
+    if !names_a_bot
+        || !host.iter().any(u8::is_ascii_alphabetic)
+        || !host.iter().all(|&b| is_name_byte(b))
+    {
         return None;
     }
     std::str::from_utf8(host).ok().map(str::to_ascii_lowercase)
@@ -432,7 +435,10 @@ mod tests {
                 "UniversalFeedParser/4.2-pre-314-svn +http://feedparser.org/",
                 None,
             ),
-            ("node-fetch/1.0 (+https://github.com/bitinn/node-fetch)", None),
+            (
+                "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)",
+                None,
+            ),
             (
                 "Mozilla/5.0 (compatible; Google Desktop/5.9.1005.12335; http://desktop.google.com/)",
                 None,

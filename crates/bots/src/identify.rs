@@ -77,9 +77,21 @@ impl Identity {
     }
 }
 
+/// How a pattern is written in its catalog file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Syntax {
+    /// A literal substring (`patterns`).
+    Literal,
+    /// A regular expression (`regexes`, and every crawler-user-agents `pattern`).
+    Regex,
+}
+
 /// One compiled user-agent pattern.
 #[derive(Debug, Clone)]
 pub(crate) struct Pattern {
+    /// As written in its file, so the catalog can be listed as it was loaded.
+    pub(crate) source: String,
+    pub(crate) syntax: Syntax,
     /// Case-insensitive, byte-oriented.
     pub(crate) hir: Hir,
     /// The fewest bytes any match spans (for a literal, its length): the more, the more
@@ -119,19 +131,25 @@ impl Pattern {
 
 /// Parses a pattern the way every catalog pattern is matched: case-insensitive (ASCII), on
 /// bytes, so that user-agents with invalid UTF-8 still match.
-pub(crate) fn compile_pattern(regex: &str) -> Result<Pattern, String> {
+pub(crate) fn compile_pattern(source: &str, syntax: Syntax) -> Result<Pattern, String> {
+    let regex = match syntax {
+        Syntax::Literal => regex_syntax::escape(source),
+        Syntax::Regex => source.to_owned(),
+    };
     let hir = ParserBuilder::new()
         .case_insensitive(true)
         .unicode(false)
         .utf8(false)
         .build()
-        .parse(regex)
+        .parse(&regex)
         .map_err(|error| error.to_string())?;
     match hir.properties().minimum_len() {
         Some(0) => {
             Err("it matches the empty string, so it would match every user-agent".to_owned())
         }
         Some(specificity) => Ok(Pattern {
+            source: source.to_owned(),
+            syntax,
             hir,
             specificity,
             locator: None,
@@ -315,7 +333,10 @@ mod tests {
                 b"Mozilla/5.0 (compatible; Clarabot/1.4; +http://www.clarabot.info/bots)",
                 "unknown:Clarabot",
             ),
-            (b"psbot/0.1 (+http://www.picsearch.com/bot.html)", "unknown:psbot"),
+            (
+                b"psbot/0.1 (+http://www.picsearch.com/bot.html)",
+                "unknown:psbot",
+            ),
             // Only the list says these are bots: named after the product the match is in.
             (b"Wget/1.20.3 (darwin18.6.0)", "Wget"),
             (b"GNU wget2/2.0", "unknown:wget2"),
@@ -345,7 +366,7 @@ mod tests {
         ];
         for &(regex, specificity) in cases {
             assert_eq!(
-                compile_pattern(regex).map(|p| p.specificity),
+                compile_pattern(regex, Syntax::Regex).map(|p| p.specificity),
                 Ok(specificity),
                 "{regex}"
             );
@@ -355,7 +376,7 @@ mod tests {
     #[test]
     fn patterns_that_match_everything_or_nothing_are_rejected() {
         for regex in ["", "a*", "(?:)", "[^\\x00-\\xFF]", "foo("] {
-            assert!(compile_pattern(regex).is_err(), "{regex}");
+            assert!(compile_pattern(regex, Syntax::Regex).is_err(), "{regex}");
         }
     }
 }

@@ -55,6 +55,7 @@ mod crawler_user_agents;
 mod declared;
 mod error;
 mod identify;
+mod listing;
 mod naming;
 mod verify;
 

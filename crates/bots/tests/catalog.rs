@@ -501,7 +501,10 @@ fn crawler_user_agents_import() {
         ),
         ("Nosuch.Fetcher/0.1", "Nosuch.Fetcher"),
         // `psbot` and `arabot` match inside other products' names: never renamed to them.
-        ("psbot/0.1 (+http://www.picsearch.com/bot.html)", "unknown:psbot"),
+        (
+            "psbot/0.1 (+http://www.picsearch.com/bot.html)",
+            "unknown:psbot",
+        ),
         (
             "Mozilla/5.0 (compatible; Clarabot/1.4; +http://www.clarabot.info/bots)",
             "unknown:Clarabot",

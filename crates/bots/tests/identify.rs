@@ -245,7 +245,10 @@ fn browsers_and_http_libraries_are_not_bots() {
             "UniversalFeedParser/4.2-pre-314-svn +http://feedparser.org/",
             "-",
         ),
-        ("node-fetch/1.0 (+https://github.com/bitinn/node-fetch)", "-"),
+        (
+            "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)",
+            "-",
+        ),
         (
             "Chef Client/10.18.2 (ruby-1.9.3-p327; ohai-6.16.0; x86_64-linux; +http://opscode.com)",
             "-",
