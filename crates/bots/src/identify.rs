@@ -121,12 +121,15 @@ impl Pattern {
 
     /// Where the pattern first matches in `haystack` (for imported patterns only).
     pub(crate) fn locate(&self, haystack: &[u8]) -> Option<(usize, usize)> {
-        let locator = self.locator.as_ref()?;
-        let mut cache = locator.create_cache();
-        locator
-            .find(&mut cache, haystack)
-            .map(|found| (found.start(), found.end()))
+        locate(self.locator.as_ref()?, haystack)
     }
+}
+
+fn locate(locator: &PikeVM, haystack: &[u8]) -> Option<(usize, usize)> {
+    let mut cache = locator.create_cache();
+    locator
+        .find(&mut cache, haystack)
+        .map(|found| (found.start(), found.end()))
 }
 
 /// Parses a pattern the way every catalog pattern is matched: case-insensitive (ASCII), on
@@ -164,7 +167,7 @@ struct Owner {
     bot: usize,
     specificity: usize,
     /// `Some` for an imported pattern (see [`Pattern::locator`]).
-    locator: Option<Pattern>,
+    locator: Option<PikeVM>,
 }
 
 /// Every catalog pattern, compiled into one regex.
@@ -188,7 +191,7 @@ impl Matcher {
             owners.push(Owner {
                 bot,
                 specificity: pattern.specificity,
-                locator: pattern.locator.is_some().then(|| pattern.clone()),
+                locator: pattern.locator.clone(),
             });
         }
         if hirs.is_empty() {
@@ -234,17 +237,16 @@ pub(crate) fn identify(bots: &[Bot], matcher: &Matcher, user_agent: &[u8]) -> Id
     let best = matcher.best(user_agent);
     let imported = match best {
         Some(owner) if owner.locator.is_none() => return Identity::Known(owner.bot),
-        Some(owner) => owner.locator.as_ref().map(|pattern| (owner.bot, pattern)),
+        Some(owner) => owner.locator.as_ref().map(|locator| (owner.bot, locator)),
         None => None,
     };
     if let Some(name) = declared::declared_name(user_agent) {
         return Identity::unknown(name);
     }
-    let Some((default_bot, pattern)) = imported else {
+    let Some((default_bot, locator)) = imported else {
         return Identity::NotBot;
     };
-    let product = pattern
-        .locate(user_agent)
+    let product = locate(locator, user_agent)
         .and_then(|(start, end)| naming::name_around(user_agent, start, end));
     match product {
         None => Identity::Known(default_bot),

@@ -91,3 +91,49 @@ fn the_published_list_changes_no_identified_header() {
     assert!(checked >= 1_500, "only {checked} headers identified");
     assert!(changed.is_empty(), "{}", changed.join("\n"));
 }
+
+mod any_list {
+    use super::*;
+    use proptest::prelude::*;
+    use std::sync::LazyLock;
+
+    static REAL: LazyLock<Vec<String>> = LazyLock::new(|| headers(b"[]"));
+    static BUILTIN: LazyLock<Catalog> = LazyLock::new(Catalog::builtin);
+
+    /// A list entry whose pattern is a piece of a real header (the way list patterns are
+    /// fragments of product names: `arabot` of `Clarabot`), with that header as its instance.
+    fn entry() -> impl Strategy<Value = serde_json::Value> {
+        (0..REAL.len(), 0usize..200, 3usize..12, any::<bool>()).prop_filter_map(
+            "a piece with a letter",
+            |(row, start, len, anchored)| {
+                let header = &REAL[row];
+                let start = start % header.len().max(1);
+                let piece = header.get(start..(start + len).min(header.len()))?;
+                piece
+                    .bytes()
+                    .any(|b| b.is_ascii_alphabetic())
+                    .then_some(())?;
+                let caret = if anchored { "^" } else { "" };
+                Some(serde_json::json!({
+                    "pattern": format!("{caret}{}", regex_syntax::escape(piece)),
+                    "instances": [header],
+                }))
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn no_list_renames_an_identified_header(entries in proptest::collection::vec(entry(), 1..8)) {
+            let list = serde_json::to_vec(&entries).unwrap();
+            let mut extended = BUILTIN.clone();
+            extended.extend_from_bytes(&list, "list.json").unwrap();
+            for header in REAL.iter() {
+                let Some(before) = resolved(&BUILTIN, header) else { continue };
+                prop_assert_eq!(resolved(&extended, header), Some(before), "{}", header);
+            }
+        }
+    }
+}
