@@ -90,6 +90,8 @@
 //! [`Catalog::render_json`] prints a catalog in this format (`robots-audit bots --json`), and
 //! [`Catalog::render_table`] as a table (`robots-audit bots`).
 
+#![warn(missing_docs)]
+
 mod bot;
 mod catalog;
 mod crawler_user_agents;
