@@ -26,4 +26,7 @@ pub enum Command {
     /// `robots-audit synth`.
     #[command(about = cmd::synth::ABOUT)]
     Synth(cmd::synth::SynthArgs),
+    /// `robots-audit bots`.
+    #[command(about = cmd::bots::ABOUT)]
+    Bots(cmd::bots::BotsArgs),
 }

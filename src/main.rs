@@ -23,6 +23,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => cmd::audit::run(args),
         Command::Check(args) => cmd::check::run(args),
         Command::Synth(args) => cmd::synth::run(args),
+        Command::Bots(args) => cmd::bots::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

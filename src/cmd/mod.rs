@@ -4,6 +4,7 @@
 //! messages) is here.
 
 pub mod audit;
+pub mod bots;
 pub mod check;
 pub mod synth;
 

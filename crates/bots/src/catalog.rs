@@ -8,124 +8,19 @@
 //!   `{"name", "operator", "category", "tokens", "patterns", "regexes", "examples"}`;
 //! * the public crawler-user-agents format: an array of `{"pattern", "instances", ...}`.
 
-use std::fmt;
 use std::fs;
 use std::path::Path;
 
-use regex_syntax::ParserBuilder;
-use regex_syntax::hir::Hir;
 use serde::Deserialize;
 use serde_json::Value;
 
+pub(crate) use crate::bot::{Bot, Category};
+use crate::crawler_user_agents;
 use crate::error::{LoadError, Position};
-use crate::identify::{Identity, Matcher};
+use crate::identify::{self, Identity, Matcher, Pattern, Syntax, compile_pattern};
 
 /// The built-in catalog, embedded at compile time.
 const BUILTIN: &str = include_str!("../data/catalog.json");
-
-/// What a crawler is for. Reports group bots by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Category {
-    /// Builds a web search index (Googlebot, bingbot, YandexBot, ...).
-    Search,
-    /// Collects content to train AI models (GPTBot, ClaudeBot, CCBot, ...).
-    AiTraining,
-    /// Builds the index an AI search product answers from (OAI-SearchBot, PerplexityBot, ...).
-    AiSearch,
-    /// Fetches a page because a user asked an AI assistant to (ChatGPT-User, Claude-User, ...).
-    AiAssistant,
-    /// Link indexes and site audits for SEO tools (AhrefsBot, SemrushBot, MJ12bot, ...).
-    Seo,
-    /// Link previews for social networks and messengers (facebookexternalhit, Twitterbot, ...).
-    Social,
-    /// Web archives (archive.org_bot, ia_archiver).
-    Archive,
-    /// Uptime and performance monitors (UptimeRobot, Pingdom, Chrome-Lighthouse, ...).
-    Monitor,
-    /// Everything else, including every unknown self-declared bot.
-    Other,
-}
-
-impl Category {
-    /// Every category, in report order.
-    pub const ALL: [Category; 9] = [
-        Category::Search,
-        Category::AiTraining,
-        Category::AiSearch,
-        Category::AiAssistant,
-        Category::Seo,
-        Category::Social,
-        Category::Archive,
-        Category::Monitor,
-        Category::Other,
-    ];
-
-    /// The name used in catalog files and reports.
-    ///
-    /// ```
-    /// use robots_audit_bots::Category;
-    /// assert_eq!(Category::AiTraining.as_str(), "ai-training");
-    /// ```
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Category::Search => "search",
-            Category::AiTraining => "ai-training",
-            Category::AiSearch => "ai-search",
-            Category::AiAssistant => "ai-assistant",
-            Category::Seo => "seo",
-            Category::Social => "social",
-            Category::Archive => "archive",
-            Category::Monitor => "monitor",
-            Category::Other => "other",
-        }
-    }
-
-    /// The category with this [`as_str`](Category::as_str) name, if any.
-    ///
-    /// ```
-    /// use robots_audit_bots::Category;
-    /// assert_eq!(Category::from_name("seo"), Some(Category::Seo));
-    /// assert_eq!(Category::from_name("SEO"), None);
-    /// ```
-    pub fn from_name(name: &str) -> Option<Category> {
-        Category::ALL
-            .into_iter()
-            .find(|category| category.as_str() == name)
-    }
-}
-
-impl fmt::Display for Category {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One crawler: its canonical name and the robots.txt product tokens it answers to.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Bot {
-    /// Canonical name as the operator writes it, e.g. `Googlebot-Image`.
-    pub name: String,
-    /// robots.txt product tokens in fallback order, lower-case, e.g. `["googlebot-image",
-    /// "googlebot"]`: the first one that some group of a robots.txt names selects the rules.
-    pub tokens: Vec<String>,
-    /// Who runs it, e.g. `Google`; empty for unknown bots.
-    pub operator: String,
-    /// What it is for.
-    pub category: Category,
-}
-
-/// One compiled user-agent pattern.
-#[derive(Debug, Clone)]
-pub(crate) struct Pattern {
-    /// Case-insensitive, byte-oriented.
-    pub(crate) hir: Hir,
-    /// The fewest bytes any match spans (for a literal, its length): the more, the more
-    /// specific, and the most specific matching pattern decides which bot a user-agent is.
-    pub(crate) specificity: usize,
-    /// From a crawler-user-agents list: outranked by every curated pattern.
-    pub(crate) imported: bool,
-}
 
 /// What the catalog keeps about a bot besides the public [`Bot`].
 #[derive(Debug, Clone)]
@@ -182,11 +77,14 @@ impl Catalog {
     /// * Own format (`{"bots": [...]}` or the bare array): an entry whose name equals an existing
     ///   bot's (ignoring ASCII case) replaces it in place; others are appended. Every `examples`
     ///   user-agent must then identify as its entry.
-    /// * crawler-user-agents format (`[{"pattern": ...}, ...]`): each pattern (a regex) belongs to
-    ///   the bot named after the product token it matches in its `instances` (else the longest
-    ///   word of the pattern). When that name is an existing bot's name or first token, the
-    ///   pattern is added to that bot; otherwise a new bot of category `other` is appended.
-    ///   Imported patterns rank below the catalog's own (see [`Catalog::identify`]).
+    /// * crawler-user-agents format (`[{"pattern": ...}, ...]`): each `pattern` is a regular
+    ///   expression; every product it matches in its `instances` is a bot (named after that
+    ///   product token as written, its lower-cased name the only robots.txt token): the existing
+    ///   bot of that name or first token, else a new bot of category `other`. The pattern belongs
+    ///   to the product most of its instances show (else the longest word of the pattern), which
+    ///   names the headers it matches outside any product. Imported patterns decide only headers
+    ///   that neither the catalog's own patterns nor the declared-bot rule identify, and name
+    ///   the product they match in each header (see [`Catalog::identify`]).
     ///
     /// `name` labels the input in errors. On error the catalog is left unchanged.
     ///
@@ -194,12 +92,14 @@ impl Catalog {
     /// use robots_audit_bots::{Catalog, Identity};
     ///
     /// let mut catalog = Catalog::empty();
-    /// let added = catalog
-    ///     .extend_from_bytes(br#"[{"pattern": "Foo-?Crawler\\/", "instances": ["FooCrawler/2.0"]}]"#, "cua.json")
-    ///     .unwrap();
-    /// assert_eq!(added, 1);
-    /// let Identity::Known(index) = catalog.identify(b"Foo-Crawler/3.1") else { panic!() };
-    /// assert_eq!(catalog.bots()[index].name, "FooCrawler");
+    /// let list = br#"[{"pattern": "[pP]ython-urllib", "instances": ["Python-urllib/3.11"]},
+    ///                 {"pattern": "arabot", "instances": []}]"#;
+    /// assert_eq!(catalog.extend_from_bytes(list, "cua.json").unwrap(), 2);
+    /// let Identity::Known(index) = catalog.identify(b"Python-urllib/3.12") else { panic!() };
+    /// assert_eq!(catalog.bots()[index].name, "Python-urllib");
+    /// // `arabot` matches inside `Clarabot`: the bot is the product it matched in.
+    /// let Identity::Unknown(bot) = catalog.identify(b"Clarabot/1.4") else { panic!() };
+    /// assert_eq!(bot.tokens, ["clarabot"]);
     /// ```
     pub fn extend_from_bytes(&mut self, bytes: &[u8], name: &str) -> Result<usize, LoadError> {
         self.extend(bytes, name, true)
@@ -228,8 +128,12 @@ impl Catalog {
                 Vec::new(),
             ),
         };
+        let patterns = entries
+            .iter()
+            .enumerate()
+            .flat_map(|(bot, entry)| entry.patterns.iter().map(move |pattern| (bot, pattern)));
         let matcher =
-            Matcher::build(&entries).map_err(|message| LoadError::new(name, None, message))?;
+            Matcher::build(patterns).map_err(|message| LoadError::new(name, None, message))?;
         let next = Catalog {
             bots,
             entries,
@@ -276,8 +180,33 @@ impl Catalog {
         self.entries.get(index).map_or(&[], |entry| &entry.examples)
     }
 
-    pub(crate) fn matcher(&self) -> &Matcher {
-        &self.matcher
+    /// The user-agent patterns of the bot at `index`, in the order loaded.
+    pub(crate) fn patterns(&self, index: usize) -> &[Pattern] {
+        self.entries.get(index).map_or(&[], |entry| &entry.patterns)
+    }
+
+    /// Identifies the bot behind a User-Agent header (decoded, e.g. W3C `+` already turned into
+    /// spaces): a catalog bot, an unknown bot that declares itself one, or not a bot. Any bytes
+    /// are accepted; linear time in the header's length. The order of the rules is in the
+    /// [crate docs](crate#identification), the declared-bot rule under
+    /// [who counts as a bot](crate#who-counts-as-a-bot).
+    ///
+    /// ```
+    /// use robots_audit_bots::{Catalog, Identity};
+    ///
+    /// let catalog = Catalog::builtin();
+    /// let ua = b"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+    /// let Identity::Known(index) = catalog.identify(ua) else { panic!() };
+    /// assert_eq!(catalog.bots()[index].tokens, ["bingbot"]);
+    ///
+    /// let Identity::Unknown(bot) = catalog.identify(b"Mozilla/5.0 (compatible; FooBot/1.0; +http://foo.example/bot)")
+    /// else { panic!() };
+    /// assert_eq!((bot.name.as_str(), bot.tokens[0].as_str()), ("FooBot", "foobot"));
+    ///
+    /// assert_eq!(catalog.identify(b"curl/8.5.0"), Identity::NotBot);
+    /// ```
+    pub fn identify(&self, user_agent: &[u8]) -> Identity {
+        identify::identify(&self.bots, &self.matcher, user_agent)
     }
 
     fn check_examples(&self, index: usize) -> Result<(), String> {
@@ -442,12 +371,14 @@ fn validate(spec: OwnEntry) -> Result<(Bot, Entry), String> {
     let mut patterns = Vec::with_capacity(spec.patterns.len() + spec.regexes.len());
     for literal in &spec.patterns {
         patterns.push(
-            compile_pattern(&regex_syntax::escape(literal))
+            compile_pattern(literal, Syntax::Literal)
                 .map_err(|e| format!("pattern {literal:?}: {e}"))?,
         );
     }
     for regex in &spec.regexes {
-        patterns.push(compile_pattern(regex).map_err(|e| format!("regex {regex:?}: {e}"))?);
+        patterns.push(
+            compile_pattern(regex, Syntax::Regex).map_err(|e| format!("regex {regex:?}: {e}"))?,
+        );
     }
     if patterns.is_empty() && !spec.examples.is_empty() {
         return Err(format!(
@@ -486,42 +417,13 @@ fn token_problem(token: &str) -> Option<&'static str> {
     }
 }
 
-/// Parses a pattern the way every catalog pattern is matched: case-insensitive (ASCII), on
-/// bytes, so that user-agents with invalid UTF-8 still match.
-pub(crate) fn compile_pattern(regex: &str) -> Result<Pattern, String> {
-    let hir = ParserBuilder::new()
-        .case_insensitive(true)
-        .unicode(false)
-        .utf8(false)
-        .build()
-        .parse(regex)
-        .map_err(|error| error.to_string())?;
-    match hir.properties().minimum_len() {
-        Some(0) => {
-            Err("it matches the empty string, so it would match every user-agent".to_owned())
-        }
-        Some(specificity) => Ok(Pattern {
-            hir,
-            specificity,
-            imported: false,
-        }),
-        None => Err("it can never match".to_owned()),
-    }
-}
-
 fn find_name(bots: &[Bot], name: &str) -> Option<usize> {
     bots.iter()
         .position(|bot| bot.name.eq_ignore_ascii_case(name))
 }
 
-/// One entry of the crawler-user-agents format; its other fields are not needed.
-#[derive(Deserialize)]
-struct CrawlerUserAgent {
-    pattern: String,
-    #[serde(default)]
-    instances: Vec<String>,
-}
-
+/// Adds the patterns of a crawler-user-agents list (see [`crawler_user_agents`]) and a bot for
+/// each product they name that the catalog lacks; returns how many entries the list had.
 fn add_crawler_user_agents(
     bots: &mut Vec<Bot>,
     entries: &mut Vec<Entry>,
@@ -529,30 +431,10 @@ fn add_crawler_user_agents(
     file: &str,
 ) -> Result<usize, LoadError> {
     let count = items.len();
-    for (position, item) in items.into_iter().enumerate() {
-        let at = |message: String| LoadError::new(file, Some(Position::Entry(position)), message);
-        let spec: CrawlerUserAgent =
-            serde_json::from_value(item).map_err(|error| at(error.to_string()))?;
-        let mut pattern = compile_pattern(&spec.pattern)
-            .map_err(|e| at(format!("pattern {:?}: {e}", spec.pattern)))?;
-        pattern.imported = true;
-        let name = crate::naming::imported_name(&spec.pattern, &pattern.hir, &spec.instances)
-            .ok_or_else(|| {
-                at(format!(
-                    "pattern {:?}: no product name can be read from it",
-                    spec.pattern
-                ))
-            })?;
-        let existing = bots.iter().position(|bot| {
-            bot.name.eq_ignore_ascii_case(&name)
-                || bot
-                    .tokens
-                    .first()
-                    .is_some_and(|t| t.eq_ignore_ascii_case(&name))
-        });
-        match existing.and_then(|index| entries.get_mut(index)) {
-            Some(entry) => entry.patterns.push(pattern),
-            None => {
+    for imported in crawler_user_agents::read(items, file)? {
+        let mut owner = None;
+        for name in imported.products {
+            let index = crate::naming::find_bot(bots, &name).unwrap_or_else(|| {
                 let token = name.to_ascii_lowercase();
                 bots.push(Bot {
                     name,
@@ -561,10 +443,15 @@ fn add_crawler_user_agents(
                     category: Category::Other,
                 });
                 entries.push(Entry {
-                    patterns: vec![pattern],
+                    patterns: Vec::new(),
                     examples: Vec::new(),
                 });
-            }
+                bots.len() - 1
+            });
+            owner.get_or_insert(index);
+        }
+        if let Some(entry) = owner.and_then(|index| entries.get_mut(index)) {
+            entry.patterns.push(imported.pattern);
         }
     }
     Ok(count)
@@ -573,14 +460,6 @@ fn add_crawler_user_agents(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn category_names_round_trip() {
-        for category in Category::ALL {
-            assert_eq!(Category::from_name(category.as_str()), Some(category));
-            assert_eq!(category.to_string(), category.as_str());
-        }
-    }
 
     #[test]
     fn token_rules() {
@@ -597,31 +476,6 @@ mod tests {
         ];
         for &(token, valid) in cases {
             assert_eq!(token_problem(token).is_none(), valid, "{token:?}");
-        }
-    }
-
-    #[test]
-    fn pattern_specificity_is_minimum_match_length() {
-        let cases: &[(&str, usize)] = &[
-            ("Googlebot", 9),
-            ("Googlebot\\/", 10),
-            ("^FeedFetcher-Google", 18),
-            ("AdsBot-Google([^-]|$)", 13),
-            ("[wW]get", 4),
-        ];
-        for &(regex, specificity) in cases {
-            assert_eq!(
-                compile_pattern(regex).map(|p| p.specificity),
-                Ok(specificity),
-                "{regex}"
-            );
-        }
-    }
-
-    #[test]
-    fn patterns_that_match_everything_or_nothing_are_rejected() {
-        for regex in ["", "a*", "(?:)", "[^\\x00-\\xFF]", "foo("] {
-            assert!(compile_pattern(regex).is_err(), "{regex}");
         }
     }
 

@@ -1,12 +1,41 @@
-//! Identifying the bot behind a User-Agent header: all catalog patterns compiled once into one
-//! multi-pattern regex that reports every matching pattern; the rules are documented on
-//! [`Catalog::identify`].
+//! Identifying the bot behind a User-Agent header.
+//!
+//! Every catalog pattern is compiled once into one multi-pattern regex that reports every
+//! matching pattern; a header is then decided in this order, the first that applies winning:
+//!
+//! 1. **A curated pattern** (one of the project's own catalog format, built in or loaded with
+//!    `--bots`): the bot of the most specific matching pattern, where a longer minimum match is
+//!    more specific (for a literal, its length: `Googlebot-Image` beats `Googlebot`,
+//!    `AdsBot-Google-Mobile` beats `AdsBot-Google`, `TelegramBot` beats `Twitterbot` in
+//!    `TelegramBot (like TwitterBot)`), then the bot listed first. Entries that other
+//!    user-agents quote are anchored in the catalog instead (`^FeedFetcher-Google`, so
+//!    `Feedly/1.0 (...; like FeedFetcher-Google)` stays Feedly).
+//! 2. **A declared bot**: the header declares itself a bot by the rule of
+//!    [`declared`](crate::declared) (its module docs state the rule); it is an
+//!    [`Identity::Unknown`] bot named after its product token.
+//! 3. **An imported pattern** (from a crawler-user-agents list): the most specific matching
+//!    one says the header is a bot, and the bot is the product whose name the match falls in,
+//!    read in this header (the list's `[wW]get` makes `GNU wget2/2.0` the bot `wget2`, not
+//!    `Wget`). That product is the catalog bot of that name or first token when there is one,
+//!    else an unknown bot of that name. A match outside any product (inside a contact URL)
+//!    gives the bot the list's instances name for that pattern.
+//!
+//! Because a list's patterns come last, loading one never changes the identity, or the robots
+//! tokens, of a header that the catalog's own patterns or the declared-bot rule identify: it only
+//! turns headers that would not be bots into bots.
+//!
+//! Everything else is [`Identity::NotBot`].
 
+use regex_automata::nfa::thompson::Compiler;
+use regex_automata::nfa::thompson::pikevm::PikeVM;
 use regex_automata::util::primitives::PatternID;
 use regex_automata::{Input, MatchKind, PatternSet, meta};
+use regex_syntax::ParserBuilder;
+use regex_syntax::hir::Hir;
 
-use crate::catalog::{Bot, Catalog, Category, Entry};
+use crate::bot::{Bot, Category};
 use crate::declared;
+use crate::naming;
 
 /// Upper bound on the size of the compiled pattern set. The built-in catalog needs well under a
 /// megabyte; a crawler-user-agents import (about 1,500 patterns) a few megabytes.
@@ -21,92 +50,124 @@ const DFA_CACHE_CAPACITY: usize = 16 << 20;
 /// Who sent a request, as far as its User-Agent header says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Identity {
-    /// A catalog bot: the index into [`Catalog::bots`].
+    /// A catalog bot: the index into [`Catalog::bots`](crate::Catalog::bots).
     Known(usize),
-    /// No catalog entry matches, but the header declares a bot (a product token such as
-    /// `FooBot/1.0`, a contact URL, the words bot, crawl, spider). The bot is named after its
-    /// product token as written, its only robots.txt token is that name in lower case, it has
-    /// no operator and its category is [`Category::Other`].
+    /// A bot no catalog entry names: it declares itself one (see the
+    /// [crate docs](crate#who-counts-as-a-bot)), or an imported pattern matched a product of a
+    /// name the catalog does not have. It is named after its product token as written, its
+    /// only robots.txt token is that name in lower case, it has no operator and its category is
+    /// [`Category::Other`].
     Unknown(Bot),
-    /// Anything else: browsers, and generic HTTP clients such as `curl/8.5.0`,
-    /// `python-requests/2.31.0` or `Go-http-client/1.1` unless a catalog entry lists them.
+    /// Anything else: browsers, people's own applications, and generic HTTP clients such as
+    /// `curl/8.5.0`, `python-requests/2.31.0` or `Go-http-client/1.1` unless a catalog entry
+    /// lists them.
     NotBot,
 }
 
-impl Catalog {
-    /// Identifies the bot behind a User-Agent header (decoded, e.g. W3C `+` already turned into
-    /// spaces). Any bytes are accepted; linear time in the header's length.
-    ///
-    /// When patterns of several bots match, the most specific wins:
-    ///
-    /// 1. a pattern of the project's own catalog format (built in or loaded) beats one imported
-    ///    from a crawler-user-agents list, whose broader patterns (`yandex\.com\/bots`) would
-    ///    otherwise take over curated entries: imported patterns decide only user-agents the
-    ///    catalog does not know;
-    /// 2. then the pattern with the longest minimum match (for a literal, its length:
-    ///    `Googlebot-Image` beats `Googlebot`, `AdsBot-Google-Mobile` beats `AdsBot-Google`,
-    ///    `TelegramBot` beats `Twitterbot` in `TelegramBot (like TwitterBot)`);
-    /// 3. then the bot listed first in the catalog.
-    ///
-    /// Entries that other user-agents quote are anchored in the catalog instead
-    /// (`^FeedFetcher-Google`, so `Feedly/1.0 (...; like FeedFetcher-Google)` stays Feedly).
-    ///
-    /// Without a catalog match, a user-agent that declares itself a bot is an
-    /// [`Identity::Unknown`] bot, in this order of evidence:
-    ///
-    /// 1. a word (not a URL or e-mail address) whose name holds `crawl`, `spider` or `slurp`, or
-    ///    `bot` not followed by a letter (`NerdyBot`, `MJ12bot`, `archive.org_bot`; not
-    ///    `Bottle`). In a comment other than `(compatible; ...)`, a name with only `bot` needs a
-    ///    version (`Applebot/0.1`), so that phone models such as `CUBOT P30` stay browsers. The
-    ///    bot is named after that word;
-    /// 2. a contact (URL or e-mail address) in a `(compatible; ...)` comment: the bot is the first
-    ///    product after `compatible` (`Ezooms` in `(compatible; Ezooms/1.0; help@moz.com)`).
-    ///    Internet Explorer's `(compatible; MSIE 7.0; ...)` does not count: toolbars write URLs
-    ///    into it;
-    /// 3. a `+http` contact URL anywhere: the bot is the first product before it that is not a
-    ///    browser's (`UniversalFeedParser` in `UniversalFeedParser/4.2 +http://feedparser.org/`).
-    ///
-    /// Everything else is [`Identity::NotBot`], including generic HTTP clients.
-    ///
-    /// ```
-    /// use robots_audit_bots::{Catalog, Identity};
-    ///
-    /// let catalog = Catalog::builtin();
-    /// let ua = b"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
-    /// let Identity::Known(index) = catalog.identify(ua) else { panic!() };
-    /// assert_eq!(catalog.bots()[index].tokens, ["bingbot"]);
-    ///
-    /// let Identity::Unknown(bot) = catalog.identify(b"Mozilla/5.0 (compatible; FooBot/1.0; +http://foo.example/bot)")
-    /// else { panic!() };
-    /// assert_eq!((bot.name.as_str(), bot.tokens[0].as_str()), ("FooBot", "foobot"));
-    ///
-    /// assert_eq!(catalog.identify(b"curl/8.5.0"), Identity::NotBot);
-    /// ```
-    pub fn identify(&self, user_agent: &[u8]) -> Identity {
-        if let Some(index) = self.matcher().best(user_agent) {
-            return Identity::Known(index);
+impl Identity {
+    /// An unknown bot named `name`, with its lower-cased name as its only token.
+    fn unknown(name: String) -> Identity {
+        let token = name.to_ascii_lowercase();
+        Identity::Unknown(Bot {
+            name,
+            tokens: vec![token],
+            operator: String::new(),
+            category: Category::Other,
+        })
+    }
+}
+
+/// How a pattern is written in its catalog file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Syntax {
+    /// A literal substring (`patterns`).
+    Literal,
+    /// A regular expression (`regexes`, and every crawler-user-agents `pattern`).
+    Regex,
+}
+
+/// One compiled user-agent pattern.
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern {
+    /// As written in its file, so the catalog can be listed as it was loaded.
+    pub(crate) source: String,
+    pub(crate) syntax: Syntax,
+    /// Case-insensitive, byte-oriented.
+    pub(crate) hir: Hir,
+    /// The fewest bytes any match spans (for a literal, its length): the more, the more
+    /// specific, and the most specific matching pattern decides which bot a user-agent is.
+    pub(crate) specificity: usize,
+    /// For a pattern from a crawler-user-agents list (outranked by every curated pattern and by
+    /// the declared-bot rule): a searcher that finds where it matches, since the product the
+    /// match falls in names the bot.
+    pub(crate) locator: Option<PikeVM>,
+}
+
+impl Pattern {
+    /// Marks the pattern as imported from a crawler-user-agents list.
+    pub(crate) fn into_imported(self) -> Result<Pattern, String> {
+        // A bare NFA simulation: the locator runs once per distinct header that only an
+        // imported pattern identifies, where a full `meta::Regex` per pattern would cost far
+        // more to build for the ~1,500 patterns of a list.
+        let nfa = Compiler::new()
+            .build_from_hir(&self.hir)
+            .map_err(|error| error.to_string())?;
+        let locator = PikeVM::new_from_nfa(nfa).map_err(|error| error.to_string())?;
+        Ok(Pattern {
+            locator: Some(locator),
+            ..self
+        })
+    }
+
+    /// Where the pattern first matches in `haystack` (for imported patterns only).
+    pub(crate) fn locate(&self, haystack: &[u8]) -> Option<(usize, usize)> {
+        locate(self.locator.as_ref()?, haystack)
+    }
+}
+
+fn locate(locator: &PikeVM, haystack: &[u8]) -> Option<(usize, usize)> {
+    let mut cache = locator.create_cache();
+    locator
+        .find(&mut cache, haystack)
+        .map(|found| (found.start(), found.end()))
+}
+
+/// Parses a pattern the way every catalog pattern is matched: case-insensitive (ASCII), on
+/// bytes, so that user-agents with invalid UTF-8 still match.
+pub(crate) fn compile_pattern(source: &str, syntax: Syntax) -> Result<Pattern, String> {
+    let regex = match syntax {
+        Syntax::Literal => regex_syntax::escape(source),
+        Syntax::Regex => source.to_owned(),
+    };
+    let hir = ParserBuilder::new()
+        .case_insensitive(true)
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(&regex)
+        .map_err(|error| error.to_string())?;
+    match hir.properties().minimum_len() {
+        Some(0) => {
+            Err("it matches the empty string, so it would match every user-agent".to_owned())
         }
-        match declared::declared_name(user_agent) {
-            Some(name) => {
-                let token = name.to_ascii_lowercase();
-                Identity::Unknown(Bot {
-                    name,
-                    tokens: vec![token],
-                    operator: String::new(),
-                    category: Category::Other,
-                })
-            }
-            None => Identity::NotBot,
-        }
+        Some(specificity) => Ok(Pattern {
+            source: source.to_owned(),
+            syntax,
+            hir,
+            specificity,
+            locator: None,
+        }),
+        None => Err("it can never match".to_owned()),
     }
 }
 
 /// Which bot a pattern belongs to, and how specific it is.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Owner {
     bot: usize,
-    curated: bool,
     specificity: usize,
+    /// `Some` for an imported pattern (see [`Pattern::locator`]).
+    locator: Option<PikeVM>,
 }
 
 /// Every catalog pattern, compiled into one regex.
@@ -119,18 +180,19 @@ pub(crate) struct Matcher {
 }
 
 impl Matcher {
-    pub(crate) fn build(entries: &[Entry]) -> Result<Matcher, String> {
+    /// Compiles `(bot index, pattern)` pairs.
+    pub(crate) fn build<'a>(
+        patterns: impl IntoIterator<Item = (usize, &'a Pattern)>,
+    ) -> Result<Matcher, String> {
         let mut hirs = Vec::new();
         let mut owners = Vec::new();
-        for (bot, entry) in entries.iter().enumerate() {
-            for pattern in &entry.patterns {
-                hirs.push(&pattern.hir);
-                owners.push(Owner {
-                    bot,
-                    curated: !pattern.imported,
-                    specificity: pattern.specificity,
-                });
-            }
+        for (bot, pattern) in patterns {
+            hirs.push(&pattern.hir);
+            owners.push(Owner {
+                bot,
+                specificity: pattern.specificity,
+                locator: pattern.locator.clone(),
+            });
         }
         if hirs.is_empty() {
             return Ok(Matcher::default());
@@ -153,8 +215,9 @@ impl Matcher {
         })
     }
 
-    /// The bot of the most specific matching pattern (see the module docs).
-    pub(crate) fn best(&self, haystack: &[u8]) -> Option<usize> {
+    /// The most specific matching pattern: curated ones before imported ones, then the longest
+    /// minimum match, then the bot listed first.
+    fn best(&self, haystack: &[u8]) -> Option<&Owner> {
         let regex = self.regex.as_ref()?;
         let mut matched = PatternSet::new(regex.pattern_len());
         regex.which_overlapping_matches(&Input::new(haystack), &mut matched);
@@ -162,72 +225,64 @@ impl Matcher {
             .iter()
             .filter_map(|id: PatternID| self.owners.get(id.as_usize()))
             .max_by(|a, b| {
-                (a.curated, a.specificity)
-                    .cmp(&(b.curated, b.specificity))
+                (a.locator.is_none(), a.specificity)
+                    .cmp(&(b.locator.is_none(), b.specificity))
                     .then(b.bot.cmp(&a.bot))
             })
-            .map(|owner| owner.bot)
+    }
+}
+
+/// Identifies `user_agent` against `bots` and their compiled patterns (see the module docs).
+pub(crate) fn identify(bots: &[Bot], matcher: &Matcher, user_agent: &[u8]) -> Identity {
+    let best = matcher.best(user_agent);
+    let imported = match best {
+        Some(owner) if owner.locator.is_none() => return Identity::Known(owner.bot),
+        Some(owner) => owner.locator.as_ref().map(|locator| (owner.bot, locator)),
+        None => None,
+    };
+    if let Some(name) = declared::declared_name(user_agent) {
+        return Identity::unknown(name);
+    }
+    let Some((default_bot, locator)) = imported else {
+        return Identity::NotBot;
+    };
+    let product = locate(locator, user_agent)
+        .and_then(|(start, end)| naming::name_around(user_agent, start, end));
+    match product {
+        None => Identity::Known(default_bot),
+        Some(name) => match naming::find_bot(bots, name) {
+            Some(index) => Identity::Known(index),
+            None => Identity::unknown(name.to_owned()),
+        },
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Catalog;
-
-    fn catalog(json: &str) -> Catalog {
-        let mut catalog = Catalog::empty();
-        catalog
-            .extend_from_bytes(json.as_bytes(), "test.json")
-            .unwrap();
-        catalog
-    }
-
-    fn name(catalog: &Catalog, ua: &[u8]) -> String {
-        match catalog.identify(ua) {
-            Identity::Known(index) => catalog.bots()[index].name.clone(),
-            Identity::Unknown(bot) => format!("unknown:{}", bot.name),
-            Identity::NotBot => "-".to_owned(),
-        }
-    }
 
     #[test]
-    fn longer_patterns_win_then_catalog_order() {
-        let catalog = catalog(
-            r#"{"bots": [
-                {"name": "A", "category": "other", "tokens": ["a"], "patterns": ["Zeta"]},
-                {"name": "B", "category": "other", "tokens": ["b"], "patterns": ["Zeta-Image"]},
-                {"name": "C", "category": "other", "tokens": ["c"], "patterns": ["Omega"]},
-                {"name": "D", "category": "other", "tokens": ["d"], "regexes": ["om.ga"]},
-                {"name": "E", "category": "other", "tokens": ["e"], "regexes": ["^Start"]}
-            ]}"#,
-        );
-        let cases: &[(&[u8], &str)] = &[
-            (b"Zeta/1.0", "A"),
-            (b"Zeta-Image/1.0", "B"),
-            (b"zeta-image", "B"),
-            (b"x Zeta-Image Zeta", "B"),
-            (b"Omega", "C"),
-            (b"omxga", "D"),
-            (b"Start here", "E"),
-            (b"not at the Start", "-"),
-            (b"\xff\xfeZETA\x00", "A"),
-            (b"", "-"),
+    fn pattern_specificity_is_minimum_match_length() {
+        let cases: &[(&str, usize)] = &[
+            ("Googlebot", 9),
+            ("Googlebot\\/", 10),
+            ("^FeedFetcher-Google", 18),
+            ("AdsBot-Google([^-]|$)", 13),
+            ("[wW]get", 4),
         ];
-        for &(ua, expected) in cases {
+        for &(regex, specificity) in cases {
             assert_eq!(
-                name(&catalog, ua),
-                expected,
-                "{}",
-                String::from_utf8_lossy(ua)
+                compile_pattern(regex, Syntax::Regex).map(|p| p.specificity),
+                Ok(specificity),
+                "{regex}"
             );
         }
     }
 
     #[test]
-    fn an_empty_catalog_still_finds_declared_bots() {
-        let catalog = Catalog::empty();
-        assert_eq!(name(&catalog, b"Googlebot/2.1"), "unknown:Googlebot");
-        assert_eq!(name(&catalog, b"Mozilla/5.0 (X11; Linux x86_64)"), "-");
+    fn patterns_that_match_everything_or_nothing_are_rejected() {
+        for regex in ["", "a*", "(?:)", "[^\\x00-\\xFF]", "foo("] {
+            assert!(compile_pattern(regex, Syntax::Regex).is_err(), "{regex}");
+        }
     }
 }

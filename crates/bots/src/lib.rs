@@ -1,7 +1,7 @@
 //! Crawler identity for robots-audit: which bot sent a request, which robots.txt tokens it
 //! answers to, and whether its IP address is really the operator's.
 //!
-//! * [`Catalog`]: the crawler catalog, built in (`data/catalog.json`, over 100 crawlers) and
+//! * [`Catalog`]: the crawler catalog, built in (`data/catalog.json`, over 120 crawlers) and
 //!   extensible from the project's own JSON format or the public crawler-user-agents JSON.
 //! * [`Catalog::identify`]: a User-Agent header to an [`Identity`]: a catalog bot, an unknown
 //!   bot that declares itself one (named after its product token), or not a bot.
@@ -23,7 +23,38 @@
 //! assert_eq!(verifier.verify(bot, b"203.0.113.9"), Verification::Spoofed);
 //! ```
 //!
+//! # Identification
+//!
+//! [`Catalog::identify`] decides a header by the first of these that applies:
+//!
+//! 1. a pattern of the catalog's own format (built in or loaded): the bot of the most specific
+//!    matching pattern (the longest minimum match, for a literal its length:
+//!    `Googlebot-Image` beats `Googlebot`), then the bot listed first;
+//! 2. the declared-bot rule below: an unknown bot named after its product token;
+//! 3. a pattern imported from a crawler-user-agents list: the product the match falls in, read
+//!    in the header itself (the catalog bot of that name, else an unknown bot of that name).
+//!
+//! So loading a list never changes the name or robots tokens of a header that the catalog's own
+//! patterns or the declared-bot rule identify; it only turns headers that would not be bots
+//! into bots. Everything else is [`Identity::NotBot`].
+//!
+//! # Who counts as a bot
+//!
+//! A bot is a program that fetches pages on its own for an operator who can be asked to obey
+//! robots.txt. Without a catalog entry, a header counts as one when it names its own product
+//! next to evidence that it is a bot: a name with `bot`, `crawl`, `spider` or `slurp`; a contact
+//! (URL or e-mail address) in a `(compatible; ...)` comment; or a `+http` contact URL. Browsers,
+//! people's own applications (desktop feed readers, desktop search tools) and generic software
+//! that any program embeds (HTTP libraries such as `curl`, `python-requests` or `node-fetch`,
+//! feed-parsing libraries, configuration-management clients) are not bots, even with their
+//! project's URL in the header. The rule, case by case, is the module documentation of
+//! `src/declared.rs`; `tests/who_is_a_bot.rs` checks it on the 300 most frequent headers of real
+//! logs.
+//!
 //! # The catalog format
+//!
+//! A catalog file (`--bots FILE`, and the built-in `data/catalog.json`) is a JSON object with a
+//! `bots` array (an optional `description` string beside it), or that array alone:
 //!
 //! ```json
 //! {"bots": [
@@ -34,29 +65,45 @@
 //! ]}
 //! ```
 //!
-//! `tokens` are the robots.txt product tokens the operator documents, in fallback order and
-//! lower case; a token cannot hold whitespace, `/`, `*`, `;` or `#`, because a robots.txt group
-//! name ends there (so `Sogou web spider` answers to `sogou`). `patterns` are literal substrings
-//! and `regexes` regular expressions of the User-Agent header, both matched ignoring ASCII case on
-//! raw bytes. An entry without patterns is known only by its token (`Google-Extended`,
-//! `Applebot-Extended`: robots.txt switches, never sent as a user-agent). `examples` must
-//! identify as their entry; loading checks it. `category` is one of `search`, `ai-training`,
-//! `ai-search`, `ai-assistant`, `seo`, `social`, `archive`, `monitor`, `other`.
+//! | field | required | meaning |
+//! | --- | --- | --- |
+//! | `name` | yes | the bot's canonical name, as reports show it; unique ignoring ASCII case. An entry with the name of a loaded bot replaces it in place |
+//! | `operator` | no | who runs it (`Google`); empty when unknown |
+//! | `category` | yes | `search`, `ai-training`, `ai-search`, `ai-assistant`, `seo`, `social`, `archive`, `monitor` or `other` |
+//! | `tokens` | yes | the robots.txt product tokens the operator documents, in fallback order: the first that some group of a robots.txt names selects the rules. Compared ignoring ASCII case; a token cannot hold whitespace, `/`, `*`, `;` or `#`, because a group name ends there (so `Sogou web spider` answers to `sogou`) |
+//! | `patterns` | no | literal substrings of the User-Agent header |
+//! | `regexes` | no | regular expressions of the header (Rust `regex` syntax; unanchored unless written with `^` or `$`) |
+//! | `examples` | no | real headers of the bot; each must identify as this entry, and loading a file checks it |
 //!
-//! # Precedence
+//! Patterns and regexes are matched ignoring ASCII case, on the header's raw bytes. A pattern
+//! that matches the empty string (it would match every header) is refused. An entry without
+//! patterns is known only by its tokens (`Google-Extended`, `Applebot-Extended`: robots.txt
+//! switches, never sent as a user-agent). Unknown fields are errors, named with the file and
+//! the entry.
 //!
-//! When patterns of several bots match, the most specific wins: the catalog's own patterns
-//! before imported crawler-user-agents patterns, then the pattern with the longest minimum match
-//! (for a literal, its length), then the bot listed first. See [`Catalog::identify`].
+//! A file in the public crawler-user-agents format (an array of
+//! `{"pattern": ..., "instances": [...], ...}`) loads too: each `pattern` is a regular
+//! expression, and each product its matches fall in within `instances` becomes a bot (category
+//! `other`, no operator, the product's lower-cased name as its only token) unless the catalog
+//! already has a bot of that name or first token. Its other fields are ignored.
+//!
+//! [`Catalog::render_json`] prints a catalog in this format (`robots-audit bots --json`), and
+//! [`Catalog::render_table`] as a table (`robots-audit bots`).
 
+#![warn(missing_docs)]
+
+mod bot;
 mod catalog;
+mod crawler_user_agents;
 mod declared;
 mod error;
 mod identify;
+mod listing;
 mod naming;
 mod verify;
 
-pub use catalog::{Bot, Catalog, Category};
+pub use bot::{Bot, Category};
+pub use catalog::Catalog;
 pub use error::{LoadError, Position};
 pub use identify::Identity;
 pub use verify::{BotRanges, Verification, Verifier};

@@ -1,8 +1,7 @@
-//! Product names: reading a bot's name out of a user-agent word or out of an imported pattern.
+//! Product names: reading a bot's name out of a user-agent word, out of the place a pattern
+//! matched, or out of an imported pattern's text; and finding the bot a name denotes.
 
-use regex_automata::nfa::thompson::Compiler;
-use regex_automata::nfa::thompson::pikevm::PikeVM;
-use regex_syntax::hir::Hir;
+use crate::bot::Bot;
 
 /// Bytes a product name is made of. Narrower than RFC 9110's `tchar` on purpose: it keeps the
 /// names that real crawlers use (`archive.org_bot`, `MJ12bot`, `Googlebot-Image`) and leaves
@@ -44,47 +43,11 @@ fn trim_name(name: &[u8]) -> &[u8] {
     name.get(..end).unwrap_or_default()
 }
 
-/// The bot name for an imported crawler-user-agents pattern: the product name that the pattern
-/// hits in most of its example `instances` (the earliest on a tie), or, when it hits none, the
-/// longest name-like word of the pattern itself. `Googlebot\/` with instance
-/// `Googlebot/2.1 (+http://www.google.com/bot.html)` gives `Googlebot`.
-pub(crate) fn imported_name(pattern: &str, hir: &Hir, instances: &[String]) -> Option<String> {
-    let mut votes: Vec<(&str, usize)> = Vec::new();
-    // A bare NFA simulation: an import names about 1,500 patterns, each searched in a couple of
-    // short strings, where building a full `meta::Regex` per pattern would cost far more time.
-    let matcher = Compiler::new()
-        .build_from_hir(hir)
-        .ok()
-        .filter(|_| !instances.is_empty())
-        .and_then(|nfa| PikeVM::new_from_nfa(nfa).ok());
-    if let Some(vm) = matcher {
-        let mut cache = vm.create_cache();
-        for instance in instances {
-            let bytes = instance.as_bytes();
-            let Some(found) = vm.find(&mut cache, bytes) else {
-                continue;
-            };
-            let Some(name) = name_around(bytes, found.start(), found.end()) else {
-                continue;
-            };
-            match votes.iter_mut().find(|(seen, _)| *seen == name) {
-                Some((_, count)) => *count += 1,
-                None => votes.push((name, 1)),
-            }
-        }
-    }
-    // `max_by_key` keeps the last of equal maxima; reversing keeps the earliest.
-    if let Some((name, _)) = votes.iter().rev().max_by_key(|(_, count)| *count) {
-        return Some((*name).to_owned());
-    }
-    longest_word(pattern)
-}
-
 /// The name run of `bytes` that the match `start..end` begins in (or the first one inside the
 /// match), extended to its full width: a match of `get` inside `WGETbot/1.0` gives `WGETbot`.
 /// A match inside a URL or an e-mail address names nothing (`msnbot` in
 /// `+http://search.msn.com/msnbot.htm` is not a product).
-fn name_around(bytes: &[u8], start: usize, end: usize) -> Option<&str> {
+pub(crate) fn name_around(bytes: &[u8], start: usize, end: usize) -> Option<&str> {
     let inside = bytes.get(start..end)?;
     let first = start + inside.iter().position(|&b| is_name_byte(b))?;
     let before = bytes.get(..first)?;
@@ -133,7 +96,7 @@ pub(crate) fn starts_with_ignore_case(haystack: &[u8], prefix: &[u8]) -> bool {
 
 /// The longest name-like word of a pattern's source, after undoing `\` escapes of punctuation
 /// (`archive\.org_bot` reads as `archive.org_bot`).
-fn longest_word(pattern: &str) -> Option<String> {
+pub(crate) fn longest_word(pattern: &str) -> Option<String> {
     let mut unescaped = Vec::with_capacity(pattern.len());
     let mut bytes = pattern.bytes();
     while let Some(byte) = bytes.next() {
@@ -165,10 +128,21 @@ fn longest_word(pattern: &str) -> Option<String> {
     best.map(str::to_owned)
 }
 
+/// The bot whose name, or first robots.txt token, is `name` (ignoring ASCII case): the bot a
+/// product of that name is.
+pub(crate) fn find_bot(bots: &[Bot], name: &str) -> Option<usize> {
+    bots.iter().position(|bot| {
+        bot.name.eq_ignore_ascii_case(name)
+            || bot
+                .tokens
+                .first()
+                .is_some_and(|token| token.eq_ignore_ascii_case(name))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::compile_pattern;
 
     #[test]
     fn leading_names() {
@@ -189,66 +163,15 @@ mod tests {
     }
 
     #[test]
-    fn imported_names() {
-        let cases: &[(&str, &[&str], &str)] = &[
-            (
-                "Googlebot\\/",
-                &["Googlebot/2.1 (+http://www.google.com/bot.html)"],
-                "Googlebot",
-            ),
-            (
-                "[wW]get",
-                &[
-                    "WGETbot/1.0 (+http://wget.alanreed.org)",
-                    "Wget/1.14 (linux-gnu)",
-                    "Wget/1.21",
-                ],
-                "Wget",
-            ),
-            (
-                "msnbot",
-                &[
-                    "adidxbot/1.1 (+http://search.msn.com/msnbot.htm)",
-                    "msnbot/2.0b",
-                    "msnbot-media/1.1",
-                ],
-                "msnbot",
-            ),
-            (
-                "AdsBot-Google([^-]|$)",
-                &["AdsBot-Google (+http://www.google.com/adsbot.html)"],
-                "AdsBot-Google",
-            ),
-            (
-                "Slurp",
-                &[
-                    "Mozilla/5.0 (compatible; Yahoo! Slurp; http://help.yahoo.com/help/us/ysearch/slurp)",
-                ],
-                "Slurp",
-            ),
-            ("archive\\.org_bot", &[], "archive.org_bot"),
-            ("^Seekbot", &["nothing that matches"], "Seekbot"),
-            ("Mediapartners \\(Googlebot\\)", &[], "Mediapartners"),
-            (
-                "008\\/",
-                &["Mozilla/5.0 (compatible; 008/0.83; http://www.80legs.com/webcrawler.html)"],
-                "008",
-            ),
+    fn longest_words_of_patterns() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("archive\\.org_bot", Some("archive.org_bot")),
+            ("^Seekbot", Some("Seekbot")),
+            ("Mediapartners \\(Googlebot\\)", Some("Mediapartners")),
+            ("\\d+\\.\\d+", None),
         ];
-        for &(pattern, instances, expected) in cases {
-            let compiled = compile_pattern(pattern).unwrap();
-            let instances: Vec<String> = instances.iter().map(|s| (*s).to_owned()).collect();
-            assert_eq!(
-                imported_name(pattern, &compiled.hir, &instances).as_deref(),
-                Some(expected),
-                "{pattern}"
-            );
+        for &(pattern, expected) in cases {
+            assert_eq!(longest_word(pattern).as_deref(), expected, "{pattern}");
         }
-    }
-
-    #[test]
-    fn a_pattern_without_letters_or_digits_has_no_name() {
-        let compiled = compile_pattern("\\d+\\.\\d+").unwrap();
-        assert_eq!(imported_name("\\d+\\.\\d+", &compiled.hir, &[]), None);
     }
 }

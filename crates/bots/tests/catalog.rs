@@ -476,20 +476,23 @@ fn crawler_user_agents_import() {
     let before = catalog.bots().len();
     assert_eq!(
         catalog.extend_from_file(&fixture("crawler_user_agents.json")),
-        Ok(6)
+        Ok(8)
     );
-    // Googlebot and msnbot join the built-in bots; four new bots are appended.
-    assert_eq!(catalog.bots().len(), before + 4);
+    // Googlebot, msnbot and YandexBot join the built-in bots; Zoombot-News, Zoombot-Image,
+    // Python-urllib, psbot-image, psbot-page, psbot, arabot and Nosuch.Fetcher are appended.
+    assert_eq!(catalog.bots().len(), before + 8);
     let cases: &[(&str, &str)] = &[
         (
             "Googlebot/2.1 (+http://www.google.com/bot.html)",
             "Googlebot",
         ),
+        // Declared bots keep the name of their own product token: never the name of another
+        // product the same pattern matches.
         (
             "Zoombot-News/1.2 (+https://zoom.example/bot)",
-            "Zoombot-News",
+            "unknown:Zoombot-News",
         ),
-        ("zoombot-image/2.0", "Zoombot-News"),
+        ("zoombot-image/2.0", "unknown:zoombot-image"),
         ("Python-urllib/3.12", "Python-urllib"),
         ("msnbot/1.1", "MSNBot"),
         (
@@ -497,11 +500,20 @@ fn crawler_user_agents_import() {
             "AdIdxBot",
         ),
         ("Nosuch.Fetcher/0.1", "Nosuch.Fetcher"),
+        // `psbot` and `arabot` match inside other products' names: never renamed to them.
+        (
+            "psbot/0.1 (+http://www.picsearch.com/bot.html)",
+            "unknown:psbot",
+        ),
+        (
+            "Mozilla/5.0 (compatible; Clarabot/1.4; +http://www.clarabot.info/bots)",
+            "unknown:Clarabot",
+        ),
         ("x Nosuch.Fetcher/0.1", "-"),
-        // Named after the pattern (its only instance hits a URL); curated patterns outrank it.
+        // The list's pattern hits the URL; the header declares its own product.
         (
             "Mozilla/5.0 (compatible; NewThing; +http://yandex.com/bots)",
-            "yandex.com",
+            "unknown:NewThing",
         ),
         (
             "Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)",

@@ -178,11 +178,8 @@ fn unknown_bots_are_named_after_their_product_token() {
             "unknown:Zooms-like",
         ),
         ("my-spider/3.2", "unknown:my-spider"),
+        // A crawling framework's default header: whatever runs it is crawling.
         ("Scrapy/2.11.0 (+https://scrapy.org)", "unknown:Scrapy"),
-        (
-            "UniversalFeedParser/4.2-pre-314-svn +http://feedparser.org/",
-            "unknown:UniversalFeedParser",
-        ),
     ]);
     let Identity::Unknown(bot) =
         CATALOG.identify(b"Mozilla/5.0 (compatible; FooBot/1.0; +http://foo.example/bot)")
@@ -243,6 +240,23 @@ fn browsers_and_http_libraries_are_not_bots() {
         ("Apache-HttpClient/4.5.13 (Java/17.0.2)", "-"),
         ("MobileSafari/604.1 CFNetwork/978.0.7 Darwin/18.7.0", "-"),
         ("Tiny Tiny RSS/1.11 (http://tt-rss.org/)", "-"),
+        // Generic software that names its project's page (see declared.rs).
+        (
+            "UniversalFeedParser/4.2-pre-314-svn +http://feedparser.org/",
+            "-",
+        ),
+        (
+            "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)",
+            "-",
+        ),
+        (
+            "Chef Client/10.18.2 (ruby-1.9.3-p327; ohai-6.16.0; x86_64-linux; +http://opscode.com)",
+            "-",
+        ),
+        (
+            "Mozilla/5.0 (compatible; Google Desktop/5.9.1005.12335; http://desktop.google.com/)",
+            "-",
+        ),
         ("-", "-"),
         ("", "-"),
     ]);
@@ -260,6 +274,101 @@ fn invalid_utf8_and_control_bytes_are_data() {
     );
     assert_eq!(identified(b"\xff\xfe\xfd"), "-");
     assert_eq!(identified(b"\xe2\x80 WeirdBot/1 \xe2"), "unknown:WeirdBot");
+}
+
+fn catalog(json: &str) -> Catalog {
+    let mut catalog = Catalog::empty();
+    catalog
+        .extend_from_bytes(json.as_bytes(), "test.json")
+        .unwrap();
+    catalog
+}
+
+fn name(catalog: &Catalog, ua: &[u8]) -> String {
+    match catalog.identify(ua) {
+        Identity::Known(index) => catalog.bots()[index].name.clone(),
+        Identity::Unknown(bot) => format!("unknown:{}", bot.name),
+        Identity::NotBot => "-".to_owned(),
+    }
+}
+
+#[test]
+fn longer_patterns_win_then_catalog_order() {
+    let catalog = catalog(
+        r#"{"bots": [
+            {"name": "A", "category": "other", "tokens": ["a"], "patterns": ["Zeta"]},
+            {"name": "B", "category": "other", "tokens": ["b"], "patterns": ["Zeta-Image"]},
+            {"name": "C", "category": "other", "tokens": ["c"], "patterns": ["Omega"]},
+            {"name": "D", "category": "other", "tokens": ["d"], "regexes": ["om.ga"]},
+            {"name": "E", "category": "other", "tokens": ["e"], "regexes": ["^Start"]}
+        ]}"#,
+    );
+    let cases: &[(&[u8], &str)] = &[
+        (b"Zeta/1.0", "A"),
+        (b"Zeta-Image/1.0", "B"),
+        (b"zeta-image", "B"),
+        (b"x Zeta-Image Zeta", "B"),
+        (b"Omega", "C"),
+        (b"omxga", "D"),
+        (b"Start here", "E"),
+        (b"not at the Start", "-"),
+        (b"\xff\xfeZETA\x00", "A"),
+        (b"", "-"),
+    ];
+    for &(ua, expected) in cases {
+        assert_eq!(
+            name(&catalog, ua),
+            expected,
+            "{}",
+            String::from_utf8_lossy(ua)
+        );
+    }
+}
+
+#[test]
+fn an_empty_catalog_still_finds_declared_bots() {
+    let catalog = Catalog::empty();
+    assert_eq!(name(&catalog, b"Googlebot/2.1"), "unknown:Googlebot");
+    assert_eq!(name(&catalog, b"Mozilla/5.0 (X11; Linux x86_64)"), "-");
+}
+
+/// Imported patterns come after the declared-bot rule, and name the product they hit.
+#[test]
+fn imported_patterns_name_the_product_they_match_in() {
+    let catalog = catalog(
+        r#"[
+            {"pattern": "arabot", "instances": []},
+            {"pattern": "psbot", "instances": ["psbot-image (+http://www.picsearch.com/bot.html)", "psbot/0.1 (+http://www.picsearch.com/bot.html)"]},
+            {"pattern": "[wW]get", "instances": ["Wget/1.21"]},
+            {"pattern": "example\\.org\\/agent", "instances": ["Mozilla/5.0 (X11; Linux) Fetchy/2 (http://example.org/agent)"]}
+        ]"#,
+    );
+    let cases: &[(&[u8], &str)] = &[
+        // Declared bots keep the name the declared-bot rule gives them.
+        (
+            b"Mozilla/5.0 (compatible; Clarabot/1.4; +http://www.clarabot.info/bots)",
+            "unknown:Clarabot",
+        ),
+        (
+            b"psbot/0.1 (+http://www.picsearch.com/bot.html)",
+            "unknown:psbot",
+        ),
+        // Only the list says these are bots: named after the product the match is in.
+        (b"Wget/1.20.3 (darwin18.6.0)", "Wget"),
+        (b"GNU wget2/2.0", "unknown:wget2"),
+        (b"Arabot-ish/1 (X11)", "unknown:Arabot-ish"),
+        // A match inside a URL: the product the instances name.
+        (b"Fetchy/3 (http://example.org/agent)", "Fetchy"),
+        (b"Mozilla/5.0 (X11; Linux x86_64)", "-"),
+    ];
+    for &(ua, expected) in cases {
+        assert_eq!(
+            name(&catalog, ua),
+            expected,
+            "{}",
+            String::from_utf8_lossy(ua)
+        );
+    }
 }
 
 proptest! {
