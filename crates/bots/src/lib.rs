@@ -51,6 +51,7 @@
 
 mod catalog;
 mod declared;
+pub mod dns;
 mod error;
 mod identify;
 mod naming;
