@@ -294,9 +294,10 @@ impl DnsResolver {
         };
         let concurrency = config.concurrency.max(1);
         let options = builder.options_mut();
-        // Two tries, each with half the time, so one lost UDP datagram is not an unknown;
-        // `look_up` also bounds the whole lookup by `timeout`.
-        options.attempts = 2;
+        // A query that fails (no answer, SERVFAIL) is sent once more, each try with half the
+        // time, so one lost UDP datagram is not an unknown; `bounded` also caps the whole lookup
+        // at `timeout`. A negative answer (NXDOMAIN, no record) is never retried.
+        options.attempts = 1;
         options.timeout = (config.timeout / 2).max(Duration::from_millis(1));
         // The hosts file says nothing about who operates an address.
         options.use_hosts_file = ResolveHosts::Never;
