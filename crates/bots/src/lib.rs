@@ -96,6 +96,7 @@ mod bot;
 mod catalog;
 mod crawler_user_agents;
 mod declared;
+pub mod dns;
 mod error;
 mod identify;
 mod listing;

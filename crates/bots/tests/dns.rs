@@ -1,0 +1,783 @@
+//! Forward-confirmed reverse DNS against a DNS server each test starts on 127.0.0.1 (hickory-server
+//! with in-memory zones), and the DNS cache file.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use hickory_server::Server;
+use hickory_server::net::runtime::Time;
+use hickory_server::proto::op::{Header, HeaderCounts, ResponseCode};
+use hickory_server::proto::rr::rdata::{A, AAAA, PTR, SOA};
+use hickory_server::proto::rr::{LowerName, Name, RData, Record, RecordType};
+use hickory_server::server::{Request, RequestHandler, ResponseHandler, ResponseInfo};
+use hickory_server::store::in_memory::InMemoryZoneHandler;
+use hickory_server::zone_handler::{AxfrPolicy, Catalog, MessageResponseBuilder, ZoneType};
+use jiff::{SignedDuration, Timestamp};
+use nix::sys::resource::{UsageWho, getrusage};
+use nix::sys::time::TimeValLike;
+use robots_audit_bots::dns::{
+    DnsCache, DnsClaim, DnsConfig, DnsError, DnsRecord, DnsResolver, DnsVerdict, DnsVerifier,
+    NameServers, Refutation, UnknownCause,
+};
+
+/// Every test ends within this, or fails.
+const TEST_LIMIT: Duration = Duration::from_secs(60);
+
+/// Runs `test` on its own thread and fails if it takes longer than `limit`.
+fn within<T: Send + 'static>(limit: Duration, test: impl FnOnce() -> T + Send + 'static) -> T {
+    let (sender, receiver) = mpsc::channel();
+    let handle = thread::spawn(move || {
+        let _ = sender.send(test());
+    });
+    match receiver.recv_timeout(limit) {
+        Ok(value) => value,
+        Err(mpsc::RecvTimeoutError::Disconnected) => match handle.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => unreachable!("the test thread sends its result before it ends"),
+        },
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("the test took longer than {limit:?}"),
+    }
+}
+
+fn name(text: &str) -> Name {
+    Name::from_str(text).unwrap()
+}
+
+fn ip(text: &str) -> IpAddr {
+    text.parse().unwrap()
+}
+
+/// A zone's records: `(owner name, data)`.
+type ZoneRecords = Vec<(Name, RData)>;
+
+/// The DNS data the tests ask about.
+struct Zones {
+    forward: HashMap<&'static str, ZoneRecords>,
+    reverse_v4: ZoneRecords,
+    reverse_v6: ZoneRecords,
+}
+
+impl Zones {
+    fn new() -> Self {
+        Zones {
+            forward: HashMap::new(),
+            reverse_v4: Vec::new(),
+            reverse_v6: Vec::new(),
+        }
+    }
+
+    fn ptr(&mut self, address: &str, host: &str) -> &mut Self {
+        let address = ip(address);
+        let record = (Name::from(address), RData::PTR(PTR(name(host))));
+        match address {
+            IpAddr::V4(_) => self.reverse_v4.push(record),
+            IpAddr::V6(_) => self.reverse_v6.push(record),
+        }
+        self
+    }
+
+    fn host(&mut self, zone: &'static str, host: &str, address: &str) -> &mut Self {
+        let data = match ip(address) {
+            IpAddr::V4(v4) => RData::A(A(v4)),
+            IpAddr::V6(v6) => RData::AAAA(AAAA(v6)),
+        };
+        self.forward
+            .entry(zone)
+            .or_default()
+            .push((name(host), data));
+        self
+    }
+}
+
+/// The DNS world of the tests.
+///
+/// | IP | PTR | forward |
+/// | --- | --- | --- |
+/// | 66.249.66.1 | crawl-66-249-66-1.googlebot.com | A 66.249.66.1 (genuine) |
+/// | 66.249.66.2 | other.example.net and crawl-66-249-66-2.googlebot.com | A 66.249.66.2 |
+/// | 66.249.66.3 | Crawl-66-249-66-3.GoogleBot.COM | A 66.249.66.3 (case differs) |
+/// | 203.0.113.7 | crawl-fake.googlebot.com | A 66.249.66.200 (spoof) |
+/// | 203.0.113.8 | ghost.googlebot.com | none: NXDOMAIN (spoof) |
+/// | 198.51.100.9 | host-198-51-100-9.example.net | A 198.51.100.9 (outside the suffixes) |
+/// | 192.0.2.55 | none: NXDOMAIN | |
+/// | 192.0.2.66 | SERVFAIL | |
+/// | 2001:4860:4801:10::1 | crawl-v6.googlebot.com | AAAA 2001:4860:4801:10::1 (genuine) |
+/// | 2001:db8::7 | crawl-fake-v6.googlebot.com | AAAA 2001:db8::8 (spoof) |
+fn world() -> Zones {
+    let mut zones = Zones::new();
+    zones
+        .ptr("66.249.66.1", "crawl-66-249-66-1.googlebot.com.")
+        .host(
+            "googlebot.com.",
+            "crawl-66-249-66-1.googlebot.com.",
+            "66.249.66.1",
+        )
+        .ptr("66.249.66.2", "other.example.net.")
+        .ptr("66.249.66.2", "crawl-66-249-66-2.googlebot.com.")
+        .host(
+            "googlebot.com.",
+            "crawl-66-249-66-2.googlebot.com.",
+            "66.249.66.2",
+        )
+        .host("example.net.", "other.example.net.", "66.249.66.2")
+        .ptr("66.249.66.3", "Crawl-66-249-66-3.GoogleBot.COM.")
+        .host(
+            "googlebot.com.",
+            "crawl-66-249-66-3.googlebot.com.",
+            "66.249.66.3",
+        )
+        .ptr("203.0.113.7", "crawl-fake.googlebot.com.")
+        .host(
+            "googlebot.com.",
+            "crawl-fake.googlebot.com.",
+            "66.249.66.200",
+        )
+        .ptr("203.0.113.8", "ghost.googlebot.com.")
+        .ptr("198.51.100.9", "host-198-51-100-9.example.net.")
+        .host(
+            "example.net.",
+            "host-198-51-100-9.example.net.",
+            "198.51.100.9",
+        )
+        .ptr("2001:4860:4801:10::1", "crawl-v6.googlebot.com.")
+        .host(
+            "googlebot.com.",
+            "crawl-v6.googlebot.com.",
+            "2001:4860:4801:10::1",
+        )
+        .ptr("2001:db8::7", "crawl-fake-v6.googlebot.com.")
+        .host(
+            "googlebot.com.",
+            "crawl-fake-v6.googlebot.com.",
+            "2001:db8::8",
+        );
+    zones
+}
+
+const SERVFAIL_IP: &str = "192.0.2.66";
+
+fn zone(origin: &str, records: &[(Name, RData)]) -> Arc<InMemoryZoneHandler> {
+    let origin = name(origin);
+    let mut handler =
+        InMemoryZoneHandler::empty(origin.clone(), ZoneType::Primary, AxfrPolicy::Deny);
+    let soa = SOA::new(
+        name("ns.test."),
+        name("hostmaster.test."),
+        1,
+        3600,
+        600,
+        86400,
+        60,
+    );
+    assert!(handler.upsert_mut(Record::from_rdata(origin, 3600, RData::SOA(soa)), 1));
+    for (owner, data) in records {
+        assert!(handler.upsert_mut(Record::from_rdata(owner.clone(), 300, data.clone()), 1));
+    }
+    Arc::new(handler)
+}
+
+/// What the server was asked: `(lower-case name, type)` and how often.
+type QueryLog = Arc<Mutex<HashMap<(String, RecordType), usize>>>;
+
+/// The zones' catalog, counting every query and answering SERVFAIL for the names in `servfail`.
+struct CountingHandler {
+    catalog: Catalog,
+    queries: QueryLog,
+    servfail: Vec<LowerName>,
+}
+
+#[async_trait::async_trait]
+impl RequestHandler for CountingHandler {
+    async fn handle_request<R: ResponseHandler, T: Time>(
+        &self,
+        request: &Request,
+        mut response_handle: R,
+    ) -> ResponseInfo {
+        if let Ok(info) = request.request_info() {
+            let key = (info.query.name().to_string(), info.query.query_type());
+            *self.queries.lock().unwrap().entry(key).or_default() += 1;
+            if self.servfail.contains(info.query.name()) {
+                let response = MessageResponseBuilder::new(&request.queries, None)
+                    .error_msg(&request.metadata, ResponseCode::ServFail);
+                return match response_handle.send_response(response).await {
+                    Ok(info) => info,
+                    Err(_) => ResponseInfo::from(Header {
+                        metadata: request.metadata,
+                        counts: HeaderCounts::default(),
+                    }),
+                };
+            }
+        }
+        self.catalog
+            .handle_request::<R, T>(request, response_handle)
+            .await
+    }
+}
+
+/// A DNS server on 127.0.0.1 (ephemeral port) serving `zones`, stopped when dropped.
+struct TestServer {
+    address: SocketAddr,
+    queries: QueryLog,
+    stop: Option<Box<dyn FnOnce() + Send>>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl TestServer {
+    fn start(zones: &Zones) -> Self {
+        let mut catalog = Catalog::new();
+        for (origin, records) in &zones.forward {
+            catalog.upsert(LowerName::from(name(origin)), vec![zone(origin, records)]);
+        }
+        catalog.upsert(
+            LowerName::from(name("in-addr.arpa.")),
+            vec![zone("in-addr.arpa.", &zones.reverse_v4)],
+        );
+        catalog.upsert(
+            LowerName::from(name("ip6.arpa.")),
+            vec![zone("ip6.arpa.", &zones.reverse_v6)],
+        );
+        let queries = QueryLog::default();
+        let handler = CountingHandler {
+            catalog,
+            queries: queries.clone(),
+            servfail: vec![LowerName::from(Name::from(ip(SERVFAIL_IP)))],
+        };
+        let (ready, started) = mpsc::channel();
+        let thread = thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let socket = tokio::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
+                    .await
+                    .unwrap();
+                let address = socket.local_addr().unwrap();
+                let mut server = Server::new(handler);
+                server.register_socket(socket);
+                let token = server.shutdown_token().clone();
+                let stop: Box<dyn FnOnce() + Send> = Box::new(move || token.cancel());
+                ready.send((address, stop)).unwrap();
+                let _ = server.block_until_done().await;
+            });
+        });
+        let (address, stop) = started.recv_timeout(Duration::from_secs(10)).unwrap();
+        TestServer {
+            address,
+            queries,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    fn resolver(&self, concurrency: usize) -> DnsResolver {
+        DnsResolver::new(&DnsConfig {
+            name_servers: NameServers::Addresses(vec![self.address]),
+            timeout: Duration::from_secs(5),
+            concurrency,
+        })
+        .unwrap()
+    }
+
+    /// How often the server was asked for the reverse name of `address`.
+    fn ptr_queries(&self, address: &str) -> usize {
+        let reverse = Name::from(ip(address)).to_string().to_ascii_lowercase();
+        self.count(&reverse, RecordType::PTR)
+    }
+
+    fn count(&self, name: &str, record_type: RecordType) -> usize {
+        let queries = self.queries.lock().unwrap();
+        queries
+            .get(&(name.to_owned(), record_type))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn total_queries(&self) -> usize {
+        self.queries.lock().unwrap().values().sum()
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            stop();
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn google() -> Vec<String> {
+    vec!["googlebot.com".to_owned(), "google.com".to_owned()]
+}
+
+fn claims<'a>(ips: &[&str], suffixes: &'a [String]) -> Vec<DnsClaim<'a>> {
+    ips.iter()
+        .map(|address| DnsClaim {
+            ip: ip(address),
+            suffixes,
+        })
+        .collect()
+}
+
+fn confirmed(ptr: &str) -> DnsVerdict {
+    DnsVerdict::Confirmed {
+        ptr: ptr.to_owned(),
+    }
+}
+
+fn refuted(refutation: Refutation) -> DnsVerdict {
+    DnsVerdict::NotConfirmed(refutation)
+}
+
+fn outside(ptr: &str) -> DnsVerdict {
+    refuted(Refutation::OutsideSuffixes {
+        ptr: ptr.to_owned(),
+    })
+}
+
+fn mismatch(ptr: &str) -> DnsVerdict {
+    refuted(Refutation::ForwardMismatch {
+        ptr: ptr.to_owned(),
+    })
+}
+
+fn now() -> Timestamp {
+    "2026-11-23T12:00:00Z".parse().unwrap()
+}
+
+#[test]
+fn every_kind_of_answer_gets_its_verdict() {
+    within(TEST_LIMIT, || {
+        let server = TestServer::start(&world());
+        let suffixes = google();
+        let table = [
+            ("66.249.66.1", confirmed("crawl-66-249-66-1.googlebot.com")),
+            ("66.249.66.2", confirmed("crawl-66-249-66-2.googlebot.com")),
+            ("66.249.66.3", confirmed("crawl-66-249-66-3.googlebot.com")),
+            (
+                "::ffff:66.249.66.1",
+                confirmed("crawl-66-249-66-1.googlebot.com"),
+            ),
+            ("2001:4860:4801:10::1", confirmed("crawl-v6.googlebot.com")),
+            ("203.0.113.7", mismatch("crawl-fake.googlebot.com")),
+            ("203.0.113.8", mismatch("ghost.googlebot.com")),
+            ("2001:db8::7", mismatch("crawl-fake-v6.googlebot.com")),
+            ("198.51.100.9", outside("host-198-51-100-9.example.net")),
+            ("192.0.2.55", refuted(Refutation::NoPtr)),
+        ];
+        let ips: Vec<&str> = table.iter().map(|(address, _)| *address).collect();
+        let mut verifier = DnsVerifier::online(server.resolver(4), DnsCache::new(), Duration::MAX);
+        let verdicts = verifier.verify_at(&claims(&ips, &suffixes), now());
+        for ((address, expected), verdict) in table.iter().zip(&verdicts) {
+            assert_eq!(verdict, expected, "{address}");
+        }
+        // The mapped address is the IPv4 one: 9 distinct IPs.
+        assert_eq!(verifier.lookups(), 9);
+
+        // SERVFAIL is no answer either way: unknown, and not cached.
+        let verdicts = verifier.verify_at(&claims(&[SERVFAIL_IP], &suffixes), now());
+        match &verdicts[0] {
+            DnsVerdict::Unknown(UnknownCause::Failure(message)) => {
+                assert!(message.contains("Server Failure"), "{message}")
+            }
+            other => panic!("SERVFAIL gave {other:?}"),
+        }
+        assert!(verifier.cache().get(ip(SERVFAIL_IP)).is_none());
+        assert_eq!(verifier.cache().len(), 9);
+    });
+}
+
+#[test]
+fn suffixes_come_from_the_claim() {
+    within(TEST_LIMIT, || {
+        let server = TestServer::start(&world());
+        let google = google();
+        let bing = vec!["search.msn.com".to_owned()];
+        let example = vec!["example.net".to_owned()];
+        let mut verifier = DnsVerifier::online(server.resolver(4), DnsCache::new(), Duration::MAX);
+        let batch = [
+            DnsClaim {
+                ip: ip("66.249.66.1"),
+                suffixes: &google,
+            },
+            DnsClaim {
+                ip: ip("66.249.66.1"),
+                suffixes: &bing,
+            },
+            DnsClaim {
+                ip: ip("198.51.100.9"),
+                suffixes: &example,
+            },
+            DnsClaim {
+                ip: ip("198.51.100.9"),
+                suffixes: &[],
+            },
+        ];
+        let verdicts = verifier.verify_at(&batch, now());
+        assert_eq!(
+            verdicts,
+            [
+                confirmed("crawl-66-249-66-1.googlebot.com"),
+                outside("crawl-66-249-66-1.googlebot.com"),
+                confirmed("host-198-51-100-9.example.net"),
+                outside("host-198-51-100-9.example.net"),
+            ]
+        );
+        assert_eq!(server.ptr_queries("66.249.66.1"), 1);
+        assert_eq!(server.ptr_queries("198.51.100.9"), 1);
+    });
+}
+
+#[test]
+fn each_distinct_ip_is_looked_up_once_per_run() {
+    within(TEST_LIMIT, || {
+        let server = TestServer::start(&world());
+        let suffixes = google();
+        let ips = [
+            "66.249.66.1",
+            "203.0.113.7",
+            "192.0.2.55",
+            "2001:4860:4801:10::1",
+            SERVFAIL_IP,
+        ];
+        let mut batch = claims(&ips, &suffixes);
+        batch.extend(claims(&ips, &suffixes));
+        batch.extend(claims(&["::ffff:66.249.66.1"], &suffixes));
+        // TTL zero: everything is expired at once, yet a run asks about each IP once.
+        let mut verifier = DnsVerifier::online(server.resolver(8), DnsCache::new(), Duration::ZERO);
+        let first = verifier.verify_at(&batch, now());
+        let second = verifier.verify_at(&batch, now() + SignedDuration::from_hours(1));
+        assert_eq!(first, second);
+        assert_eq!(verifier.lookups(), ips.len());
+        for address in &ips[..4] {
+            assert_eq!(server.ptr_queries(address), 1, "PTR queries for {address}");
+        }
+        // The resolver sends a failed query once more, within the same lookup.
+        assert_eq!(server.ptr_queries(SERVFAIL_IP), 2);
+        assert_eq!(
+            server.count("crawl-66-249-66-1.googlebot.com.", RecordType::A),
+            1
+        );
+        assert_eq!(server.count("crawl-v6.googlebot.com.", RecordType::AAAA), 1);
+        assert_eq!(server.count("crawl-v6.googlebot.com.", RecordType::A), 0);
+        // 4 + 2 PTR queries, and a forward query for each of the 3 PTR names.
+        assert_eq!(server.total_queries(), 6 + 3);
+    });
+}
+
+#[test]
+fn a_silent_server_is_a_timeout_never_a_spoof() {
+    within(TEST_LIMIT, || {
+        // Bound and kept open, never read: queries to it go unanswered.
+        let silent = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let resolver = DnsResolver::new(&DnsConfig {
+            name_servers: NameServers::Addresses(vec![silent.local_addr().unwrap()]),
+            timeout: Duration::from_millis(300),
+            concurrency: 4,
+        })
+        .unwrap();
+        let suffixes = google();
+        let mut verifier = DnsVerifier::online(resolver, DnsCache::new(), Duration::MAX);
+        let started = Instant::now();
+        let verdicts = verifier.verify_at(
+            &claims(&["66.249.66.1", "2001:4860:4801:10::1"], &suffixes),
+            now(),
+        );
+        assert_eq!(
+            verdicts,
+            vec![DnsVerdict::Unknown(UnknownCause::Timeout); 2]
+        );
+        assert!(
+            verifier.cache().is_empty(),
+            "unknown results are not cached"
+        );
+        // Well within the test's bound: the two lookups ran side by side, each bounded.
+        assert!(started.elapsed() < Duration::from_secs(20));
+    });
+}
+
+#[test]
+fn a_closed_port_is_unknown() {
+    within(TEST_LIMIT, || {
+        let closed = {
+            let socket = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+            socket.local_addr().unwrap()
+        };
+        let resolver = DnsResolver::new(&DnsConfig {
+            name_servers: NameServers::Addresses(vec![closed]),
+            timeout: Duration::from_millis(300),
+            concurrency: 1,
+        })
+        .unwrap();
+        let suffixes = google();
+        let mut verifier = DnsVerifier::online(resolver, DnsCache::new(), Duration::MAX);
+        let verdicts = verifier.verify_at(&claims(&["66.249.66.1"], &suffixes), now());
+        assert!(
+            matches!(verdicts[0], DnsVerdict::Unknown(_)),
+            "{verdicts:?}"
+        );
+        assert!(verifier.cache().is_empty());
+    });
+}
+
+#[test]
+fn no_name_server_is_an_error() {
+    let error = DnsResolver::new(&DnsConfig {
+        name_servers: NameServers::Addresses(Vec::new()),
+        timeout: Duration::from_secs(1),
+        concurrency: 1,
+    })
+    .unwrap_err();
+    assert!(matches!(error, DnsError::Resolver(_)));
+    assert_eq!(error.to_string(), "DNS resolver: no name server given");
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn the_cache_round_trips_through_its_file_and_serves_offline() {
+    within(TEST_LIMIT, || {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("dns-cache.csv");
+        let server = TestServer::start(&world());
+        let suffixes = google();
+        let ips = [
+            "2001:db8::7",
+            "66.249.66.1",
+            "203.0.113.7",
+            "192.0.2.55",
+            "198.51.100.9",
+            SERVFAIL_IP,
+        ];
+        let mut verifier = DnsVerifier::online(
+            server.resolver(4),
+            DnsCache::load(&path).unwrap(),
+            Duration::from_secs(7 * 86400),
+        );
+        let online = verifier.verify_at(&claims(&ips, &suffixes), now());
+        verifier.cache().save(&path).unwrap();
+        assert_eq!(
+            read(&path),
+            "ip,ptr,confirmed,checked_at\n\
+             66.249.66.1,crawl-66-249-66-1.googlebot.com,true,2026-11-23T12:00:00Z\n\
+             192.0.2.55,,false,2026-11-23T12:00:00Z\n\
+             198.51.100.9,host-198-51-100-9.example.net,true,2026-11-23T12:00:00Z\n\
+             203.0.113.7,crawl-fake.googlebot.com,false,2026-11-23T12:00:00Z\n\
+             2001:db8::7,crawl-fake-v6.googlebot.com,false,2026-11-23T12:00:00Z\n"
+        );
+        let names: Vec<_> = std::fs::read_dir(directory.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["dns-cache.csv"], "no temporary file is left behind");
+
+        // Offline, a year later: the same verdicts from the file, expired or not, and an IP the
+        // cache lacks (here the SERVFAIL one, never cached) is unknown.
+        drop(server);
+        let mut offline = DnsVerifier::offline(DnsCache::load(&path).unwrap());
+        let a_year_later = now() + SignedDuration::from_hours(365 * 24);
+        let mut replay = claims(&ips, &suffixes);
+        replay.extend(claims(&["66.249.66.3"], &suffixes));
+        let verdicts = offline.verify_at(&replay, a_year_later);
+        assert_eq!(verdicts[..5], online[..5]);
+        assert_eq!(verdicts[5], DnsVerdict::Unknown(UnknownCause::NotCached));
+        assert_eq!(verdicts[6], DnsVerdict::Unknown(UnknownCause::NotCached));
+        assert_eq!(offline.lookups(), 0);
+    });
+}
+
+#[test]
+fn entries_older_than_the_ttl_are_looked_up_again() {
+    within(TEST_LIMIT, || {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("cache.csv");
+        let server = TestServer::start(&world());
+        let suffixes = google();
+        let ttl = Duration::from_secs(7 * 86400);
+        let ips = ["66.249.66.1", "203.0.113.7"];
+        let run = |at: Timestamp| {
+            let mut verifier =
+                DnsVerifier::online(server.resolver(2), DnsCache::load(&path).unwrap(), ttl);
+            let verdicts = verifier.verify_at(&claims(&ips, &suffixes), at);
+            verifier.into_cache().save(&path).unwrap();
+            verdicts
+        };
+        let first = run(now());
+        assert_eq!(server.ptr_queries("66.249.66.1"), 1);
+        // Six days on: fresh, no query.
+        assert_eq!(run(now() + SignedDuration::from_hours(6 * 24)), first);
+        assert_eq!(server.ptr_queries("66.249.66.1"), 1);
+        assert_eq!(server.ptr_queries("203.0.113.7"), 1);
+        // Eight days on: expired, asked again, and the file carries the new time.
+        assert_eq!(run(now() + SignedDuration::from_hours(8 * 24)), first);
+        assert_eq!(server.ptr_queries("66.249.66.1"), 2);
+        assert_eq!(server.ptr_queries("203.0.113.7"), 2);
+        assert!(
+            read(&path).contains(
+                "66.249.66.1,crawl-66-249-66-1.googlebot.com,true,2026-12-01T12:00:00Z\n"
+            )
+        );
+    });
+}
+
+#[test]
+fn an_expired_entry_answers_when_its_refresh_fails() {
+    within(TEST_LIMIT, || {
+        let server = TestServer::start(&world());
+        let suffixes = google();
+        let mut cache = DnsCache::new();
+        let old: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        let record = DnsRecord {
+            ptr: Some("crawl-192-0-2-66.googlebot.com".to_owned()),
+            confirmed: true,
+            checked_at: old,
+        };
+        cache.insert(ip(SERVFAIL_IP), record.clone());
+        let mut verifier =
+            DnsVerifier::online(server.resolver(1), cache, Duration::from_secs(86400));
+        let verdicts = verifier.verify_at(&claims(&[SERVFAIL_IP], &suffixes), now());
+        assert_eq!(verdicts, [confirmed("crawl-192-0-2-66.googlebot.com")]);
+        assert_eq!(
+            server.ptr_queries(SERVFAIL_IP),
+            2,
+            "the refresh was tried (and retried)"
+        );
+        assert_eq!(
+            verifier.cache().get(ip(SERVFAIL_IP)),
+            Some(&record),
+            "and kept the old entry"
+        );
+    });
+}
+
+#[test]
+fn a_corrupt_cache_file_is_an_error_naming_file_and_line() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("dns-cache.csv");
+    std::fs::write(
+        &path,
+        "ip,ptr,confirmed,checked_at\n\
+         66.249.66.1,crawl-66-249-66-1.googlebot.com,true,2026-11-23T12:00:00Z\n\
+         66.249.66.1x,crawl-66-249-66-1.googlebot.com,true,2026-11-23T12:00:00Z\n",
+    )
+    .unwrap();
+    let error = DnsCache::load(&path).unwrap_err();
+    assert!(matches!(error, DnsError::CacheRead(_)));
+    let expected = format!(
+        "DNS cache {}: line 3: ip `66.249.66.1x` is not an IP address",
+        path.display()
+    );
+    assert_eq!(error.to_string(), expected);
+
+    // A cache that does not exist yet is empty; one that cannot be written names its file.
+    assert!(
+        DnsCache::load(&directory.path().join("new.csv"))
+            .unwrap()
+            .is_empty()
+    );
+    let unwritable = directory.path().join("missing-directory").join("cache.csv");
+    let error = DnsCache::new().save(&unwritable).unwrap_err();
+    assert!(error.to_string().starts_with(&format!(
+        "DNS cache {}: cannot write: ",
+        unwritable.display()
+    )));
+    assert!(!directory.path().join("missing-directory").exists());
+}
+
+#[test]
+fn saving_replaces_the_old_file_whole() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("cache.csv");
+    std::fs::write(&path, "old contents\n").unwrap();
+    let mut cache = DnsCache::new();
+    cache.insert(
+        ip("66.249.66.1"),
+        DnsRecord {
+            ptr: Some("crawl-66-249-66-1.googlebot.com".to_owned()),
+            confirmed: true,
+            checked_at: now(),
+        },
+    );
+    cache.save(&path).unwrap();
+    assert_eq!(DnsCache::load(&path).unwrap(), cache);
+    assert_eq!(std::fs::read_dir(directory.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn the_verifier_can_run_on_a_side_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<DnsVerifier>();
+    assert_send::<DnsResolver>();
+}
+
+/// The distinct bot IPs of the measurement, and their zone.
+fn many_crawlers(count: u32) -> (Zones, Vec<IpAddr>) {
+    let mut zones = Zones::new();
+    let mut ips = Vec::new();
+    for index in 0..count {
+        let address = IpAddr::V4(Ipv4Addr::from(0x4221_0000 + index));
+        let host = format!("crawl-{index}.googlebot.com.");
+        zones.ptr(&address.to_string(), &host);
+        zones.host("googlebot.com.", &host, &address.to_string());
+        ips.push(address);
+    }
+    (zones, ips)
+}
+
+/// How long 5,000 distinct IPs take against the loopback server, 64 at a time. Prints the time;
+/// run with `cargo test -p robots-audit-bots --test dns -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, not a check: run by hand"]
+fn measure_five_thousand_ips() {
+    within(Duration::from_secs(300), || {
+        let (zones, ips) = many_crawlers(5_000);
+        let server = TestServer::start(&zones);
+        let suffixes = google();
+        let batch: Vec<DnsClaim<'_>> = ips
+            .iter()
+            .map(|&ip| DnsClaim {
+                ip,
+                suffixes: &suffixes,
+            })
+            .collect();
+        let mut verifier = DnsVerifier::online(server.resolver(64), DnsCache::new(), Duration::MAX);
+        let cpu = |who| {
+            let usage = getrusage(who).unwrap();
+            let micros = (usage.user_time() + usage.system_time()).num_microseconds();
+            Duration::from_micros(u64::try_from(micros).unwrap())
+        };
+        let (client_before, process_before) =
+            (cpu(UsageWho::RUSAGE_THREAD), cpu(UsageWho::RUSAGE_SELF));
+        let started = Instant::now();
+        let verdicts = verifier.verify_at(&batch, now());
+        let elapsed = started.elapsed();
+        // The lookups run on this thread (the resolver's runtime is single-threaded); the server
+        // runs on another thread of the process.
+        let client_cpu = cpu(UsageWho::RUSAGE_THREAD) - client_before;
+        let process_cpu = cpu(UsageWho::RUSAGE_SELF) - process_before;
+        let confirmed = verdicts
+            .iter()
+            .filter(|verdict| matches!(verdict, DnsVerdict::Confirmed { .. }))
+            .count();
+        println!(
+            "{} distinct IPs, concurrency 64: {elapsed:.2?} wall ({:.0} IPs/s), CPU {client_cpu:.2?} \
+             resolver + {:.2?} server, {confirmed} confirmed, {} queries at the server",
+            ips.len(),
+            ips.len() as f64 / elapsed.as_secs_f64(),
+            process_cpu.saturating_sub(client_cpu),
+            server.total_queries()
+        );
+        assert_eq!(confirmed, ips.len());
+        assert_eq!(server.total_queries(), 2 * ips.len());
+    });
+}
