@@ -28,6 +28,11 @@ pub enum Command {
     Check(CheckArgs),
     /// Realistic synthetic logs and robots files with known ground truth.
     Synth(SynthArgs),
+    /// The live robots.txt of each origin into a history directory (DIR/manifest.csv).
+    Fetch(crate::cmd::fetch::FetchArgs),
+    /// Past robots.txt versions from the Wayback Machine or a git repository into a history
+    /// directory (DIR/manifest.csv).
+    Import(crate::cmd::import::ImportArgs),
 }
 
 /// `robots-audit audit`.

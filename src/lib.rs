@@ -8,10 +8,12 @@
 //! - [`origin`]: origin normalisation; [`policy`]: robots sources and versions in time.
 //! - [`audit`]: the parallel pipeline and the verdict on each request; [`report`]: the CSV files.
 //! - [`check`]: one robots.txt, some agents, some URLs; [`synth`]: test data with known truth.
+//! - [`history`]: the robots.txt history (`fetch`, `import`) as a manifest the audit reads.
 
 pub mod audit;
 pub mod check;
 pub mod error;
+pub mod history;
 pub mod origin;
 pub mod policy;
 pub mod report;

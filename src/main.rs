@@ -1,6 +1,7 @@
 //! The `robots-audit` command: parse arguments, call the library, map errors to exit codes.
 
 mod cli;
+mod cmd;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -106,5 +107,7 @@ fn run(cli: Cli) -> Result<u8, Error> {
             );
             Ok(EXIT_OK)
         }
+        Command::Fetch(args) => cmd::fetch::run(args),
+        Command::Import(args) => cmd::import::run(args),
     }
 }
