@@ -741,6 +741,13 @@ fn git_one_row_per_commit_that_changed_the_path() {
     commit_file(
         &repo,
         robots,
+        Some("User-agent: *\nDisallow: /bb/\n"),
+        "2026-01-03T10:00:00Z",
+    );
+    // A second commit in the same second: the later content is the one in force.
+    commit_file(
+        &repo,
+        robots,
         Some("User-agent: *\nDisallow: /b/\n"),
         "2026-01-03T10:00:00Z",
     );
@@ -778,7 +785,7 @@ fn git_one_row_per_commit_that_changed_the_path() {
         .assert()
         .success()
         .stderr(predicates::str::contains(
-            "4 commits changed public/robots.txt, 4 new rows",
+            "4 versions of public/robots.txt in git, 4 new rows",
         ));
     let rows = manifest_rows(&into);
     let got: Vec<(&str, &str)> = rows
@@ -904,4 +911,72 @@ fn git_errors_are_clear() {
         .args(["fetch", "--into", "x", "--timeout", "0s", "example.com"])
         .assert()
         .code(2);
+}
+
+#[test]
+fn git_a_merged_branch_counts_when_it_landed() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("site");
+    fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"], "2026-02-01T00:00:00Z");
+    commit_file(
+        &repo,
+        "robots.txt",
+        Some("User-agent: *\nDisallow: /a/\n"),
+        "2026-02-01T10:00:00Z",
+    );
+    git(
+        &repo,
+        &["checkout", "-q", "-b", "side"],
+        "2026-02-01T10:00:00Z",
+    );
+    commit_file(
+        &repo,
+        "robots.txt",
+        Some("User-agent: *\nDisallow: /b/\n"),
+        "2026-02-02T10:00:00Z",
+    );
+    git(&repo, &["checkout", "-q", "main"], "2026-02-02T10:00:00Z");
+    commit_file(&repo, "index.html", Some("<p>"), "2026-02-03T10:00:00Z");
+    git(
+        &repo,
+        &["merge", "-q", "--no-ff", "-m", "merge side", "side"],
+        "2026-02-04T10:00:00Z",
+    );
+
+    let into = dir.path().join("history");
+    robots_audit_local()
+        .args(["import", "--git"])
+        .arg(&repo)
+        .args(["--path", "robots.txt", "--origin", "example.com", "--into"])
+        .arg(&into)
+        .assert()
+        .success();
+    let rows = manifest_rows(&into);
+    let got: Vec<&str> = rows.iter().map(|r| r["valid_from"].as_str()).collect();
+    assert_eq!(got, ["2026-02-01T10:00:00Z", "2026-02-04T10:00:00Z"]);
+    assert_eq!(
+        fs::read_to_string(into.join(&rows[1]["file"])).unwrap(),
+        "User-agent: *\nDisallow: /b/\n"
+    );
+    // The side branch's own history is read with --rev.
+    let side = dir.path().join("side-history");
+    robots_audit_local()
+        .args(["import", "--git"])
+        .arg(&repo)
+        .args([
+            "--rev",
+            "side",
+            "--path",
+            "robots.txt",
+            "--origin",
+            "example.com",
+            "--into",
+        ])
+        .arg(&side)
+        .assert()
+        .success();
+    let rows = manifest_rows(&side);
+    let got: Vec<&str> = rows.iter().map(|r| r["valid_from"].as_str()).collect();
+    assert_eq!(got, ["2026-02-01T10:00:00Z", "2026-02-02T10:00:00Z"]);
 }

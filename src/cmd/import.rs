@@ -134,7 +134,7 @@ fn run_git(repo: PathBuf, args: &ImportArgs) -> Result<u8, Error> {
     manifest.commit().map_err(|e| Error::Fatal(e.0))?;
     if !args.quiet {
         eprintln!(
-            "import: {origin}: {} commit{} changed {}, {} new row{} in {} ({} unchanged)",
+            "import: {origin}: {} version{} of {} in git, {} new row{} in {} ({} unchanged)",
             observations.len(),
             if observations.len() == 1 { "" } else { "s" },
             source.path,

@@ -94,6 +94,7 @@ pub fn import(source: &GitSource<'_>, origin: &Origin) -> Result<Vec<Observation
         };
         observations.push(observation);
     }
+    super::keep_last_per_second(&mut observations);
     Ok(observations)
 }
 

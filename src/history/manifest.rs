@@ -507,6 +507,70 @@ mod tests {
         assert!(e.0.contains("line 2"), "{e}");
     }
 
+    /// An observation drawn by the property test: origin a or b, a second, and one of four
+    /// answers (two contents, 503, unreachable).
+    fn drawn(origin: u8, second: i64, answer: u8) -> Observation {
+        let (status, body) = match answer {
+            0 => (FetchStatus::Http(200), Some(b"x".to_vec())),
+            1 => (FetchStatus::Http(200), Some(b"y".to_vec())),
+            2 => (FetchStatus::Http(503), None),
+            _ => (FetchStatus::Unreachable, None),
+        };
+        Observation::new(
+            Origin::parse(if origin == 0 {
+                "https://a.example"
+            } else {
+                "b.example:8080"
+            })
+            .unwrap(),
+            Timestamp::from_second(1_700_000_000 + second).unwrap(),
+            status,
+            body,
+        )
+    }
+
+    fn draws() -> impl proptest::strategy::Strategy<Value = Vec<Observation>> {
+        use proptest::prelude::*;
+        prop::collection::btree_map((0u8..2, 0i64..40), 0u8..4, 0..16).prop_map(|m| {
+            let mut all: Vec<Observation> =
+                m.into_iter().map(|((o, t), a)| drawn(o, t, a)).collect();
+            all.sort_by_key(|o| o.at);
+            all
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Whatever the manifest already holds, a command that records its observations (in
+        /// time order, one per origin and second) a second time adds nothing and rewrites
+        /// nothing; rows stay sorted with one row per origin and second.
+        #[test]
+        fn a_second_run_adds_nothing(before in draws(), run in draws()) {
+            let dir = tempfile::tempdir().unwrap();
+            let mut manifest = Manifest::open(dir.path()).unwrap();
+            for o in &before {
+                manifest.record(o).unwrap();
+            }
+            manifest.commit().unwrap();
+            let mut manifest = Manifest::open(dir.path()).unwrap();
+            for o in &run {
+                manifest.record(o).unwrap();
+            }
+            manifest.commit().unwrap();
+            let text = fs::read(dir.path().join(MANIFEST_NAME)).ok();
+
+            let mut again = Manifest::open(dir.path()).unwrap();
+            for o in &run {
+                proptest::prop_assert_eq!(again.record(o).unwrap(), Recorded::Unchanged);
+            }
+            let keys: Vec<(String, Option<Timestamp>)> =
+                again.rows.iter().map(|r| (r.key.clone(), r.from)).collect();
+            proptest::prop_assert!(keys.windows(2).all(|w| w[0] < w[1]), "{:?}", keys);
+            proptest::prop_assert!(!again.commit().unwrap());
+            proptest::prop_assert_eq!(fs::read(dir.path().join(MANIFEST_NAME)).ok(), text);
+        }
+    }
+
     #[test]
     fn files_of_a_non_default_port_go_under_host_port() {
         let origin = Origin::parse("http://127.0.0.1:8080").unwrap();

@@ -66,6 +66,23 @@ impl Observation {
     }
 }
 
+/// Keeps, of observations of one origin made in the same second, only the last: the manifest
+/// holds one row per origin and second, and recording both would replace the first with the
+/// second on every run instead of adding nothing the second time. `observations` are in time
+/// order.
+pub fn keep_last_per_second(observations: &mut Vec<Observation>) {
+    let mut kept: Vec<Observation> = Vec::with_capacity(observations.len());
+    for observation in observations.drain(..) {
+        match kept.last_mut() {
+            Some(last) if last.at == observation.at && last.origin == observation.origin => {
+                *last = observation;
+            }
+            _ => kept.push(observation),
+        }
+    }
+    *observations = kept;
+}
+
 /// A history command that could not do its work; the message names what and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistoryError(pub String);
@@ -124,6 +141,19 @@ mod tests {
         assert_eq!(missing.body, None);
         let down = Observation::new(origin, at, FetchStatus::Unreachable, None);
         assert_eq!(down.body, None);
+    }
+
+    #[test]
+    fn one_observation_per_origin_and_second() {
+        let at = |s: i64| Timestamp::from_second(s).unwrap();
+        let a = Origin::parse("https://a.example").unwrap();
+        let b = Origin::parse("https://b.example").unwrap();
+        let o = |origin: &Origin, s: i64, code: u16| {
+            Observation::new(origin.clone(), at(s), FetchStatus::Http(code), None)
+        };
+        let mut all = vec![o(&a, 1, 404), o(&a, 1, 503), o(&b, 1, 410), o(&a, 2, 404)];
+        keep_last_per_second(&mut all);
+        assert_eq!(all, [o(&a, 1, 503), o(&b, 1, 410), o(&a, 2, 404)]);
     }
 
     #[test]

@@ -340,6 +340,7 @@ impl Client {
                 body,
             ));
         }
+        super::keep_last_per_second(&mut imported.observations);
         Ok(imported)
     }
 
