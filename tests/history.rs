@@ -27,6 +27,8 @@ enum Reply {
     Answer(u16, Vec<(&'static str, String)>, Vec<u8>),
     /// Read the request, then say nothing for this long (or until the server stops).
     Hang(Duration),
+    /// A 200 whose body stops (the connection closes) before its announced length.
+    CutOff,
 }
 
 fn ok(body: impl Into<Vec<u8>>) -> Reply {
@@ -145,6 +147,11 @@ fn serve(
             // The client may stop reading after 500 KiB: a write error is expected then.
             let _ = stream.write_all(&body);
         }
+        Reply::CutOff => {
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nConnection: close\r\n\r\nUser-agent: *\n",
+            );
+        }
         Reply::Hang(duration) => {
             let end = Instant::now() + duration;
             while Instant::now() < end && !stop.load(Ordering::SeqCst) {
@@ -194,6 +201,7 @@ fn fetch_records_statuses_and_keeps_the_first_500_kib() {
         Server::start(|_| status(429)),
         Server::start(|_| Reply::Hang(Duration::from_secs(5))),
         Server::start(move |_| ok(big_served.clone())),
+        Server::start(|_| Reply::CutOff),
     ];
     // A port with nothing listening: the connection is refused.
     let closed = {
@@ -222,6 +230,7 @@ fn fetch_records_statuses_and_keeps_the_first_500_kib() {
             Http(429),
             Unreachable,
             Http(200),
+            Unreachable,
             Unreachable
         ]
     );
@@ -237,7 +246,12 @@ fn fetch_records_statuses_and_keeps_the_first_500_kib() {
         "{:?}",
         fetched[4].error
     );
-    assert!(fetched[6].error.is_some());
+    assert!(
+        fetched[6].error.as_ref().unwrap().contains("cut off"),
+        "{:?}",
+        fetched[6].error
+    );
+    assert!(fetched[7].error.is_some());
     let kept = fetched[5].observation.body.as_ref().unwrap();
     assert_eq!(kept.len(), 512_000);
     assert_eq!(kept[..], big[..512_000]);
@@ -252,7 +266,7 @@ fn fetch_records_statuses_and_keeps_the_first_500_kib() {
     }
     manifest.commit().unwrap();
     let rows = manifest_rows(dir.path());
-    assert_eq!(rows.len(), 7);
+    assert_eq!(rows.len(), 8);
     for (f, origin) in fetched.iter().zip(&origins) {
         let row = row(&rows, "origin", &origin.to_string());
         assert_eq!(row["status"], f.observation.status.to_string());
@@ -354,6 +368,7 @@ fn fetch_adds_a_row_only_on_a_change_and_is_idempotent() {
     let server = Server::start(move |_| match &*current.lock().unwrap() {
         Reply::Answer(code, headers, body) => Reply::Answer(*code, headers.clone(), body.clone()),
         Reply::Hang(d) => Reply::Hang(*d),
+        Reply::CutOff => Reply::CutOff,
     });
     let dir = tempfile::tempdir().unwrap();
     let into = dir.path().join("history");
@@ -979,4 +994,38 @@ fn git_a_merged_branch_counts_when_it_landed() {
     let rows = manifest_rows(&side);
     let got: Vec<&str> = rows.iter().map(|r| r["valid_from"].as_str()).collect();
     assert_eq!(got, ["2026-02-01T10:00:00Z", "2026-02-02T10:00:00Z"]);
+}
+
+#[test]
+fn a_fetch_killed_mid_run_leaves_the_manifest_as_it_was() {
+    let quick = Server::start(|_| ok("User-agent: *\nDisallow: /changed/\n"));
+    let slow = Server::start(|_| Reply::Hang(Duration::from_secs(10)));
+    let dir = tempfile::tempdir().unwrap();
+    let before = format!("origin,valid_from,status,file\n{},,404,\n", quick.origin());
+    write(dir.path(), "history/manifest.csv", &before);
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .env_remove("http_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("all_proxy")
+        .env_remove("ALL_PROXY")
+        .args(["fetch", "-q", "--timeout", "20s", "--into"])
+        .arg(dir.path().join("history"))
+        .arg(quick.origin())
+        .arg(slow.origin())
+        .spawn()
+        .unwrap();
+    // The quick origin is answered (its file may be written); the slow one keeps the run going.
+    let start = Instant::now();
+    while (quick.targets().is_empty() || slow.targets().is_empty())
+        && start.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("history/manifest.csv")).unwrap(),
+        before
+    );
 }
