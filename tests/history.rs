@@ -850,7 +850,7 @@ fn git_one_row_per_commit_that_changed_the_path() {
 }
 
 #[test]
-fn git_errors_are_clear() {
+fn usage_and_git_errors_are_clear() {
     let dir = tempfile::tempdir().unwrap();
     let into = dir.path().join("history");
     robots_audit_local()
@@ -926,6 +926,16 @@ fn git_errors_are_clear() {
         .args(["fetch", "--into", "x", "--timeout", "0s", "example.com"])
         .assert()
         .code(2);
+    robots_audit_local()
+        .args(["fetch", "--into", "x", "ftp://files.example.com"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("http and https only"));
+    robots_audit_local()
+        .args(["fetch", "--into", "x", "https://exa mple.com"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is not an origin"));
 }
 
 #[test]

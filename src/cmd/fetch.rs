@@ -58,6 +58,14 @@ pub fn run(args: FetchArgs) -> Result<u8, Error> {
     if origins.is_empty() {
         return Err(Error::Usage("no origin to fetch".into()));
     }
+    if let Some(other) = origins
+        .iter()
+        .find(|o| !matches!(o.scheme(), "http" | "https"))
+    {
+        return Err(Error::Usage(format!(
+            "{other}: fetch speaks http and https only"
+        )));
+    }
     let defaults = FetchOptions::default();
     let options = FetchOptions {
         user_agent: args.user_agent.unwrap_or(defaults.user_agent),
