@@ -29,4 +29,10 @@ pub enum Command {
     /// `robots-audit bots`.
     #[command(about = cmd::bots::ABOUT)]
     Bots(cmd::bots::BotsArgs),
+    /// `robots-audit fetch`.
+    #[command(about = cmd::fetch::ABOUT)]
+    Fetch(cmd::fetch::FetchArgs),
+    /// `robots-audit import`.
+    #[command(about = cmd::import::ABOUT)]
+    Import(cmd::import::ImportArgs),
 }

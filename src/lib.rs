@@ -8,12 +8,14 @@
 //! - [`origin`]: origin normalisation; [`policy`]: robots sources and versions in time.
 //! - [`audit`]: the parallel pipeline and the verdict on each request; [`report`]: the CSV files.
 //! - [`check`]: one robots.txt, some agents, some URLs; [`synth`]: test data with known truth.
+//! - [`history`]: the robots.txt history (`fetch`, `import`) as a manifest the audit reads.
 
 #![warn(missing_docs)]
 
 pub mod audit;
 pub mod check;
 pub mod error;
+pub mod history;
 pub mod ids;
 pub mod origin;
 pub mod policy;

@@ -24,6 +24,8 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Synth(args) => cmd::synth::run(args),
         Command::Bots(args) => cmd::bots::run(args),
+        Command::Fetch(args) => cmd::fetch::run(args),
+        Command::Import(args) => cmd::import::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -143,6 +143,18 @@ fn host_key_from_name(name: &str) -> Result<String, String> {
     })
 }
 
+/// The key under which a manifest's `origin` field is loaded: `scheme://host[:port]` normalised
+/// for an origin with a scheme, `host[:port]` (any scheme) for a bare host.
+pub fn manifest_origin_key(origin: &str) -> Result<String, String> {
+    if origin.contains("://") {
+        Origin::parse(origin)
+            .map(|o| o.to_string())
+            .map_err(|e| e.0)
+    } else {
+        host_key_from_name(&origin.replacen(':', "_", 1))
+    }
+}
+
 fn load_directory(
     set: &mut PolicySet,
     dir: &Path,
@@ -266,14 +278,8 @@ fn load_manifest(
             std::str::from_utf8(&record[i]).map_err(|_| fail("a field is not valid UTF-8".into()))
         };
         let (origin, valid_from, status, file) = (field(0)?, field(1)?, field(2)?, field(3)?);
-        let key = if origin.contains("://") {
-            Origin::parse(origin)
-                .map_err(|e| fail(format!("origin {origin:?}: {e}")))?
-                .to_string()
-        } else {
-            host_key_from_name(&origin.replacen(':', "_", 1))
-                .map_err(|e| fail(format!("origin {origin:?}: {e}")))?
-        };
+        let key =
+            manifest_origin_key(origin).map_err(|e| fail(format!("origin {origin:?}: {e}")))?;
         let valid_from = match valid_from {
             "" => None,
             t => Some(

@@ -1,0 +1,229 @@
+//! `robots-audit import`: past robots.txt versions from the Wayback Machine or a git
+//! repository into a history directory.
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args};
+use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_OK, Error};
+use robots_audit::history::git::{GitSource, import as import_git};
+use robots_audit::history::manifest::{Manifest, Recorded};
+use robots_audit::history::wayback::{Client, DEFAULT_SERVICE, WaybackOptions, cdx_time};
+use robots_audit::history::{Observation, default_user_agent};
+use robots_audit::origin::Origin;
+
+/// What `robots-audit import` does, for `--help`.
+pub const ABOUT: &str = "Past robots.txt versions from the Wayback Machine or a git repository into a history directory (DIR/manifest.csv)";
+
+/// `robots-audit import`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["wayback", "git"])))]
+pub struct ImportArgs {
+    /// Read the Wayback Machine's archive (or another CDX-compatible service).
+    #[arg(long)]
+    pub wayback: bool,
+    /// Read the history of a file in this git repository.
+    #[arg(long, value_name = "REPO", requires_all = ["path", "origin"])]
+    pub git: Option<PathBuf>,
+    /// With --git: the robots.txt file's path from the repository's root.
+    #[arg(long, value_name = "PATH_IN_REPO", requires = "git")]
+    pub path: Option<String>,
+    /// With --git: the origin the file is served at.
+    #[arg(long, value_name = "ORIGIN", requires = "git")]
+    pub origin: Option<String>,
+    /// With --git: the revision whose history is read.
+    #[arg(long, default_value = "HEAD", value_name = "REV", requires = "git")]
+    pub rev: String,
+    /// The history directory: DIR/manifest.csv and the files it names (created if needed).
+    #[arg(long, value_name = "DIR")]
+    pub into: PathBuf,
+    /// With --wayback: the first day of the period (2024, 2024-05, 2024-05-01 or RFC 3339).
+    #[arg(long, value_name = "DATE", requires = "wayback")]
+    pub from: Option<String>,
+    /// With --wayback: the last day of the period, included.
+    #[arg(long, value_name = "DATE", requires = "wayback")]
+    pub to: Option<String>,
+    /// With --wayback: the service's base URL.
+    #[arg(long, default_value = DEFAULT_SERVICE, value_name = "URL", requires = "wayback")]
+    pub wayback_url: String,
+    /// With --wayback: the least time between two requests to the service.
+    #[arg(
+        long,
+        default_value = "1s",
+        value_name = "DURATION",
+        requires = "wayback"
+    )]
+    pub delay: String,
+    /// With --wayback: how many times a request answered 429, 5xx or not at all is retried.
+    #[arg(long, default_value_t = 4, value_name = "N", requires = "wayback",
+          value_parser = clap::value_parser!(u32).range(0..=20))]
+    pub retries: u32,
+    /// With --wayback: the wait before the first retry; it doubles for each next one.
+    #[arg(
+        long,
+        default_value = "2s",
+        value_name = "DURATION",
+        requires = "wayback"
+    )]
+    pub backoff: String,
+    /// With --wayback: the longest one request may take.
+    #[arg(
+        long,
+        default_value = "30s",
+        value_name = "DURATION",
+        requires = "wayback"
+    )]
+    pub timeout: String,
+    /// With --wayback: the User-Agent header sent [default: robots-audit/VERSION (robots.txt history)].
+    #[arg(long, value_name = "UA", requires = "wayback")]
+    pub user_agent: Option<String>,
+    /// With --wayback: the origins whose robots.txt history is read (a bare host means https).
+    #[arg(value_name = "ORIGIN", requires = "wayback")]
+    pub origins: Vec<String>,
+    /// No summary on standard error.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Runs the import.
+pub fn run(args: ImportArgs) -> Result<u8, Error> {
+    match &args.git {
+        Some(repo) => run_git(repo.clone(), &args),
+        None => run_wayback(&args),
+    }
+}
+
+/// Counts of what recording did.
+#[derive(Default)]
+struct Tally {
+    added: usize,
+    unchanged: usize,
+}
+
+fn record_all(manifest: &mut Manifest, observations: &[Observation]) -> Result<Tally, Error> {
+    let mut tally = Tally::default();
+    for observation in observations {
+        match manifest
+            .record(observation)
+            .map_err(|e| Error::Fatal(e.0))?
+        {
+            Recorded::Unchanged => tally.unchanged += 1,
+            Recorded::Added | Recorded::Replaced => tally.added += 1,
+        }
+    }
+    Ok(tally)
+}
+
+fn run_git(repo: PathBuf, args: &ImportArgs) -> Result<u8, Error> {
+    if !args.origins.is_empty() {
+        return Err(Error::Usage(
+            "with --git, name the origin with --origin, not as an argument".into(),
+        ));
+    }
+    let origin_text = args.origin.as_deref().unwrap_or_default();
+    let origin = Origin::parse(origin_text).map_err(|e| {
+        Error::Usage(format!(
+            "--origin {origin_text:?} is not an origin such as https://example.com: {e}"
+        ))
+    })?;
+    let mut manifest = Manifest::open(&args.into).map_err(|e| Error::Fatal(e.0))?;
+    let source = GitSource {
+        repo: &repo,
+        path: args.path.as_deref().unwrap_or_default(),
+        rev: &args.rev,
+    };
+    let observations = import_git(&source, &origin).map_err(|e| Error::Fatal(e.0))?;
+    let tally = record_all(&mut manifest, &observations)?;
+    let path = manifest.path();
+    manifest.commit().map_err(|e| Error::Fatal(e.0))?;
+    if !args.quiet {
+        eprintln!(
+            "import: {origin}: {} version{} of {} in git, {} new row{} in {} ({} unchanged)",
+            observations.len(),
+            if observations.len() == 1 { "" } else { "s" },
+            source.path,
+            tally.added,
+            if tally.added == 1 { "" } else { "s" },
+            path.display(),
+            tally.unchanged
+        );
+    }
+    Ok(EXIT_OK)
+}
+
+fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
+    let texts: Vec<(String, String)> = args
+        .origins
+        .iter()
+        .map(|o| (o.clone(), "ORIGIN".to_owned()))
+        .collect();
+    let origins = super::parse_origins(&texts)?;
+    if origins.is_empty() {
+        return Err(Error::Usage(
+            "import --wayback needs at least one ORIGIN".into(),
+        ));
+    }
+    let period = |flag: &str, value: &Option<String>| {
+        value
+            .as_deref()
+            .map(|v| cdx_time(v).map_err(|e| Error::Usage(format!("{flag} {e}"))))
+            .transpose()
+    };
+    let options = WaybackOptions {
+        service: args.wayback_url.clone(),
+        from: period("--from", &args.from)?,
+        to: period("--to", &args.to)?,
+        delay: super::duration_flag("--delay", &args.delay, false)?,
+        retries: args.retries,
+        backoff: super::duration_flag("--backoff", &args.backoff, false)?,
+        timeout: super::duration_flag("--timeout", &args.timeout, true)?,
+        user_agent: args.user_agent.clone().unwrap_or_else(default_user_agent),
+    };
+    if !args.wayback_url.starts_with("http://") && !args.wayback_url.starts_with("https://") {
+        return Err(Error::Usage(format!(
+            "--wayback-url {:?} must be an http:// or https:// URL",
+            args.wayback_url
+        )));
+    }
+    let mut manifest = Manifest::open(&args.into).map_err(|e| Error::Fatal(e.0))?;
+    let mut client = Client::new(options);
+    let mut failures = Vec::new();
+    for origin in &origins {
+        match client.import(origin) {
+            Ok(imported) => {
+                let tally = record_all(&mut manifest, &imported.observations)?;
+                if !args.quiet {
+                    eprintln!(
+                        "import: {origin}: {} capture{} ({} redirect{} skipped), {} cop{} read, \
+                         {} new row{} ({} unchanged)",
+                        imported.captures,
+                        if imported.captures == 1 { "" } else { "s" },
+                        imported.redirects,
+                        if imported.redirects == 1 { "" } else { "s" },
+                        imported.copies,
+                        if imported.copies == 1 { "y" } else { "ies" },
+                        tally.added,
+                        if tally.added == 1 { "" } else { "s" },
+                        tally.unchanged
+                    );
+                }
+            }
+            Err(e) => {
+                eprintln!("robots-audit: import: {origin}: nothing imported: {e}");
+                failures.push(format!("{origin}: {e}"));
+            }
+        }
+    }
+    // What was imported is kept even when some origin failed.
+    manifest.commit().map_err(|e| Error::Fatal(e.0))?;
+    if failures.len() == origins.len() {
+        return Err(Error::Fatal(format!(
+            "import --wayback: nothing imported ({})",
+            failures.join("; ")
+        )));
+    }
+    Ok(if failures.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_INPUT_ERRORS
+    })
+}

@@ -1,0 +1,469 @@
+//! Past versions of `ORIGIN/robots.txt` from the Wayback Machine (or any CDX-compatible
+//! service).
+//!
+//! The CDX index (`/cdx/search/cdx?url=…&output=json&fl=timestamp,statuscode,digest&collapse=digest`)
+//! lists the captures; one observation is made per change of digest, from the archived copy at
+//! `/web/<timestamp>id_/<URL>` (`id_`: the bytes as archived, without the archive's banner).
+//! Captures with a 4xx or 5xx status need no copy: the status is the observation. A capture
+//! whose status is `-` is a revisit (the archive saw content it already holds): its copy is
+//! read like any other, and the status is the one the archive replays. A 3xx capture is a
+//! redirect, not a robots.txt: it is skipped (Google would have followed it to another URL,
+//! whose history is that URL's own), and counted so the user knows.
+//!
+//! Politeness: requests are sequential, at least `delay` apart; a 429, a 5xx or a transport
+//! error is retried after a back-off that doubles each time (or the service's `Retry-After`,
+//! up to a minute), a bounded number of times; then the import of that origin fails with an
+//! error that says why.
+
+use std::collections::HashMap;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use jiff::civil::DateTime;
+
+use super::{HistoryError, Observation, read_prefix, robots_url};
+use crate::origin::Origin;
+use crate::policy::FetchStatus;
+use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
+
+/// The Wayback Machine.
+pub const DEFAULT_SERVICE: &str = "https://web.archive.org";
+
+/// The largest CDX answer read (a listing of every capture of one robots.txt is far smaller).
+const MAX_INDEX_BYTES: usize = 64 << 20;
+
+/// The longest `Retry-After` honoured; a longer one waits this long.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// How to read the archive.
+#[derive(Debug, Clone)]
+pub struct WaybackOptions {
+    /// The service's base URL: the index is at `<service>/cdx/search/cdx`, copies at
+    /// `<service>/web/`.
+    pub service: String,
+    /// The first moment of the period (a CDX timestamp prefix, 1 to 14 digits).
+    pub from: Option<String>,
+    /// The last moment of the period (a CDX timestamp prefix, 1 to 14 digits, inclusive).
+    pub to: Option<String>,
+    /// The least time between two requests to the service.
+    pub delay: Duration,
+    /// How many times a request answered 429, 5xx or not at all is tried again.
+    pub retries: u32,
+    /// The wait before the first retry; it doubles for each next one.
+    pub backoff: Duration,
+    /// The longest one request may take.
+    pub timeout: Duration,
+    /// The `User-Agent` header sent.
+    pub user_agent: String,
+}
+
+impl Default for WaybackOptions {
+    fn default() -> WaybackOptions {
+        WaybackOptions {
+            service: DEFAULT_SERVICE.to_owned(),
+            from: None,
+            to: None,
+            delay: Duration::from_secs(1),
+            retries: 4,
+            backoff: Duration::from_secs(2),
+            timeout: Duration::from_secs(30),
+            user_agent: super::default_user_agent(),
+        }
+    }
+}
+
+/// One row of the CDX index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capture {
+    /// The capture's 14-digit timestamp, as the archive writes it.
+    pub stamp: String,
+    /// The same moment.
+    pub at: Timestamp,
+    /// The archived status; `None` for `-` (a revisit).
+    pub status: Option<u16>,
+    /// The archive's digest of the content.
+    pub digest: String,
+}
+
+/// What an import of one origin found.
+#[derive(Debug, Clone, Default)]
+pub struct Imported {
+    /// One per change of digest in the period, in time order.
+    pub observations: Vec<Observation>,
+    /// Captures listed by the index in the period.
+    pub captures: usize,
+    /// 3xx captures skipped.
+    pub redirects: usize,
+    /// Archived copies read.
+    pub copies: usize,
+}
+
+/// Turns `--from`/`--to` into a CDX timestamp prefix: `2024`, `2024-05`, `2024-05-01`, an
+/// RFC 3339 time (converted to UTC), or 1 to 14 digits as the CDX API takes them.
+pub fn cdx_time(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if !text.is_empty() && text.len() <= 14 && text.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(text.to_owned());
+    }
+    if let Ok(t) = text.parse::<Timestamp>() {
+        return Ok(t.strftime("%Y%m%d%H%M%S").to_string());
+    }
+    let parts: Vec<&str> = text.split('-').collect();
+    let valid = matches!(parts.len(), 2 | 3)
+        && parts[0].len() == 4
+        && parts[1..].iter().all(|p| p.len() == 2)
+        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
+    if valid {
+        let date = if parts.len() == 3 {
+            text.to_owned()
+        } else {
+            format!("{text}-01")
+        };
+        date.parse::<jiff::civil::Date>()
+            .map_err(|e| format!("{text:?} is not a date: {e}"))?;
+        return Ok(parts.concat());
+    }
+    Err(format!(
+        "{text:?} is not a date such as 2024, 2024-05, 2024-05-01 or 2024-05-01T12:00:00Z"
+    ))
+}
+
+/// Reads a CDX answer (`output=json`): an array of rows whose first row names the fields
+/// (`timestamp`, `statuscode`, `digest`, in any order). An empty answer lists no capture.
+pub fn parse_index(body: &[u8]) -> Result<Vec<Capture>, String> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<Vec<String>> = serde_json::from_slice(body)
+        .map_err(|e| format!("the CDX answer is not a JSON array of rows: {e}"))?;
+    let Some((header, rows)) = rows.split_first() else {
+        return Ok(Vec::new());
+    };
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| format!("the CDX answer has no {name} field (fields: {header:?})"))
+    };
+    let (t, s, d) = (
+        column("timestamp")?,
+        column("statuscode")?,
+        column("digest")?,
+    );
+    let mut captures = Vec::with_capacity(rows.len());
+    for row in rows {
+        let field = |i: usize| {
+            row.get(i).ok_or_else(|| {
+                format!(
+                    "a CDX row has {} fields, the header {}",
+                    row.len(),
+                    header.len()
+                )
+            })
+        };
+        let stamp = field(t)?;
+        let at = parse_stamp(stamp)?;
+        let status = match field(s)?.as_str() {
+            "-" | "" => None,
+            code => Some(
+                code.parse::<u16>()
+                    .ok()
+                    .filter(|c| (100..=599).contains(c))
+                    .ok_or_else(|| format!("CDX status {code:?} is not an HTTP status"))?,
+            ),
+        };
+        captures.push(Capture {
+            stamp: stamp.clone(),
+            at,
+            status,
+            digest: field(d)?.clone(),
+        });
+    }
+    captures.sort_by(|a, b| a.stamp.cmp(&b.stamp));
+    Ok(captures)
+}
+
+fn parse_stamp(stamp: &str) -> Result<Timestamp, String> {
+    if stamp.len() != 14 || !stamp.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("CDX timestamp {stamp:?} is not 14 digits"));
+    }
+    DateTime::strptime("%Y%m%d%H%M%S", stamp)
+        .and_then(|dt| dt.to_zoned(jiff::tz::TimeZone::UTC))
+        .map(|z| z.timestamp())
+        .map_err(|e| format!("CDX timestamp {stamp:?}: {e}"))
+}
+
+/// Whether a capture's stamp is within `[from, to]` (prefixes, `to` inclusive).
+fn in_period(stamp: &str, from: Option<&str>, to: Option<&str>) -> bool {
+    let after_from = from.is_none_or(|f| stamp >= f);
+    let before_to = to.is_none_or(|t| {
+        let n = t.len().min(stamp.len());
+        &stamp[..n] <= t
+    });
+    after_from && before_to
+}
+
+/// A client that is polite to one service: sequential, spaced, backing off.
+#[derive(Debug)]
+pub struct Client {
+    agent: ureq::Agent,
+    options: WaybackOptions,
+    last: Option<Instant>,
+}
+
+/// An answer: the final status and its body (the first `limit` bytes).
+struct Answer {
+    status: u16,
+    body: Vec<u8>,
+}
+
+impl Client {
+    /// A client for `options.service`.
+    pub fn new(options: WaybackOptions) -> Client {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(super::fetch::MAX_REDIRECTS)
+            .timeout_global(Some(options.timeout))
+            .user_agent(options.user_agent.as_str())
+            .build()
+            .into();
+        Client {
+            agent,
+            options,
+            last: None,
+        }
+    }
+
+    /// GET with the delay and the retries; any status other than 429 and 5xx is an answer.
+    fn get(&mut self, url: &str, limit: usize) -> Result<Answer, HistoryError> {
+        let mut wait = self.options.backoff;
+        let mut attempt = 0;
+        loop {
+            if let Some(last) = self.last {
+                let since = last.elapsed();
+                if since < self.options.delay {
+                    sleep(self.options.delay - since);
+                }
+            }
+            self.last = Some(Instant::now());
+            let failure = match self.agent.get(url).call() {
+                Ok(mut response) => {
+                    let status = response.status().as_u16();
+                    if status != 429 && !(500..=599).contains(&status) {
+                        match read_prefix(response.body_mut().as_reader(), limit) {
+                            Ok(body) => return Ok(Answer { status, body }),
+                            Err(e) => format!("the answer was cut off ({e})"),
+                        }
+                    } else {
+                        if let Some(after) = retry_after(&response) {
+                            wait = wait.max(after.min(MAX_RETRY_AFTER));
+                        }
+                        format!("answered {status}")
+                    }
+                }
+                Err(e) => e.to_string(),
+            };
+            if attempt >= self.options.retries {
+                return Err(HistoryError(format!(
+                    "{url}: {failure}, {} time{} in a row; giving up",
+                    attempt + 1,
+                    if attempt == 0 { "" } else { "s" }
+                )));
+            }
+            attempt += 1;
+            sleep(wait);
+            wait = wait.saturating_mul(2);
+        }
+    }
+
+    /// Reads the index for `origin`'s robots.txt and the copy of each change of content.
+    pub fn import(&mut self, origin: &Origin) -> Result<Imported, HistoryError> {
+        let target = match origin.port() {
+            Some(port) => format!("{}:{port}/robots.txt", origin.host()),
+            None => format!("{}/robots.txt", origin.host()),
+        };
+        let service = self.options.service.trim_end_matches('/').to_owned();
+        let mut url = format!(
+            "{service}/cdx/search/cdx?url={}&output=json&fl=timestamp,statuscode,digest&collapse=digest",
+            query_escape(&target)
+        );
+        if let Some(from) = &self.options.from {
+            url.push_str(&format!("&from={from}"));
+        }
+        if let Some(to) = &self.options.to {
+            url.push_str(&format!("&to={to}"));
+        }
+        let index = self.get(&url, MAX_INDEX_BYTES)?;
+        if !(200..=299).contains(&index.status) {
+            return Err(HistoryError(format!(
+                "{url}: the CDX service answered {}",
+                index.status
+            )));
+        }
+        let captures = parse_index(&index.body).map_err(|e| HistoryError(format!("{url}: {e}")))?;
+        let (from, to) = (self.options.from.clone(), self.options.to.clone());
+        let mut imported = Imported::default();
+        let mut copies: HashMap<String, (u16, Option<Vec<u8>>)> = HashMap::new();
+        let mut previous_digest: Option<&str> = None;
+        for capture in &captures {
+            if !in_period(&capture.stamp, from.as_deref(), to.as_deref()) {
+                continue;
+            }
+            imported.captures += 1;
+            if capture.status.is_some_and(|s| (300..=399).contains(&s)) {
+                imported.redirects += 1;
+                continue;
+            }
+            // The service may not collapse (or collapse only adjacent rows): a digest equal to
+            // the previous one is no change.
+            if previous_digest == Some(capture.digest.as_str()) {
+                continue;
+            }
+            previous_digest = Some(capture.digest.as_str());
+            let (status, body) = match capture.status {
+                Some(code) if !(200..=299).contains(&code) => (code, None),
+                archived => match copies.get(&capture.digest) {
+                    Some(copy) => copy.clone(),
+                    None => {
+                        let copy = self.copy(&service, capture, origin, archived)?;
+                        imported.copies += 1;
+                        copies.insert(capture.digest.clone(), copy.clone());
+                        copy
+                    }
+                },
+            };
+            imported.observations.push(Observation::new(
+                origin.clone(),
+                capture.at,
+                FetchStatus::Http(status),
+                body,
+            ));
+        }
+        super::keep_last_per_second(&mut imported.observations);
+        Ok(imported)
+    }
+
+    /// The archived copy of a capture: its status (the index's, or for a revisit the replayed
+    /// one) and content.
+    fn copy(
+        &mut self,
+        service: &str,
+        capture: &Capture,
+        origin: &Origin,
+        archived: Option<u16>,
+    ) -> Result<(u16, Option<Vec<u8>>), HistoryError> {
+        let url = format!("{service}/web/{}id_/{}", capture.stamp, robots_url(origin));
+        let answer = self.get(&url, GOOGLEBOT_MAX_BYTES)?;
+        match archived {
+            Some(code) if (200..=299).contains(&answer.status) => Ok((code, Some(answer.body))),
+            Some(code) => Err(HistoryError(format!(
+                "{url}: the archived copy of a {code} capture answered {}",
+                answer.status
+            ))),
+            None => Ok((answer.status, Some(answer.body))),
+        }
+    }
+}
+
+/// The `Retry-After` of a response, in its seconds form.
+fn retry_after(response: &ureq::http::Response<ureq::Body>) -> Option<Duration> {
+    response
+        .headers()
+        .get("retry-after")?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(Duration::from_secs)
+}
+
+/// Escapes a query value: everything but unreserved characters and `/` and `:`.
+fn query_escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/:".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn period_bounds() {
+        let cases = [
+            ("2024", Ok("2024")),
+            ("2024-05", Ok("202405")),
+            ("2024-05-01", Ok("20240501")),
+            ("2024-05-01T12:30:00Z", Ok("20240501123000")),
+            ("2024-05-01T12:30:00+02:00", Ok("20240501103000")),
+            ("20240501123000", Ok("20240501123000")),
+            ("2024-13", Err(())),
+            ("2024-02-30", Err(())),
+            ("yesterday", Err(())),
+            ("202405011230001", Err(())),
+        ];
+        for (input, want) in cases {
+            let got = cdx_time(input).map_err(|_| ());
+            assert_eq!(got.as_deref().map_err(|_| ()), want, "{input}");
+        }
+        assert!(in_period("20240501000000", Some("2024"), Some("2024")));
+        assert!(in_period("20241231235959", Some("2024"), Some("2024")));
+        assert!(!in_period("20250101000000", Some("2024"), Some("2024")));
+        assert!(!in_period("20231231235959", Some("2024"), None));
+        assert!(in_period("20240615000000", None, Some("202406")));
+        assert!(!in_period("20240701000000", None, Some("202406")));
+    }
+
+    #[test]
+    fn index_rows() {
+        let body = br#"[["timestamp","statuscode","digest"],
+            ["20240102030405","200","AAA"],
+            ["20240101000000","-","BBB"],
+            ["20240103000000","404","CCC"]]"#;
+        let captures = parse_index(body).unwrap();
+        assert_eq!(
+            captures
+                .iter()
+                .map(|c| (c.stamp.as_str(), c.status, c.digest.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("20240101000000", None, "BBB"),
+                ("20240102030405", Some(200), "AAA"),
+                ("20240103000000", Some(404), "CCC"),
+            ]
+        );
+        assert_eq!(captures[1].at.to_string(), "2024-01-02T03:04:05Z");
+        assert!(parse_index(b"").unwrap().is_empty());
+        assert!(parse_index(b"[]").unwrap().is_empty());
+        for bad in [
+            &b"<html>busy</html>"[..],
+            br#"[["timestamp","digest"],["20240101000000","A"]]"#,
+            br#"[["timestamp","statuscode","digest"],["2024","200","A"]]"#,
+            br#"[["timestamp","statuscode","digest"],["20240101000000","OK","A"]]"#,
+            br#"[["timestamp","statuscode","digest"],["20240101000000","200"]]"#,
+        ] {
+            assert!(
+                parse_index(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn query_values_are_escaped() {
+        assert_eq!(
+            query_escape("example.com:8080/robots.txt"),
+            "example.com:8080/robots.txt"
+        );
+        assert_eq!(query_escape("[::1]/a b&c"), "%5B::1%5D/a%20b%26c");
+    }
+}

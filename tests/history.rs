@@ -1,0 +1,1041 @@
+//! Robots history (SPEC "Robots history: fetch and import"): `fetch`, `import --wayback` and
+//! `import --git` against servers and repositories the tests make, on 127.0.0.1 only.
+
+mod common;
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::Command as StdCommand;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use common::*;
+use predicates::prelude::*;
+use robots_audit::history::fetch::{FetchOptions, fetch_all};
+use robots_audit::history::manifest::Manifest;
+use robots_audit::origin::Origin;
+use robots_audit::policy::FetchStatus;
+
+/// How a test server answers one request.
+enum Reply {
+    /// A status, extra headers and a body.
+    Answer(u16, Vec<(&'static str, String)>, Vec<u8>),
+    /// Read the request, then say nothing for this long (or until the server stops).
+    Hang(Duration),
+    /// A 200 whose body stops (the connection closes) before its announced length.
+    CutOff,
+}
+
+fn ok(body: impl Into<Vec<u8>>) -> Reply {
+    Reply::Answer(200, Vec::new(), body.into())
+}
+
+fn status(code: u16) -> Reply {
+    Reply::Answer(code, Vec::new(), format!("status {code}").into_bytes())
+}
+
+fn redirect(to: String) -> Reply {
+    Reply::Answer(301, vec![("Location", to)], Vec::new())
+}
+
+/// The most connections one test server accepts: a runaway client cannot loop forever.
+const MAX_CONNECTIONS: usize = 64;
+
+/// A small HTTP/1.1 server on 127.0.0.1: one request per connection, answered by `handler`
+/// from the request target; it records each request's head.
+struct Server {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    heads: Arc<Mutex<Vec<String>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    fn start(handler: impl Fn(&str) -> Reply + Send + Sync + 'static) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let heads = Arc::new(Mutex::new(Vec::new()));
+        let handler = Arc::new(handler);
+        let thread = {
+            let (stop, heads) = (Arc::clone(&stop), Arc::clone(&heads));
+            std::thread::spawn(move || {
+                for stream in listener.incoming().take(MAX_CONNECTIONS) {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Ok(stream) = stream else { continue };
+                    let (stop, heads, handler) =
+                        (Arc::clone(&stop), Arc::clone(&heads), Arc::clone(&handler));
+                    std::thread::spawn(move || serve(stream, &*handler, &heads, &stop));
+                }
+            })
+        };
+        Server {
+            addr,
+            stop,
+            heads,
+            thread: Some(thread),
+        }
+    }
+
+    fn origin(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The request targets received so far.
+    fn targets(&self) -> Vec<String> {
+        self.heads
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|h| h.split(' ').nth(1).unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(self.addr);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn serve(
+    mut stream: TcpStream,
+    handler: &(dyn Fn(&str) -> Reply + Send + Sync),
+    heads: &Mutex<Vec<String>>,
+    stop: &AtomicBool,
+) {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && head.len() < 16 << 10 {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return,
+        }
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let target = head.split(' ').nth(1).unwrap_or_default().to_owned();
+    heads.lock().unwrap().push(head);
+    match handler(&target) {
+        Reply::Answer(code, headers, body) => {
+            let mut out = format!(
+                "HTTP/1.1 {code} Test\r\nContent-Length: {}\r\nConnection: close\r\n",
+                body.len()
+            );
+            for (name, value) in headers {
+                out.push_str(&format!("{name}: {value}\r\n"));
+            }
+            out.push_str("\r\n");
+            let _ = stream.write_all(out.as_bytes());
+            // The client may stop reading after 500 KiB: a write error is expected then.
+            let _ = stream.write_all(&body);
+        }
+        Reply::CutOff => {
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nConnection: close\r\n\r\nUser-agent: *\n",
+            );
+        }
+        Reply::Hang(duration) => {
+            let end = Instant::now() + duration;
+            while Instant::now() < end && !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+/// The binary, with no proxy from the environment between it and the test servers.
+fn robots_audit_local() -> assert_cmd::Command {
+    let mut cmd = robots_audit();
+    for var in [
+        "http_proxy",
+        "HTTP_PROXY",
+        "https_proxy",
+        "HTTPS_PROXY",
+        "all_proxy",
+        "ALL_PROXY",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn manifest_rows(dir: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    read_csv(&dir.join("manifest.csv"))
+}
+
+fn options(timeout: Duration) -> FetchOptions {
+    FetchOptions {
+        timeout,
+        concurrency: 4,
+        ..FetchOptions::default()
+    }
+}
+
+#[test]
+fn fetch_records_statuses_and_keeps_the_first_500_kib() {
+    let rules = "User-agent: *\nDisallow: /private/\n";
+    let big: Vec<u8> = (0..600_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+    let big_served = big.clone();
+    let servers = [
+        Server::start(move |_| ok(rules)),
+        Server::start(|_| status(404)),
+        Server::start(|_| status(503)),
+        Server::start(|_| status(429)),
+        Server::start(|_| Reply::Hang(Duration::from_secs(5))),
+        Server::start(move |_| ok(big_served.clone())),
+        Server::start(|_| Reply::CutOff),
+    ];
+    // A port with nothing listening: the connection is refused.
+    let closed = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let mut origins: Vec<Origin> = servers
+        .iter()
+        .map(|s| Origin::parse(&s.origin()).unwrap())
+        .collect();
+    origins.push(Origin::parse(&closed).unwrap());
+    let started = Instant::now();
+    let fetched = fetch_all(&origins, &options(Duration::from_millis(700))).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "the hanging server must cost one timeout, not its whole silence"
+    );
+    let statuses: Vec<FetchStatus> = fetched.iter().map(|f| f.observation.status).collect();
+    use FetchStatus::*;
+    assert_eq!(
+        statuses,
+        [
+            Http(200),
+            Http(404),
+            Http(503),
+            Http(429),
+            Unreachable,
+            Http(200),
+            Unreachable,
+            Unreachable
+        ]
+    );
+    assert_eq!(
+        fetched[0].observation.body.as_deref(),
+        Some(rules.as_bytes())
+    );
+    for f in &fetched[1..5] {
+        assert_eq!(f.observation.body, None);
+    }
+    assert!(
+        fetched[4].error.as_ref().unwrap().contains("imeout"),
+        "{:?}",
+        fetched[4].error
+    );
+    assert!(
+        fetched[6].error.as_ref().unwrap().contains("cut off"),
+        "{:?}",
+        fetched[6].error
+    );
+    assert!(fetched[7].error.is_some());
+    let kept = fetched[5].observation.body.as_ref().unwrap();
+    assert_eq!(kept.len(), 512_000);
+    assert_eq!(kept[..], big[..512_000]);
+    for server in &servers {
+        assert_eq!(server.targets(), ["/robots.txt"]);
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut manifest = Manifest::open(dir.path()).unwrap();
+    for f in &fetched {
+        manifest.record(&f.observation).unwrap();
+    }
+    manifest.commit().unwrap();
+    let rows = manifest_rows(dir.path());
+    assert_eq!(rows.len(), 8);
+    for (f, origin) in fetched.iter().zip(&origins) {
+        let row = row(&rows, "origin", &origin.to_string());
+        assert_eq!(row["status"], f.observation.status.to_string());
+        assert_eq!(row["file"].is_empty(), f.observation.body.is_none());
+    }
+    let big_row = row(&rows, "origin", &origins[5].to_string());
+    let stored = fs::read(dir.path().join(&big_row["file"])).unwrap();
+    assert_eq!(stored.len(), 512_000);
+    assert!(big_row["file"].starts_with(&format!("127.0.0.1_{}/", servers[5].addr.port())));
+}
+
+/// A server whose `/robots.txt` starts a chain of `hops` redirects ending at `/final`.
+fn redirect_chain(hops: usize) -> Server {
+    let base: Arc<Mutex<String>> = Arc::new(Mutex::new(String::new()));
+    let seen = Arc::clone(&base);
+    let server = Server::start(move |target| {
+        let base = seen.lock().unwrap().clone();
+        let step = match target {
+            "/robots.txt" => 0,
+            t => match t.strip_prefix("/hop/") {
+                Some(n) => n.parse().unwrap(),
+                None => return ok("User-agent: *\nDisallow: /after-redirects/\n"),
+            },
+        };
+        if step + 1 < hops {
+            redirect(format!("{base}/hop/{}", step + 1))
+        } else {
+            redirect(format!("{base}/final"))
+        }
+    });
+    *base.lock().unwrap() = server.origin();
+    server
+}
+
+#[test]
+fn fetch_follows_five_redirects_and_not_a_sixth() {
+    let five = redirect_chain(5);
+    let six = redirect_chain(6);
+    let origins = [
+        Origin::parse(&five.origin()).unwrap(),
+        Origin::parse(&six.origin()).unwrap(),
+    ];
+    let fetched = fetch_all(&origins, &options(Duration::from_secs(5))).unwrap();
+
+    assert_eq!(fetched[0].observation.status, FetchStatus::Http(200));
+    assert_eq!(
+        fetched[0].observation.body.as_deref(),
+        Some(&b"User-agent: *\nDisallow: /after-redirects/\n"[..])
+    );
+    assert_eq!(
+        five.targets(),
+        [
+            "/robots.txt",
+            "/hop/1",
+            "/hop/2",
+            "/hop/3",
+            "/hop/4",
+            "/final"
+        ]
+    );
+
+    // The 6th redirect is not followed: its 3xx is the answer, which the audit reads as no
+    // robots.txt (no restrictions), as Google reads it as a 404.
+    assert_eq!(fetched[1].observation.status, FetchStatus::Http(301));
+    assert_eq!(fetched[1].observation.body, None);
+    assert_eq!(
+        six.targets(),
+        [
+            "/robots.txt",
+            "/hop/1",
+            "/hop/2",
+            "/hop/3",
+            "/hop/4",
+            "/hop/5"
+        ]
+    );
+    assert_eq!(
+        FetchStatus::Http(301).effect(),
+        robots_audit::policy::Effect::AllowAll
+    );
+}
+
+/// Waits until the wall clock is in a later second than `since`, so two fetches get
+/// different `valid_from` times.
+fn next_second(since: jiff::Timestamp) {
+    while jiff::Timestamp::now().as_second() <= since.as_second() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn fetch_adds_a_row_only_on_a_change_and_is_idempotent() {
+    let body = Arc::new(Mutex::new(Reply::Answer(
+        200,
+        Vec::new(),
+        b"User-agent: *\nDisallow: /a/\n".to_vec(),
+    )));
+    let current = Arc::clone(&body);
+    let server = Server::start(move |_| match &*current.lock().unwrap() {
+        Reply::Answer(code, headers, body) => Reply::Answer(*code, headers.clone(), body.clone()),
+        Reply::Hang(d) => Reply::Hang(*d),
+        Reply::CutOff => Reply::CutOff,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    let origins_file = write(
+        dir.path(),
+        "origins.txt",
+        format!(
+            "# the sites\n{}\n\n{}/\n",
+            server.origin(),
+            server.origin().to_uppercase()
+        ),
+    );
+    let fetch = || {
+        let mut cmd = robots_audit_local();
+        cmd.arg("fetch")
+            .arg("--into")
+            .arg(&into)
+            .arg("--origins")
+            .arg(&origins_file)
+            .args(["--timeout", "5s", "--user-agent", "TestFetcher/1.0"]);
+        cmd
+    };
+    let first = jiff::Timestamp::now();
+    fetch()
+        .assert()
+        .success()
+        .stdout("")
+        .stderr(predicates::str::contains("new row"));
+    let manifest = fs::read(into.join("manifest.csv")).unwrap();
+    assert_eq!(
+        manifest_rows(&into).len(),
+        1,
+        "the origin is named twice, fetched once"
+    );
+    assert_eq!(server.targets().len(), 1);
+    assert!(
+        server.heads()[0]
+            .to_ascii_lowercase()
+            .contains("user-agent: testfetcher/1.0\r\n"),
+        "{:?}",
+        server.heads()
+    );
+
+    next_second(first);
+    fetch()
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("unchanged"));
+    assert_eq!(
+        fs::read(into.join("manifest.csv")).unwrap(),
+        manifest,
+        "unchanged content: the manifest is left as it was"
+    );
+
+    *body.lock().unwrap() =
+        Reply::Answer(200, Vec::new(), b"User-agent: *\nDisallow: /b/\n".to_vec());
+    let changed = jiff::Timestamp::now();
+    fetch().assert().success();
+    next_second(changed);
+    *body.lock().unwrap() = Reply::Answer(503, Vec::new(), b"busy".to_vec());
+    fetch().assert().success();
+    fetch().assert().success();
+
+    let rows = manifest_rows(&into);
+    let statuses: Vec<&str> = rows.iter().map(|r| r["status"].as_str()).collect();
+    assert_eq!(statuses, ["200", "200", "503"], "{rows:#?}");
+    assert!(rows.iter().all(|r| r["origin"] == server.origin()));
+    let froms: Vec<&str> = rows.iter().map(|r| r["valid_from"].as_str()).collect();
+    assert!(froms.windows(2).all(|w| w[0] < w[1]), "{froms:?}");
+    assert_eq!(
+        fs::read_to_string(into.join(&rows[1]["file"])).unwrap(),
+        "User-agent: *\nDisallow: /b/\n"
+    );
+    // The default User-Agent names the program.
+    robots_audit_local()
+        .arg("fetch")
+        .arg("--into")
+        .arg(&into)
+        .arg(server.origin())
+        .assert()
+        .success();
+    let last = server.heads().pop().unwrap().to_ascii_lowercase();
+    assert!(last.contains("user-agent: robots-audit/"), "{last}");
+    let leftovers: Vec<_> = fs::read_dir(&into)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+#[test]
+fn fetched_history_is_what_audit_judges_with() {
+    let server = Server::start(|_| ok("User-agent: *\nDisallow: /private/\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("night");
+    robots_audit_local()
+        .arg("fetch")
+        .arg("--into")
+        .arg(&into)
+        .arg(server.origin())
+        .args(["-q"])
+        .assert()
+        .success()
+        .stderr("");
+    let rows = manifest_rows(&into);
+    let valid_from: jiff::Timestamp = rows[0]["valid_from"].parse().unwrap();
+
+    let line = |at: jiff::Timestamp, path: &str| {
+        format!(
+            "203.0.113.9 - - [{}] \"GET {path} HTTP/1.1\" 200 10 \"-\" \"Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)\"\n",
+            at.strftime("%d/%b/%Y:%H:%M:%S +0000")
+        )
+    };
+    let later = valid_from + jiff::SignedDuration::from_mins(5);
+    let before = valid_from - jiff::SignedDuration::from_hours(24);
+    write(
+        dir.path(),
+        "access.log",
+        [
+            line(before, "/private/old"),
+            line(later, "/private/x"),
+            line(later, "/public"),
+        ]
+        .concat(),
+    );
+    robots_audit_local()
+        .current_dir(dir.path())
+        .args(["audit", "-q", "--robots", "night/manifest.csv", "--origin"])
+        .arg(server.origin())
+        .args(["--out", "out", "access.log"])
+        .assert()
+        .code(0);
+    let agents = read_csv(&dir.path().join("out/agents.csv"));
+    let ahrefs = row(&agents, "agent", "AhrefsBot");
+    assert_eq!(ahrefs["disallowed"], "1");
+    assert_eq!(ahrefs["allowed"], "1");
+    assert_eq!(
+        ahrefs["unjudged"], "1",
+        "before the first fetch nothing was in force"
+    );
+    let violations = read_csv(&dir.path().join("out/violations.csv"));
+    assert_eq!(violations.len(), 1);
+    assert_eq!(violations[0]["path"], "/private/x");
+    assert_eq!(violations[0]["rule"], "Disallow: /private/");
+    assert_eq!(violations[0]["robots_version"], rows[0]["valid_from"]);
+}
+
+/// A CDX-compatible service: `index` answers `/cdx/search/cdx`, `copies` the `id_` URLs by
+/// timestamp.
+fn wayback_service(
+    index: impl Fn(usize) -> Reply + Send + Sync + 'static,
+    copies: HashMap<&'static str, &'static str>,
+) -> Server {
+    let calls = AtomicUsize::new(0);
+    Server::start(move |target| {
+        if target.starts_with("/cdx/search/cdx?") {
+            return index(calls.fetch_add(1, Ordering::SeqCst));
+        }
+        let copy = target
+            .strip_prefix("/web/")
+            .and_then(|rest| rest.split_once("id_/"))
+            .filter(|(_, url)| *url == "https://example.com/robots.txt")
+            .and_then(|(stamp, _)| copies.get(stamp));
+        match copy {
+            Some(body) => ok(*body),
+            None => status(404),
+        }
+    })
+}
+
+const INDEX: &str = r#"[["timestamp","statuscode","digest"],
+["20230601000000","200","OLD"],
+["20240101000000","200","AAA"],
+["20240102000000","200","AAA"],
+["20240103000000","301","RRR"],
+["20240104000000","200","BBB"],
+["20240105000000","503","EEE"],
+["20240106000000","-","AAA"],
+["20240107000000","200","AAA"]]"#;
+
+fn import_wayback(server: &Server, into: &Path) -> assert_cmd::Command {
+    let mut cmd = robots_audit_local();
+    cmd.args(["import", "--wayback", "--wayback-url"])
+        .arg(server.origin())
+        .args([
+            "--delay",
+            "0s",
+            "--backoff",
+            "10ms",
+            "--timeout",
+            "5s",
+            "--into",
+        ])
+        .arg(into);
+    cmd
+}
+
+#[test]
+fn wayback_one_row_per_change_of_content() {
+    let server = wayback_service(
+        |_| ok(INDEX),
+        HashMap::from([
+            ("20230601000000", "User-agent: *\nDisallow: /old/\n"),
+            ("20240101000000", "User-agent: *\nDisallow: /a/\n"),
+            ("20240104000000", "User-agent: *\nDisallow: /b/\n"),
+        ]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    import_wayback(&server, &into)
+        .args([
+            "--from",
+            "2024",
+            "--to",
+            "2024-12-31",
+            "https://example.com",
+        ])
+        .assert()
+        .success()
+        .stdout("")
+        .stderr(predicates::str::contains("1 redirect skipped"));
+    let rows = manifest_rows(&into);
+    let got: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["valid_from"].as_str(), r["status"].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("2024-01-01T00:00:00Z", "200"),
+            ("2024-01-04T00:00:00Z", "200"),
+            ("2024-01-05T00:00:00Z", "503"),
+            // A revisit of the first content: the content changed back.
+            ("2024-01-06T00:00:00Z", "200"),
+        ]
+    );
+    assert_eq!(rows[0]["file"], rows[3]["file"], "same content, one file");
+    assert_eq!(
+        fs::read_to_string(into.join(&rows[1]["file"])).unwrap(),
+        "User-agent: *\nDisallow: /b/\n"
+    );
+    assert!(rows.iter().all(|r| r["origin"] == "https://example.com"));
+
+    let targets = server.targets();
+    let index = &targets[0];
+    for part in [
+        "url=example.com/robots.txt",
+        "output=json",
+        "fl=timestamp,statuscode,digest",
+        "collapse=digest",
+        "from=2024",
+        "to=20241231",
+    ] {
+        assert!(index.contains(part), "{part} missing from {index}");
+    }
+    // Each content is read once; nothing outside the period, no redirect, no error status.
+    assert_eq!(
+        targets[1..],
+        [
+            "/web/20240101000000id_/https://example.com/robots.txt",
+            "/web/20240104000000id_/https://example.com/robots.txt",
+        ]
+    );
+
+    let manifest = fs::read(into.join("manifest.csv")).unwrap();
+    import_wayback(&server, &into)
+        .args([
+            "--from",
+            "2024",
+            "--to",
+            "2024-12-31",
+            "https://example.com",
+        ])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("0 new rows"));
+    assert_eq!(fs::read(into.join("manifest.csv")).unwrap(), manifest);
+}
+
+#[test]
+fn wayback_backs_off_on_429_and_5xx_then_succeeds() {
+    let copy_calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&copy_calls);
+    let index_calls = AtomicUsize::new(0);
+    let server = Server::start(move |target| {
+        if target.starts_with("/cdx/") {
+            return match index_calls.fetch_add(1, Ordering::SeqCst) {
+                0 => Reply::Answer(429, vec![("Retry-After", "0".into())], Vec::new()),
+                _ => ok(r#"[["timestamp","statuscode","digest"],["20240101000000","200","AAA"]]"#),
+            };
+        }
+        match counted.fetch_add(1, Ordering::SeqCst) {
+            0 => status(502),
+            _ => ok("User-agent: *\nDisallow: /\n"),
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    import_wayback(&server, &into)
+        .arg("example.com")
+        .assert()
+        .success();
+    assert_eq!(server.targets().len(), 4, "{:?}", server.targets());
+    assert_eq!(copy_calls.load(Ordering::SeqCst), 2);
+    let rows = manifest_rows(&into);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["origin"], "https://example.com");
+    assert_eq!(rows[0]["status"], "200");
+}
+
+#[test]
+fn wayback_that_keeps_failing_is_a_clear_error() {
+    let server = wayback_service(|_| status(500), HashMap::new());
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    import_wayback(&server, &into)
+        .args(["--retries", "2", "https://example.com"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicates::str::contains("answered 500, 3 times in a row; giving up")
+                .and(predicates::str::contains("https://example.com")),
+        );
+    assert_eq!(server.targets().len(), 3, "retries are bounded");
+    assert!(!into.join("manifest.csv").exists());
+
+    // A service that is not a CDX index.
+    let html = wayback_service(|_| ok("<html>maintenance</html>"), HashMap::new());
+    import_wayback(&html, &into)
+        .arg("https://example.com")
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("not a JSON array"));
+}
+
+/// Runs git in `repo` with fixed identities and times; panics on failure.
+fn git(repo: &Path, args: &[&str], time: &str) {
+    let out = StdCommand::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("GIT_AUTHOR_DATE", time)
+        .env("GIT_COMMITTER_DATE", time)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn commit_file(repo: &Path, file: &str, content: Option<&str>, time: &str) {
+    match content {
+        Some(content) => {
+            write(repo, file, content);
+            git(repo, &["add", file], time);
+        }
+        None => git(repo, &["rm", "-q", file], time),
+    }
+    git(repo, &["commit", "-q", "-m", file], time);
+}
+
+#[test]
+fn git_one_row_per_commit_that_changed_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("site");
+    fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"], "2026-01-01T00:00:00Z");
+    let robots = "public/robots.txt";
+    commit_file(
+        &repo,
+        robots,
+        Some("User-agent: *\nDisallow: /a/\n"),
+        "2026-01-01T10:00:00Z",
+    );
+    commit_file(&repo, "README", Some("hello"), "2026-01-02T10:00:00Z");
+    commit_file(
+        &repo,
+        robots,
+        Some("User-agent: *\nDisallow: /bb/\n"),
+        "2026-01-03T10:00:00Z",
+    );
+    // A second commit in the same second: the later content is the one in force.
+    commit_file(
+        &repo,
+        robots,
+        Some("User-agent: *\nDisallow: /b/\n"),
+        "2026-01-03T10:00:00Z",
+    );
+    commit_file(
+        &repo,
+        "public/index.html",
+        Some("<p>"),
+        "2026-01-04T10:00:00Z",
+    );
+    commit_file(&repo, robots, None, "2026-01-05T10:00:00Z");
+    commit_file(&repo, "README", Some("hello again"), "2026-01-06T10:00:00Z");
+    commit_file(
+        &repo,
+        robots,
+        Some("User-agent: *\nDisallow: /a/\n"),
+        "2026-01-07T10:00:00+02:00",
+    );
+
+    let into = dir.path().join("history");
+    let import = || {
+        let mut cmd = robots_audit_local();
+        cmd.args(["import", "--git"])
+            .arg(&repo)
+            .args([
+                "--path",
+                robots,
+                "--origin",
+                "https://example.com",
+                "--into",
+            ])
+            .arg(&into);
+        cmd
+    };
+    import()
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "4 versions of public/robots.txt in git, 4 new rows",
+        ));
+    let rows = manifest_rows(&into);
+    let got: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["valid_from"].as_str(), r["status"].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("2026-01-01T10:00:00Z", "200"),
+            ("2026-01-03T10:00:00Z", "200"),
+            ("2026-01-05T10:00:00Z", "404"),
+            ("2026-01-07T08:00:00Z", "200"),
+        ]
+    );
+    assert_eq!(rows[2]["file"], "");
+    assert_eq!(rows[0]["file"], rows[3]["file"]);
+    assert_eq!(
+        fs::read_to_string(into.join(&rows[1]["file"])).unwrap(),
+        "User-agent: *\nDisallow: /b/\n"
+    );
+
+    let manifest = fs::read(into.join("manifest.csv")).unwrap();
+    import()
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("0 new rows"));
+    assert_eq!(fs::read(into.join("manifest.csv")).unwrap(), manifest);
+
+    // The manifest is one the audit reads.
+    write(dir.path(), "empty.log", "");
+    robots_audit_local()
+        .current_dir(dir.path())
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "history/manifest.csv",
+            "--out",
+            "out",
+            "empty.log",
+        ])
+        .assert()
+        .success();
+    let robots = read_csv(&dir.path().join("out/robots.csv"));
+    assert_eq!(robots.len(), 4);
+}
+
+#[test]
+fn usage_and_git_errors_are_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    robots_audit_local()
+        .args(["import", "--git"])
+        .arg(dir.path())
+        .args([
+            "--path",
+            "robots.txt",
+            "--origin",
+            "https://example.com",
+            "--into",
+        ])
+        .arg(&into)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "is not a revision of a git repository",
+        ));
+    robots_audit_local()
+        .env("PATH", "")
+        .args(["import", "--git"])
+        .arg(dir.path())
+        .args([
+            "--path",
+            "robots.txt",
+            "--origin",
+            "https://example.com",
+            "--into",
+        ])
+        .arg(&into)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("needs the git program"));
+    // --git needs --path and --origin; the sources exclude each other.
+    robots_audit_local()
+        .args(["import", "--git", "repo", "--into", "x"])
+        .assert()
+        .code(2);
+    robots_audit_local()
+        .args([
+            "import",
+            "--wayback",
+            "--git",
+            "r",
+            "--path",
+            "p",
+            "--origin",
+            "o",
+            "--into",
+            "x",
+        ])
+        .assert()
+        .code(2);
+    robots_audit_local()
+        .args(["import", "--wayback", "--into", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("at least one ORIGIN"));
+    robots_audit_local()
+        .args([
+            "import",
+            "--wayback",
+            "--from",
+            "last week",
+            "--into",
+            "x",
+            "example.com",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--from"));
+    robots_audit_local()
+        .args(["fetch", "--into", "x", "--timeout", "0s", "example.com"])
+        .assert()
+        .code(2);
+    robots_audit_local()
+        .args(["fetch", "--into", "x", "ftp://files.example.com"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("http and https only"));
+    robots_audit_local()
+        .args(["fetch", "--into", "x", "https://exa mple.com"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is not an origin"));
+}
+
+#[test]
+fn git_a_merged_branch_counts_when_it_landed() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("site");
+    fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"], "2026-02-01T00:00:00Z");
+    commit_file(
+        &repo,
+        "robots.txt",
+        Some("User-agent: *\nDisallow: /a/\n"),
+        "2026-02-01T10:00:00Z",
+    );
+    git(
+        &repo,
+        &["checkout", "-q", "-b", "side"],
+        "2026-02-01T10:00:00Z",
+    );
+    commit_file(
+        &repo,
+        "robots.txt",
+        Some("User-agent: *\nDisallow: /b/\n"),
+        "2026-02-02T10:00:00Z",
+    );
+    git(&repo, &["checkout", "-q", "main"], "2026-02-02T10:00:00Z");
+    commit_file(&repo, "index.html", Some("<p>"), "2026-02-03T10:00:00Z");
+    git(
+        &repo,
+        &["merge", "-q", "--no-ff", "-m", "merge side", "side"],
+        "2026-02-04T10:00:00Z",
+    );
+
+    let into = dir.path().join("history");
+    robots_audit_local()
+        .args(["import", "--git"])
+        .arg(&repo)
+        .args(["--path", "robots.txt", "--origin", "example.com", "--into"])
+        .arg(&into)
+        .assert()
+        .success();
+    let rows = manifest_rows(&into);
+    let got: Vec<&str> = rows.iter().map(|r| r["valid_from"].as_str()).collect();
+    assert_eq!(got, ["2026-02-01T10:00:00Z", "2026-02-04T10:00:00Z"]);
+    assert_eq!(
+        fs::read_to_string(into.join(&rows[1]["file"])).unwrap(),
+        "User-agent: *\nDisallow: /b/\n"
+    );
+    // The side branch's own history is read with --rev.
+    let side = dir.path().join("side-history");
+    robots_audit_local()
+        .args(["import", "--git"])
+        .arg(&repo)
+        .args([
+            "--rev",
+            "side",
+            "--path",
+            "robots.txt",
+            "--origin",
+            "example.com",
+            "--into",
+        ])
+        .arg(&side)
+        .assert()
+        .success();
+    let rows = manifest_rows(&side);
+    let got: Vec<&str> = rows.iter().map(|r| r["valid_from"].as_str()).collect();
+    assert_eq!(got, ["2026-02-01T10:00:00Z", "2026-02-02T10:00:00Z"]);
+}
+
+#[test]
+fn a_fetch_killed_mid_run_leaves_the_manifest_as_it_was() {
+    let quick = Server::start(|_| ok("User-agent: *\nDisallow: /changed/\n"));
+    let slow = Server::start(|_| Reply::Hang(Duration::from_secs(10)));
+    let dir = tempfile::tempdir().unwrap();
+    let before = format!("origin,valid_from,status,file\n{},,404,\n", quick.origin());
+    write(dir.path(), "history/manifest.csv", &before);
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .env_remove("http_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("all_proxy")
+        .env_remove("ALL_PROXY")
+        .args(["fetch", "-q", "--timeout", "20s", "--into"])
+        .arg(dir.path().join("history"))
+        .arg(quick.origin())
+        .arg(slow.origin())
+        .spawn()
+        .unwrap();
+    // The quick origin is answered (its file may be written); the slow one keeps the run going.
+    let start = Instant::now();
+    while (quick.targets().is_empty() || slow.targets().is_empty())
+        && start.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("history/manifest.csv")).unwrap(),
+        before
+    );
+}
