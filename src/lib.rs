@@ -11,6 +11,7 @@
 
 pub mod audit;
 pub mod check;
+pub mod duration;
 pub mod error;
 pub mod origin;
 pub mod policy;

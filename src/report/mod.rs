@@ -9,6 +9,7 @@ pub mod agents;
 pub mod atomic;
 pub mod decisions;
 pub mod inputs;
+pub mod owned;
 pub mod robots;
 pub mod rules;
 pub mod stream;
