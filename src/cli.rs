@@ -68,6 +68,9 @@ pub struct AuditArgs {
     /// Also write decisions.csv, one row per judged request.
     #[arg(long)]
     pub decisions: bool,
+    /// Do not write report.html (only the CSVs).
+    #[arg(long)]
+    pub no_html: bool,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
@@ -237,6 +240,7 @@ impl AuditArgs {
             verify,
             all_agents: self.all_agents,
             decisions: self.decisions,
+            html: !self.no_html,
             threads: self.threads.map_or(defaults.threads, usize::from),
             progress: !self.quiet,
             fallback_user_agent: self.user_agent.map(String::into_bytes),

@@ -61,6 +61,8 @@ pub struct AuditConfig {
     pub all_agents: bool,
     /// `--decisions`.
     pub decisions: bool,
+    /// Write `report.html` beside the CSVs (`--no-html` turns it off).
+    pub html: bool,
     /// `--threads`.
     pub threads: usize,
     /// Show the progress bar and the summary table.
@@ -85,6 +87,7 @@ impl Default for AuditConfig {
             verify: Vec::new(),
             all_agents: false,
             decisions: false,
+            html: true,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             progress: false,
             fallback_user_agent: None,
@@ -370,6 +373,12 @@ pub fn run(config: &AuditConfig) -> Result<AuditResult, Error> {
         )));
     }
     write_reports(out, &result, violations, decisions)
+        .and_then(|()| {
+            if config.html {
+                report::html::write(out)?;
+            }
+            Ok(())
+        })
         .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;
     Ok(result)
 }

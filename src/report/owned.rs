@@ -20,6 +20,7 @@ pub const REPORT_FILES: &[&str] = &[
     "inputs.csv",
     "skipped_lines.csv",
     "decisions.csv",
+    "report.html",
 ];
 
 /// Removes from `out` every file of [`REPORT_FILES`] that is not in `written`; returns the names
