@@ -4,7 +4,13 @@
 //! ```text
 //! cargo bench --bench throughput                 # 5 rounds, 4,000,000 lines per data set
 //! cargo bench --bench throughput -- --rounds 3 --lines 2000000
+//! cargo bench --bench throughput -- --baseline /tmp/robots-audit-before
 //! ```
+//!
+//! `--baseline PROGRAM` also runs every audit case with another build of `robots-audit` (the
+//! code before a change) in the same rounds, and adds a table of this build's wall time over the
+//! baseline's: a change is measured side by side with the code it replaces, on the same machine
+//! at the same moments.
 //!
 //! The inputs come from `robots-audit synth` (vhost_combined, 50 origins, 30 bots) and are kept
 //! under `target/throughput/`, so reruns skip generating them. Every round runs every contender
@@ -363,9 +369,19 @@ impl Contender {
         out: &Path,
         extra: &[&str],
     ) -> Result<Contender, Failure> {
+        Contender::audit_with(PathBuf::from(AUDIT), label, data, out, extra)
+    }
+
+    fn audit_with(
+        program: PathBuf,
+        label: &str,
+        data: &DataSet,
+        out: &Path,
+        extra: &[&str],
+    ) -> Result<Contender, Failure> {
         Ok(Contender {
             label: label.to_owned(),
-            program: PathBuf::from(AUDIT),
+            program,
             args: data.audit_args(out, extra)?,
             out: Some(out.to_owned()),
             lines: data.lines,
@@ -448,6 +464,8 @@ struct Case {
     label: &'static str,
     floor: usize,
     audit: usize,
+    /// The same audit run by the `--baseline` build, when there is one.
+    baseline: Option<usize>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -456,12 +474,14 @@ struct Case {
 struct Options {
     rounds: usize,
     lines: u64,
+    baseline: Option<PathBuf>,
 }
 
 fn options(args: &[OsString]) -> Result<Options, Failure> {
     let mut options = Options {
         rounds: 5,
         lines: 4_000_000,
+        baseline: None,
     };
     let mut args = args.iter().filter_map(|a| a.to_str());
     while let Some(arg) = args.next() {
@@ -469,6 +489,10 @@ fn options(args: &[OsString]) -> Result<Options, Failure> {
             "--bench" => {}
             "--rounds" => options.rounds = args.next().ok_or("--rounds N")?.parse()?,
             "--lines" => options.lines = args.next().ok_or("--lines N")?.parse()?,
+            "--baseline" => {
+                let program = args.next().ok_or("--baseline PROGRAM")?;
+                options.baseline = Some(fs::canonicalize(program)?);
+            }
             other => return Err(format!("unknown argument {other:?}").into()),
         }
     }
@@ -552,10 +576,43 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
         &out.join("quarter"),
         &two,
     )?);
+    let audits = [
+        audit_gzip,
+        decisions,
+        audit_zstd,
+        audit_plain,
+        eight_1,
+        eight_2,
+        audit_quarter,
+    ];
+    let mut baseline_of = vec![None; all.len()];
+    if let Some(program) = &options.baseline {
+        for audit in audits {
+            let mirror = {
+                let own = &all[audit];
+                Contender {
+                    label: format!("baseline {}", own.label.trim_start_matches("audit ")),
+                    program: program.clone(),
+                    args: own.args.clone(),
+                    out: own.out.clone(),
+                    lines: own.lines,
+                    samples: Vec::new(),
+                    peak_rss_kib: 0,
+                }
+            };
+            all.push(mirror);
+            baseline_of[audit] = Some(all.len() - 1);
+        }
+    }
+    // Each baseline runs right after the audit it mirrors, so both see the same machine.
+    let order: Vec<usize> = (0..baseline_of.len())
+        .flat_map(|i| std::iter::once(i).chain(baseline_of[i]))
+        .collect();
     let mut contenders = all;
     let load_before = load_average();
     for round in 1..=options.rounds {
-        for contender in &mut contenders {
+        for &index in &order {
+            let contender = &mut contenders[index];
             contender.run_once()?;
             if let Some(sample) = contender.samples.last() {
                 eprintln!(
@@ -599,10 +656,11 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
             options.rounds
         )
     };
-    let case = |label, floor, audit| Case {
+    let case = |label, floor, audit: usize| Case {
         label,
         floor,
         audit,
+        baseline: baseline_of[audit],
     };
     let cases = [
         case("gzip, 1 file", floor_gzip, audit_gzip),
@@ -775,6 +833,34 @@ fn report(header: &str, contenders: &[Contender], cases: &[Case], targets: &[Tar
             target.measured,
             if target.met { "yes" } else { "no" }
         );
+    }
+    if cases.iter().any(|case| case.baseline.is_some()) {
+        text.push_str(
+            "\n| case | baseline (s) | this build (s) | baseline / floor | this build / floor \
+             | this build / baseline | baseline peak RSS (MiB) |\n",
+        );
+        text.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for case in cases {
+            let Some(baseline) = case.baseline else {
+                continue;
+            };
+            let (floor, audit, baseline) = (
+                &contenders[case.floor],
+                &contenders[case.audit],
+                &contenders[baseline],
+            );
+            let _ = writeln!(
+                text,
+                "| {} | {:.3} | {:.3} | {:.2} | {:.2} | {:.3} | {:.1} |",
+                case.label,
+                secs(baseline.median()),
+                secs(audit.median()),
+                baseline.ratio_to(floor),
+                audit.ratio_to(floor),
+                audit.ratio_to(baseline),
+                baseline.peak_rss_mib(),
+            );
+        }
     }
     text
 }

@@ -73,7 +73,29 @@ fn tokens(config: &CheckConfig) -> Result<(Vec<Vec<u8>>, TokenMatch), Error> {
     }
 }
 
-/// Runs `check`, writing `allowed|disallowed<TAB>URL<TAB>rule<TAB>line` per URL to `out`.
+/// Writes one field of a `check` line with TAB, CR, LF and backslash escaped as `\t`, `\r`,
+/// `\n` and `\\`, so every line has exactly four TAB-separated fields even when a URL or a rule
+/// of a real robots.txt holds a TAB. Other bytes are written as they are.
+fn write_field(out: &mut dyn Write, field: &[u8]) -> io::Result<()> {
+    let mut rest = field;
+    while let Some(at) = rest
+        .iter()
+        .position(|b| matches!(b, b'\t' | b'\r' | b'\n' | b'\\'))
+    {
+        out.write_all(&rest[..at])?;
+        out.write_all(match rest[at] {
+            b'\t' => b"\\t",
+            b'\r' => b"\\r",
+            b'\n' => b"\\n",
+            _ => b"\\\\",
+        })?;
+        rest = &rest[at + 1..];
+    }
+    out.write_all(rest)
+}
+
+/// Runs `check`, writing `allowed|disallowed<TAB>URL<TAB>rule<TAB>line` per URL to `out`
+/// (fields escaped by [`write_field`]).
 ///
 /// ```
 /// # use robots_audit::check::{CheckConfig, run};
@@ -119,11 +141,55 @@ pub fn run(config: &CheckConfig, out: &mut impl Write) -> Result<(), Error> {
         } else {
             b"disallowed\t"
         })?;
-        out.write_all(url)?;
-        writeln!(out, "\t{rule}\t{line}")
+        write_field(out, url)?;
+        out.write_all(b"\t")?;
+        write_field(out, rule.as_bytes())?;
+        writeln!(out, "\t{line}")
     };
     for url in &config.urls {
         write(out, url).map_err(|e| Error::Fatal(format!("cannot write output: {e}")))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_escaped_so_a_line_keeps_four_fields() {
+        let cases: [(&[u8], &[u8]); 6] = [
+            (b"/plain", b"/plain"),
+            (b"Disallow: /a\tb", b"Disallow: /a\\tb"),
+            (b"/x\\y", b"/x\\\\y"),
+            (b"\r\n", b"\\r\\n"),
+            (b"", b""),
+            (b"\xff\t", b"\xff\\t"),
+        ];
+        for (field, expected) in cases {
+            let mut out = Vec::new();
+            write_field(&mut out, field).unwrap();
+            assert_eq!(out, expected, "{field:?}");
+        }
+    }
+
+    #[test]
+    fn a_rule_with_a_tab_gives_four_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let robots = dir.path().join("robots.txt");
+        fs::write(&robots, "User-agent: *\nDisallow: /a\tb\n").unwrap();
+        let config = CheckConfig {
+            robots,
+            agents: vec!["FooBot".into()],
+            urls: vec![b"/a\tb".to_vec(), b"/a%09b".to_vec()],
+            ..CheckConfig::default()
+        };
+        let mut out = Vec::new();
+        run(&config, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for line in text.lines() {
+            assert_eq!(line.split('\t').count(), 4, "{line:?}");
+        }
+        assert!(text.contains("Disallow: /a\\tb"), "{text}");
+    }
 }

@@ -14,6 +14,7 @@
 
 pub mod audit;
 pub mod check;
+pub mod duration;
 pub mod error;
 pub mod history;
 pub mod ids;

@@ -82,6 +82,9 @@ pub struct AuditArgs {
     /// Also write decisions.csv, one row per judged request.
     #[arg(long)]
     pub decisions: bool,
+    /// Do not write report.html (only the CSVs).
+    #[arg(long)]
+    pub no_html: bool,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
@@ -220,6 +223,7 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     fs::create_dir_all(out)
         .map_err(|e| Error::Fatal(format!("cannot create --out {}: {e}", out.display())))?;
     let reports = Reports::create(out, inputs.len(), args.decisions)
+        .map(|reports| reports.with_html(!args.no_html))
         .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))?;
     let result = audit::run(&config, &catalog, &verifier, policy, &inputs, &&reports)?;
     reports

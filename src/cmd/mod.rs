@@ -22,17 +22,9 @@ fn usage(message: String) -> Error {
     Error::Usage(message)
 }
 
-/// Parses a duration such as `24h`, `90m`, `1h30m`, `0s`.
+/// Parses a duration such as `24h`, `90m`, `1d` or `1w` (see [`robots_audit::duration`]).
 fn parse_duration(flag: &str, text: &str) -> Result<jiff::SignedDuration, Error> {
-    let duration: jiff::SignedDuration = text.parse().map_err(|e| {
-        usage(format!(
-            "{flag} {text:?} is not a duration such as 24h or 90m: {e}"
-        ))
-    })?;
-    if duration.is_negative() {
-        return Err(usage(format!("{flag} {text:?} must not be negative")));
-    }
-    Ok(duration)
+    robots_audit::duration::parse(text).map_err(|e| usage(format!("{flag} {text:?}: {e}")))
 }
 
 /// A duration flag (`10s`, `500ms`, `1m30s`) as a std duration; `positive` refuses zero.

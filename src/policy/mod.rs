@@ -155,12 +155,15 @@ impl PolicySet {
         let clash = timeline
             .versions
             .iter()
-            .any(|&v| self.versions[v.index()].valid_from == version.valid_from);
-        if clash {
+            .map(|&v| &self.versions[v.index()])
+            .find(|v| v.valid_from == version.valid_from);
+        if let Some(earlier) = clash {
             return Err(format!(
-                "{} has two robots.txt versions valid from {}",
+                "{} has two robots.txt versions valid from {}: {} and {}",
                 version.origin,
-                version.label()
+                version.label(),
+                earlier.source,
+                version.source
             ));
         }
         let at = timeline

@@ -58,7 +58,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<PolicySet, Sourc
             load_directory(&mut set, path, options)?;
         } else {
             let body = read(path)?;
-            if is_manifest(&body) {
+            if is_manifest(path, &body) {
                 load_manifest(&mut set, path, &body, options)?;
             } else {
                 let Some(origin) = &options.origin else {
@@ -88,11 +88,69 @@ fn read(path: &Path) -> Result<Vec<u8>, SourceError> {
         .map_err(|e| SourceError(format!("cannot read robots file {}: {e}", path.display())))
 }
 
-fn is_manifest(body: &[u8]) -> bool {
+/// The manifest's columns, in the order [`MANIFEST_HEADER`] names them.
+const MANIFEST_COLUMNS: [&str; 4] = ["origin", "valid_from", "status", "file"];
+
+/// Whether a robots source file is a manifest: a `.csv` file always is (it is never read as a
+/// robots.txt), and so is any file whose first line is a comma-separated list naming at least
+/// one manifest column. A misspelt header is then reported column by column, instead of the
+/// file being read as a robots.txt without rules.
+fn is_manifest(path: &Path, body: &[u8]) -> bool {
+    let csv_name = path
+        .extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("csv"));
+    csv_name || {
+        let cells = header_cells(body);
+        cells.len() > 1
+            && cells.iter().any(|cell| {
+                MANIFEST_COLUMNS
+                    .iter()
+                    .any(|c| cell.eq_ignore_ascii_case(c))
+            })
+    }
+}
+
+/// The first line of `body` split at commas, each cell trimmed (a UTF-8 BOM and CR skipped).
+fn header_cells(body: &[u8]) -> Vec<String> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     let first = body.split(|&b| b == b'\n').next().unwrap_or_default();
     let first = first.strip_suffix(b"\r").unwrap_or(first);
-    first.eq_ignore_ascii_case(MANIFEST_HEADER.as_bytes())
+    if !first.contains(&b',') {
+        return Vec::new();
+    }
+    first
+        .split(|&b| b == b',')
+        .map(|cell| String::from_utf8_lossy(cell.trim_ascii()).into_owned())
+        .collect()
+}
+
+/// Where each manifest column is in a header row: `[origin, valid_from, status, file]`.
+/// Columns may come in any order; case and surrounding spaces do not matter. An unknown,
+/// repeated or missing column is an error naming it.
+fn manifest_columns(header: &csv::ByteRecord) -> Result<[usize; 4], String> {
+    let mut at = [None; 4];
+    for (index, cell) in header.iter().enumerate() {
+        let name = String::from_utf8_lossy(cell.trim_ascii());
+        let known = MANIFEST_COLUMNS
+            .iter()
+            .position(|c| name.eq_ignore_ascii_case(c))
+            .ok_or_else(|| {
+                format!(
+                    "unknown column {name:?} in the header (the columns are {MANIFEST_HEADER}, \
+                     in any order)"
+                )
+            })?;
+        if at[known].replace(index).is_some() {
+            return Err(format!("column {name:?} appears twice in the header"));
+        }
+    }
+    let mut columns = [0; 4];
+    for (slot, (found, name)) in columns.iter_mut().zip(at.iter().zip(MANIFEST_COLUMNS)) {
+        *slot = found.ok_or_else(|| {
+            format!("the header has no column {name:?} (the columns are {MANIFEST_HEADER})")
+        })?;
+    }
+    Ok(columns)
 }
 
 fn add(
@@ -262,20 +320,28 @@ fn load_manifest(
         .has_headers(true)
         .trim(csv::Trim::All)
         .from_reader(body);
+    let header = reader
+        .byte_headers()
+        .map_err(|e| SourceError(format!("manifest {}: {e}", path.display())))?
+        .clone();
+    let columns = manifest_columns(&header)
+        .map_err(|e| SourceError(format!("manifest {}: {e}", path.display())))?;
     for record in reader.byte_records() {
         let record =
             record.map_err(|e| SourceError(format!("manifest {}: {e}", path.display())))?;
         let line = record.position().map_or(0, |p| p.line());
         let fail =
             |what: String| SourceError(format!("manifest {} line {line}: {what}", path.display()));
-        if record.len() != 4 {
+        if record.len() != header.len() {
             return Err(fail(format!(
-                "expected 4 fields ({MANIFEST_HEADER}), found {}",
+                "expected {} fields, as in the header, found {}",
+                header.len(),
                 record.len()
             )));
         }
-        let field = |i: usize| {
-            std::str::from_utf8(&record[i]).map_err(|_| fail("a field is not valid UTF-8".into()))
+        let field = |column: usize| {
+            std::str::from_utf8(&record[columns[column]])
+                .map_err(|_| fail("a field is not valid UTF-8".into()))
         };
         let (origin, valid_from, status, file) = (field(0)?, field(1)?, field(2)?, field(3)?);
         let key =
@@ -350,12 +416,54 @@ mod tests {
 
     #[test]
     fn manifest_detection() {
-        assert!(is_manifest(
-            b"origin,valid_from,status,file\nexample.com,,200,a.txt\n"
-        ));
-        assert!(is_manifest(
-            b"\xEF\xBB\xBFOrigin,Valid_From,Status,File\r\n"
-        ));
-        assert!(!is_manifest(b"User-agent: *\nDisallow: /\n"));
+        let txt = Path::new("robots.txt");
+        let cases: [(&Path, &[u8], bool); 8] = [
+            (
+                txt,
+                b"origin,valid_from,status,file\nexample.com,,200,a.txt\n",
+                true,
+            ),
+            (txt, b"\xEF\xBB\xBFOrigin,Valid_From,Status,File\r\n", true),
+            (txt, b"file, status ,origin,valid_from\n", true),
+            (txt, b"orgin,valid_from,status,file\n", true),
+            (txt, b"User-agent: *\nDisallow: /\n", false),
+            (txt, b"User-agent: a,b\nDisallow: /\n", false),
+            (
+                Path::new("history.CSV"),
+                b"User-agent: *\nDisallow: /\n",
+                true,
+            ),
+            (Path::new("history.csv"), b"", true),
+        ];
+        for (path, body, expected) in cases {
+            assert_eq!(is_manifest(path, body), expected, "{path:?} {body:?}");
+        }
+    }
+
+    #[test]
+    fn manifest_columns_in_any_order() {
+        let columns = |header: &str| {
+            manifest_columns(&csv::ByteRecord::from(
+                header.split(',').collect::<Vec<_>>(),
+            ))
+        };
+        assert_eq!(columns("origin,valid_from,status,file"), Ok([0, 1, 2, 3]));
+        assert_eq!(columns("file, Status,origin ,valid_from"), Ok([2, 3, 1, 0]));
+        let errors = [
+            ("orgin,valid_from,status,file", "unknown column \"orgin\""),
+            (
+                "origin,valid_from,status,file,note",
+                "unknown column \"note\"",
+            ),
+            ("origin,valid_from,status", "no column \"file\""),
+            (
+                "origin,valid_from,status,file,origin",
+                "\"origin\" appears twice",
+            ),
+        ];
+        for (header, message) in errors {
+            let error = columns(header).unwrap_err();
+            assert!(error.contains(message), "{header}: {error}");
+        }
     }
 }

@@ -10,7 +10,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::stream::StreamedReport;
-use super::{RowWriter, agent_origins, agents, decisions, inputs, robots, rules, violations};
+use super::{
+    RowWriter, agent_origins, agents, decisions, html, inputs, owned, robots, rules, violations,
+};
 use crate::audit::AuditResult;
 use crate::audit::sink::{Output, Sink, Verdict};
 use crate::audit::stats::Outcome;
@@ -21,6 +23,7 @@ pub struct Reports {
     dir: PathBuf,
     violations: StreamedReport,
     decisions: Option<StreamedReport>,
+    html: bool,
 }
 
 impl Reports {
@@ -43,21 +46,45 @@ impl Reports {
             dir: dir.to_path_buf(),
             violations,
             decisions,
+            html: true,
         })
     }
 
-    /// Writes the reports of `result` and gives every report its final name.
+    /// Whether [`Reports::commit`] also writes `report.html` (by default it does).
+    pub fn with_html(mut self, html: bool) -> Reports {
+        self.html = html;
+        self
+    }
+
+    /// Writes the reports of `result`, gives every report its final name, then removes the
+    /// tool's reports this run did not write (the run owns `--out`: see [`super::owned`]).
     pub fn commit(self, result: &AuditResult) -> io::Result<()> {
         let dir = &self.dir;
+        let mut written = vec![
+            "agents.csv",
+            "agent_origins.csv",
+            "violations.csv",
+            "rules.csv",
+            "robots.csv",
+            "inputs.csv",
+            "skipped_lines.csv",
+        ];
         agents::write(dir, result)?;
         agent_origins::write(dir, result)?;
         self.violations.commit()?;
         if let Some(decisions) = self.decisions {
             decisions.commit()?;
+            written.push("decisions.csv");
         }
         rules::write(dir, result)?;
         robots::write(dir, result)?;
-        inputs::write(dir, result)
+        inputs::write(dir, result)?;
+        if self.html {
+            html::write(dir)?;
+            written.push(html::FILE);
+        }
+        owned::remove_unwritten(dir, &written)?;
+        Ok(())
     }
 }
 

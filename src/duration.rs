@@ -1,0 +1,58 @@
+//! Durations on the command line (`--grace`, and every other duration option).
+//!
+//! A duration is written in jiff's friendly format (`24h`, `90m`, `1h30m`, `0s`, `PT24H`) and may
+//! also use days and weeks, which count as 24 and 168 hours: a grace period is a span of
+//! elapsed time, not a calendar date, so no time zone or daylight-saving rule applies.
+
+use jiff::{SignedDuration, Span, SpanRelativeTo};
+
+/// Parses a non-negative duration such as `24h`, `90m`, `1d` or `1w`.
+///
+/// ```
+/// use robots_audit::duration::parse;
+/// assert_eq!(parse("1d").unwrap().as_secs(), 86_400);
+/// assert_eq!(parse("1w").unwrap().as_secs(), 7 * 86_400);
+/// assert!(parse("-1h").is_err());
+/// ```
+pub fn parse(text: &str) -> Result<SignedDuration, String> {
+    let span: Span = text
+        .trim()
+        .parse()
+        .map_err(|e| format!("not a duration such as 24h, 90m, 1d or 1w: {e}"))?;
+    let duration = span
+        .to_duration(SpanRelativeTo::days_are_24_hours())
+        .map_err(|e| format!("not a duration such as 24h, 90m, 1d or 1w: {e}"))?;
+    if duration.is_negative() {
+        return Err("must not be negative".into());
+    }
+    Ok(duration)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        let hour = 3600;
+        let cases = [
+            ("24h", 24 * hour),
+            ("90m", 90 * 60),
+            ("1h30m", 90 * 60),
+            ("0s", 0),
+            ("1d", 24 * hour),
+            ("2d12h", 60 * hour),
+            ("1w", 168 * hour),
+            ("1 week", 168 * hour),
+            ("PT24H", 24 * hour),
+            ("P1D", 24 * hour),
+            (" 24h ", 24 * hour),
+        ];
+        for (text, secs) in cases {
+            assert_eq!(parse(text).map(|d| d.as_secs()), Ok(secs), "{text}");
+        }
+        for bad in ["", "-1h", "1mo", "1y", "soon", "24"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! `report.html` opened in a real browser (headless Chromium): it renders without a script
+//! error, the screenshot is not blank, every bot of `agents.csv` is in the rendered page and the
+//! headline totals equal the sums of `agents.csv`.
+//!
+//! Needs Chromium (Debian's `chromium` package; the README's test command installs it). Plain
+//! `cargo test` without it skips these tests with a printed reason; with
+//! `ROBOTS_AUDIT_REQUIRE_BROWSER=1` (set by the README's test command) a missing browser fails.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The browser to drive, or `None` (with the reason printed) when there is none.
+fn browser() -> Option<PathBuf> {
+    let candidates = std::env::var_os("ROBOTS_AUDIT_CHROMIUM")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            ["chromium", "chromium-browser", "google-chrome"]
+                .iter()
+                .filter_map(|name| which(name)),
+        );
+    if let Some(found) = candidates.into_iter().find(|p| p.is_file()) {
+        return Some(found);
+    }
+    let reason =
+        "no Chromium found (install Debian's chromium package or set ROBOTS_AUDIT_CHROMIUM)";
+    if std::env::var_os("ROBOTS_AUDIT_REQUIRE_BROWSER").is_some() {
+        panic!("{reason}, and ROBOTS_AUDIT_REQUIRE_BROWSER is set");
+    }
+    eprintln!("SKIPPED: {reason}");
+    None
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Runs the browser headless on `page` with `args`; returns its standard output and error.
+/// Killed after a minute: a test never hangs on the browser.
+fn headless(browser: &Path, profile: &Path, args: &[String], page: &Path) -> (String, String) {
+    let mut child = Command::new(browser)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-extensions",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the browser");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().expect("wait for the browser").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the browser did not finish within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().expect("browser output");
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The text of the element carrying `attribute` in the rendered DOM.
+fn text_of<'a>(dom: &'a str, attribute: &str) -> &'a str {
+    let at = dom
+        .find(attribute)
+        .unwrap_or_else(|| panic!("{attribute} not in the page"));
+    let rest = &dom[at..];
+    let start = rest.find("class=\"value\">").expect("a value") + "class=\"value\">".len();
+    let end = rest[start..].find('<').expect("end of the value");
+    &rest[start..start + end]
+}
+
+#[test]
+fn the_sample_nights_page_renders_in_a_browser_with_the_csvs_numbers() {
+    let Some(browser) = browser() else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    robots_audit()
+        .current_dir(root)
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "sample-data/robots",
+            "--robots",
+            "sample-data/manifest.csv",
+            "--origin",
+            "https://shop.example.net",
+            "--verify",
+            "Google=sample-data/ranges/googlebot.json",
+            "--out",
+        ])
+        .arg(&out)
+        .arg("sample-data/logs")
+        .assert()
+        .success();
+    let page = out.join("report.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    for remote in ["http://", "https://"] {
+        for attribute in ["src=\"", "href=\""] {
+            assert!(
+                !html.contains(&format!("{attribute}{remote}")),
+                "the page loads something from the network: {attribute}{remote}"
+            );
+        }
+    }
+
+    let profile = dir.path().join("profile");
+    let (dom, log) = headless(&browser, &profile, &["--dump-dom".into()], &page);
+    assert!(
+        dom.contains("data-ready=\"yes\""),
+        "the page's script did not run to its end:\n{log}"
+    );
+    for line in log.lines() {
+        assert!(
+            !(line.contains("CONSOLE") && (line.contains("Uncaught") || line.contains("Error"))),
+            "console error: {line}"
+        );
+    }
+    let agents = read_csv(&out.join("agents.csv"));
+    assert!(!agents.is_empty());
+    for row in &agents {
+        let marker = format!("data-agent=\"{}\"", row["agent"]);
+        assert!(dom.contains(&marker), "{} is not in the page", row["agent"]);
+    }
+    let sum = |column: &str| -> u64 {
+        agents
+            .iter()
+            .map(|r| r[column].parse::<u64>().unwrap())
+            .sum()
+    };
+    for column in ["requests", "judged", "disallowed", "spoofed"] {
+        let shown = text_of(&dom, &format!("data-total=\"{column}\""));
+        assert_eq!(shown, sum(column).to_string(), "headline {column}");
+    }
+    assert_eq!(
+        text_of(&dom, "data-total=\"bots\""),
+        agents.len().to_string()
+    );
+
+    let shot = dir.path().join("page.png");
+    headless(
+        &browser,
+        &profile,
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1200,1600".into(),
+            "--hide-scrollbars".into(),
+        ],
+        &page,
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let frame = reader.next_frame(&mut pixels).unwrap();
+    let channels = frame.color_type.samples();
+    let pixels = &pixels[..frame.buffer_size()];
+    let first = &pixels[..channels];
+    let differing = pixels
+        .chunks(channels)
+        .filter(|pixel| *pixel != first)
+        .count();
+    let total = pixels.len() / channels;
+    assert!(
+        differing * 50 > total,
+        "the screenshot is blank: {differing} of {total} pixels differ from the first"
+    );
+}

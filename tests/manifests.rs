@@ -1,0 +1,133 @@
+//! Manifests are recognised by their header, columns in any order (docs/contract.md, robots
+//! sources): a misspelt or extra column is an error naming the manifest and the column, never a
+//! robots.txt without rules.
+
+mod common;
+
+use common::*;
+use std::fs;
+use std::path::Path;
+
+const LOG: &str = "203.0.113.9 - - [20/Nov/2026:10:00:00 +0000] \"GET /private/x HTTP/1.1\" 200 10 \"-\" \"Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)\"\n";
+
+/// Writes the robots file, the log and a manifest whose header and rows are `manifest`.
+fn scenario(dir: &Path, manifest: &str) {
+    write(
+        dir,
+        "robots/site.txt",
+        "User-agent: *\nDisallow: /private/\n",
+    );
+    write(dir, "access.log", LOG.repeat(2));
+    write(dir, "history.csv", manifest);
+}
+
+fn audit(dir: &Path) -> assert_cmd::Command {
+    let mut cmd = robots_audit();
+    cmd.current_dir(dir).args([
+        "audit",
+        "-q",
+        "--robots",
+        "history.csv",
+        "--origin",
+        "https://example.com",
+        "--out",
+        "out",
+        "access.log",
+    ]);
+    cmd
+}
+
+#[test]
+fn columns_in_any_order_with_spaces_give_the_same_reports() {
+    let manifests = [
+        "origin,valid_from,status,file\nhttps://example.com,,200,robots/site.txt\n",
+        "file , status,origin, valid_from\nrobots/site.txt,200,https://example.com,\n",
+        "\u{feff}Origin,Valid_From,Status,File\r\nhttps://example.com , , 200 , robots/site.txt\r\n",
+    ];
+    let mut reports = Vec::new();
+    for manifest in manifests {
+        let dir = tempfile::tempdir().unwrap();
+        scenario(dir.path(), manifest);
+        audit(dir.path()).assert().code(0);
+        let agents = read_csv(&dir.path().join("out/agents.csv"));
+        assert_eq!(
+            row(&agents, "agent", "AhrefsBot")["disallowed"],
+            "2",
+            "{manifest}"
+        );
+        reports.push(fs::read(dir.path().join("out/violations.csv")).unwrap());
+    }
+    assert!(reports.windows(2).all(|w| w[0] == w[1]));
+}
+
+#[test]
+fn a_bad_header_is_an_error_naming_the_manifest_and_the_column() {
+    let cases = [
+        ("orgin,valid_from,status,file\n", "unknown column \"orgin\""),
+        (
+            "origin,valid_from,status,file,note\n",
+            "unknown column \"note\"",
+        ),
+        ("origin,status,file\n", "no column \"valid_from\""),
+        (
+            "origin,file,file,status,valid_from\n",
+            "\"file\" appears twice",
+        ),
+    ];
+    for (header, message) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        scenario(
+            dir.path(),
+            &format!("{header}https://example.com,,200,robots/site.txt\n"),
+        );
+        let output = audit(dir.path()).assert().code(1).get_output().clone();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("history.csv"), "{header}: {stderr}");
+        assert!(stderr.contains(message), "{header}: {stderr}");
+        assert!(!dir.path().join("out/agents.csv").exists());
+    }
+}
+
+#[test]
+fn a_csv_file_is_never_read_as_a_robots_txt() {
+    let dir = tempfile::tempdir().unwrap();
+    scenario(dir.path(), "User-agent: *\nDisallow: /\n");
+    let output = audit(dir.path()).assert().code(1).get_output().clone();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("history.csv"), "{stderr}");
+}
+
+#[test]
+fn two_versions_valid_from_the_same_time_name_both_files() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "robots/other.txt",
+        "User-agent: *\nDisallow: /\n",
+    );
+    scenario(
+        dir.path(),
+        "origin,valid_from,status,file\nhttps://example.com,,200,robots/site.txt\nhttps://example.com,,200,robots/other.txt\n",
+    );
+    let output = audit(dir.path()).assert().code(1).get_output().clone();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("site.txt") && stderr.contains("other.txt"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn grace_in_days_and_weeks() {
+    for (grace, code) in [("1d", 0), ("1w", 0), ("2d12h", 0), ("1mo", 2), ("-1d", 2)] {
+        let dir = tempfile::tempdir().unwrap();
+        scenario(
+            dir.path(),
+            "origin,valid_from,status,file\nhttps://example.com,,200,robots/site.txt\n",
+        );
+        audit(dir.path())
+            .args(["--grace", grace])
+            .assert()
+            .code(code);
+    }
+}
