@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 mod compile;
+mod directives;
 mod legacy;
 mod parse;
 mod pattern;
@@ -43,6 +44,10 @@ mod robots;
 mod select;
 mod url;
 
+pub use directives::{
+    Directive, DirectiveKind, DirectiveValue, IgnoredDirective, IgnoredReason, Preference,
+    RequestRate, Stance, Statement, Use, VisitTime,
+};
 pub use parse::{GOOGLEBOT_MAX_BYTES, MAX_LINE_BYTES, ParseOptions, ParseStats};
 pub use pattern::escape_pattern;
 pub use robots::{Group, GroupId, Robots, Rule, RuleId, RuleKind, Verdict};
