@@ -688,9 +688,12 @@ fn parse_content_usage(value: &[u8]) -> Result<Statement, IgnoredReason> {
     Ok(Statement { pattern, stances })
 }
 
+/// A dictionary member: its key and, when its value is a Token, the token.
+type SfMember<'a> = (&'a [u8], Option<&'a [u8]>);
+
 /// Parses a Structured Fields Dictionary (RFC 9651 section 4.2.2). Each member is its key and,
 /// when its value is a Token, the token; `None` for a failed parse.
-fn sf_dictionary(input: &[u8]) -> Option<Vec<(&[u8], Option<&[u8]>)>> {
+fn sf_dictionary(input: &[u8]) -> Option<Vec<SfMember<'_>>> {
     let mut parser = SfParser { input, at: 0 };
     let mut members = Vec::new();
     parser.skip(|b| b == b' ');
