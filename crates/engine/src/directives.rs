@@ -177,8 +177,8 @@ impl Use {
 /// per [`Use`] when parsed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Statement {
-    /// The path pattern after [`escape_pattern`], `/` when the line names none. Its length is
-    /// the statement's priority, as for Allow and Disallow.
+    /// The path pattern after [`escape_pattern`], empty when the line names none (then it
+    /// applies to every path). Its length is the statement's priority, as for Allow and Disallow.
     pub pattern: Box<[u8]>,
     /// The stance for each use in [`Use::ALL`] order; `None` when the line says nothing.
     pub stances: [Option<Stance>; 3],
@@ -596,10 +596,12 @@ fn parse_visit_time(value: &[u8]) -> Result<VisitTime, IgnoredReason> {
     }
 }
 
-/// Splits an optional leading path (a first token starting with `/`) from the rest.
+/// Splits an optional leading path (a first token starting with `/`) from the rest. An absent
+/// path is the empty pattern: it matches every path, at priority 0, below any rule naming a
+/// path (draft-ietf-aipref-attach-05 section 3.2: paths are compared by their encoded length).
 fn split_path(value: &[u8]) -> (Box<[u8]>, &[u8]) {
     if value.first() != Some(&b'/') {
-        return (Box::from(&b"/"[..]), value);
+        return (Box::default(), value);
     }
     let end = value
         .iter()
@@ -651,7 +653,7 @@ fn parse_content_signal(value: &[u8]) -> Result<Statement, IgnoredReason> {
 
 /// `<path> <preferences>`, the preferences a Structured Fields Dictionary (RFC 9651) whose
 /// values `y` and `n` are tokens. Without a path (a value not starting with `/`) the line
-/// applies to `/`.
+/// applies to every path.
 fn parse_content_usage(value: &[u8]) -> Result<Statement, IgnoredReason> {
     let (pattern, preferences) = split_path(value);
     if preferences.is_empty() {
@@ -1010,14 +1012,14 @@ mod tests {
             })
         };
         let cases: &[(&[u8], Result<Statement, IgnoredReason>)] = &[
-            (b"search=yes, ai-input=no, ai-train=no", ok(b"/", [N, N, Y])),
-            (b"ai-train=no,search=yes", ok(b"/", [N, None, Y])),
-            (b"ai-train = no ,  search= yes", ok(b"/", [N, None, Y])),
-            (b"AI-Train=NO", ok(b"/", [N, None, None])),
-            (b"ai-train=no,", ok(b"/", [N, None, None])),
-            (b"ai-train=no, ai-train=yes", ok(b"/", [Y, None, None])),
-            (b"ai-train=no, foo=bar, x=no", ok(b"/", [N, None, None])),
-            (b"search=maybe, ai-input=yes", ok(b"/", [None, Y, None])),
+            (b"search=yes, ai-input=no, ai-train=no", ok(b"", [N, N, Y])),
+            (b"ai-train=no,search=yes", ok(b"", [N, None, Y])),
+            (b"ai-train = no ,  search= yes", ok(b"", [N, None, Y])),
+            (b"AI-Train=NO", ok(b"", [N, None, None])),
+            (b"ai-train=no,", ok(b"", [N, None, None])),
+            (b"ai-train=no, ai-train=yes", ok(b"", [Y, None, None])),
+            (b"ai-train=no, foo=bar, x=no", ok(b"", [N, None, None])),
+            (b"search=maybe, ai-input=yes", ok(b"", [None, Y, None])),
             (b"/blog/ ai-train=no", ok(b"/blog/", [N, None, None])),
             (
                 b"/caf\xC3\xA9 ai-input=no",
@@ -1052,7 +1054,7 @@ mod tests {
             (b"/ train-ai=n", ok(b"/", [N, None, None])),
             (b"/ai-ok/ train-ai=y", ok(b"/ai-ok/", [Y, None, None])),
             (b"/\ttrain-ai=n,search=y", ok(b"/", [N, None, Y])),
-            (b"train-ai=n", ok(b"/", [N, None, None])),
+            (b"train-ai=n", ok(b"", [N, None, None])),
             (b"/ train-ai=n, search=y", ok(b"/", [N, None, Y])),
             // The vocabulary's hierarchy: the narrowest stated category decides.
             (b"/ bots=n", ok(b"/", [N, N, N])),

@@ -319,7 +319,7 @@ impl Robots {
     /// The `Content-Signal` preference in force for `path` and `use_` under the selection.
     ///
     /// The signals of all selected groups are read together, like their rules: among those
-    /// whose path matches (a signal without a path applies to `/`), the longest path decides;
+    /// whose path matches (a signal without a path applies to every path, below any that names one), the longest path decides;
     /// among equally long ones a `no` beats a `yes`. `None` when no signal speaks about the use.
     ///
     /// ```

@@ -234,12 +234,24 @@ fn content_usage_follows_the_attachment_draft_example() {
 fn content_usage_precedence_and_hierarchy() {
     type Case = (&'static str, &'static [u8], Use, Option<(Stance, u32)>);
     let cases: &[Case] = &[
-        // Without a path the rule applies to `/`.
+        // Without a path the rule applies to every path, below any rule naming a path.
         (
             "user-agent: *\ncontent-usage: train-ai=n\n",
             b"/x",
             Use::TrainAi,
             Some((Stance::No, 2)),
+        ),
+        (
+            "user-agent: *\ncontent-usage: train-ai=n\n",
+            b"",
+            Use::TrainAi,
+            Some((Stance::No, 2)),
+        ),
+        (
+            "user-agent: *\ncontent-usage: train-ai=n\ncontent-usage: / train-ai=y\n",
+            b"/x",
+            Use::TrainAi,
+            Some((Stance::Yes, 3)),
         ),
         // Same path, conflicting values: the most restrictive wins, whatever the order.
         (
