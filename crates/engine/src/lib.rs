@@ -8,6 +8,11 @@
 //! and each group is compiled on first use, into a multi-pattern lazy DFA when it is large and a
 //! compact ordered scan when it is small, so a verdict costs about one pass over the path.
 //!
+//! Beyond Google's rules it reads the crawl-rate and usage-preference directives
+//! (`Crawl-delay`, `Request-rate`, `Visit-time`, `Content-Signal`, `Content-Usage`) into their
+//! groups, without letting them change a group or a verdict: see [`Robots::crawl_delay`] and
+//! [`Robots::preference`].
+//!
 //! Everything works on bytes: bodies and paths may hold invalid UTF-8, and nothing panics on
 //! input.
 //!
@@ -36,6 +41,7 @@
 #![warn(missing_docs)]
 
 mod compile;
+mod directives;
 mod legacy;
 mod parse;
 mod pattern;
@@ -43,6 +49,10 @@ mod robots;
 mod select;
 mod url;
 
+pub use directives::{
+    Directive, DirectiveKind, DirectiveValue, IgnoredDirective, IgnoredReason, Preference,
+    RequestRate, Stance, Statement, Use, VisitTime,
+};
 pub use parse::{GOOGLEBOT_MAX_BYTES, MAX_LINE_BYTES, ParseOptions, ParseStats};
 pub use pattern::escape_pattern;
 pub use robots::{Group, GroupId, Robots, Rule, RuleId, RuleKind, Verdict};

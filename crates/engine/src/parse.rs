@@ -5,6 +5,7 @@
 //! the streaming matcher would see them, so that later group selection and matching can work on a
 //! static structure.
 
+use crate::directives::Directives;
 use crate::pattern::escape_pattern;
 use crate::{Group, GroupId, Rule, RuleId, RuleKind};
 
@@ -67,7 +68,9 @@ pub struct ParseStats {
     /// Allow and disallow lines inside a group, empty values included.
     pub rules: u32,
     /// Lines that are neither blank or comment-only nor a directive that took effect: garbage,
-    /// unknown keys, rules before any user-agent line, empty sitemap values.
+    /// unknown keys, rules before any user-agent line, empty sitemap values, and extension
+    /// directives (`Crawl-delay`, `Content-Signal`, ...) that are malformed or outside a group
+    /// (listed by [`Robots::ignored_directives`](crate::Robots::ignored_directives)).
     pub ignored_lines: u32,
 }
 
@@ -78,6 +81,7 @@ pub(crate) struct Parsed {
     pub(crate) groups: Vec<Group>,
     pub(crate) rules: Vec<Rule>,
     pub(crate) sitemaps: Vec<Box<[u8]>>,
+    pub(crate) directives: Directives,
 }
 
 /// The line splitter of `RobotsTxtParser::Parse`: yields `(line number, content)`.
@@ -304,7 +308,7 @@ impl Builder {
                 Key::Allow => self.rule(number, RuleKind::Allow, value, content),
                 Key::Disallow => self.rule(number, RuleKind::Disallow, value, content),
                 Key::Sitemap => self.sitemap(value),
-                Key::Unknown => false,
+                Key::Unknown => self.extension(number, key, value, content),
             },
         };
         if !took_effect {
@@ -355,6 +359,16 @@ impl Builder {
         group.rules.end = saturating_u32(self.parsed.rules.len());
         self.rule_since_agent = true;
         true
+    }
+
+    /// Crawl-rate and preference lines join the group the streaming matcher is in; they never
+    /// end a group, as no unknown key does in Google's parser.
+    fn extension(&mut self, number: u32, key: &[u8], value: &[u8], content: &[u8]) -> bool {
+        let group = self.parsed.groups.len().checked_sub(1).map(saturating_u32);
+        self.parsed
+            .directives
+            .line(number, key, value, content, group)
+            .unwrap_or(false)
     }
 
     fn sitemap(&mut self, value: &[u8]) -> bool {

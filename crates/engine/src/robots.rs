@@ -2,8 +2,13 @@
 
 use std::ops::Range;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use crate::compile::{Candidate, GROUP_AUTOMATON_BYTES, GroupMatcher};
+use crate::directives::{
+    Directive, DirectiveKind, DirectiveValue, Directives, IgnoredDirective, Preference,
+    RequestRate, Stance, Use, VisitTime,
+};
 use crate::parse::{ParseOptions, ParseStats, parse};
 use crate::select::{Selection, TokenMatch, select};
 
@@ -82,6 +87,7 @@ pub struct Robots {
     groups: Vec<Group>,
     rules: Vec<Rule>,
     sitemaps: Vec<Box<[u8]>>,
+    directives: Directives,
     matchers: Box<[OnceLock<GroupMatcher>]>,
     /// Pattern bytes each group may put into automata.
     automaton_budget: usize,
@@ -109,6 +115,7 @@ impl Robots {
             groups: parsed.groups,
             rules: parsed.rules,
             sitemaps: parsed.sitemaps,
+            directives: parsed.directives,
             matchers,
             automaton_budget,
         }
@@ -232,6 +239,145 @@ impl Robots {
         };
         let joined = group.agents.join(&b'|');
         String::from_utf8_lossy(&joined).into_owned()
+    }
+
+    /// Every crawl-rate and preference directive that took effect, in file order.
+    ///
+    /// ```
+    /// use robots_audit_engine::{DirectiveKind, Robots};
+    ///
+    /// let robots = Robots::parse(b"user-agent: *\ncrawl-delay: 5\ncontent-signal: ai-train=no\n");
+    /// let kinds: Vec<_> = robots.directives().iter().map(|d| d.value.kind()).collect();
+    /// assert_eq!(kinds, [DirectiveKind::CrawlDelay, DirectiveKind::ContentSignal]);
+    /// ```
+    #[must_use]
+    pub fn directives(&self) -> &[Directive] {
+        &self.directives.all
+    }
+
+    /// The crawl-rate and preference lines that took no effect, with the reason, in file order.
+    /// Each is also counted in [`ParseStats::ignored_lines`].
+    ///
+    /// ```
+    /// use robots_audit_engine::{IgnoredReason, Robots};
+    ///
+    /// let robots = Robots::parse(b"crawl-delay: 1\nuser-agent: *\ncrawl-delay: soon\n");
+    /// let reasons: Vec<_> = robots.ignored_directives().iter().map(|i| (i.line, i.reason)).collect();
+    /// assert_eq!(reasons, [(1, IgnoredReason::OutsideGroup), (3, IgnoredReason::Malformed)]);
+    /// assert_eq!(robots.stats().ignored_lines, 2);
+    /// ```
+    #[must_use]
+    pub fn ignored_directives(&self) -> &[IgnoredDirective] {
+        &self.directives.ignored
+    }
+
+    /// The directives of one group, in file order; empty for an unknown group.
+    #[must_use]
+    pub fn group_directives(&self, group: GroupId) -> &[Directive] {
+        self.directives.of_group(group)
+    }
+
+    /// The crawl delay in force for a selection: the longest `Crawl-delay` over its groups (two
+    /// in one group: the longer wins too), the first in file order among equal ones.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use robots_audit_engine::{Robots, TokenMatch};
+    ///
+    /// let robots = Robots::parse(b"user-agent: bingbot\ncrawl-delay: 2\ncrawl-delay: 10s\n");
+    /// let bing = robots.select(&[b"bingbot"], TokenMatch::ProductName);
+    /// let (delay, line) = robots.crawl_delay(&bing).unwrap();
+    /// assert_eq!((delay, line.line, line.text.as_str()), (Duration::from_secs(10), 3, "crawl-delay: 10s"));
+    /// ```
+    #[must_use]
+    pub fn crawl_delay(&self, selection: &Selection) -> Option<(Duration, &Directive)> {
+        self.directives.crawl_delay(selection.groups())
+    }
+
+    /// The strictest `Request-rate` over the selection's groups (fewest requests per second).
+    #[must_use]
+    pub fn request_rate(&self, selection: &Selection) -> Option<(RequestRate, &Directive)> {
+        self.directives.request_rate(selection.groups())
+    }
+
+    /// The `Visit-time` windows of the selection's groups, in file order. Several windows are
+    /// alternatives: a time is inside when any window holds it.
+    pub fn visit_times<'a>(
+        &'a self,
+        selection: &'a Selection,
+    ) -> impl Iterator<Item = (VisitTime, &'a Directive)> + 'a {
+        selection
+            .groups()
+            .iter()
+            .flat_map(|group| self.directives.of_group(*group))
+            .filter_map(|directive| match directive.value {
+                DirectiveValue::VisitTime(window) => Some((window, directive)),
+                _ => None,
+            })
+    }
+
+    /// The `Content-Signal` preference in force for `path` and `use_` under the selection.
+    ///
+    /// The signals of all selected groups are read together, like their rules: among those
+    /// whose path matches (a signal without a path applies to every path, below any that names one), the longest path decides;
+    /// among equally long ones a `no` beats a `yes`. `None` when no signal speaks about the use.
+    ///
+    /// ```
+    /// use robots_audit_engine::{Robots, Stance, TokenMatch, Use};
+    ///
+    /// let robots = Robots::parse(b"User-Agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n");
+    /// let gptbot = robots.select(&[b"GPTBot"], TokenMatch::ProductName);
+    /// let train = robots.signal(&gptbot, b"/a", Use::TrainAi).unwrap();
+    /// assert_eq!((train.value, train.line), (Stance::No, 2));
+    /// assert_eq!(robots.signal(&gptbot, b"/a", Use::AiInput), None);
+    /// ```
+    #[must_use]
+    pub fn signal(&self, selection: &Selection, path: &[u8], use_: Use) -> Option<Preference<'_>> {
+        self.directives
+            .preference(selection.groups(), DirectiveKind::ContentSignal, path, use_)
+    }
+
+    /// The `Content-Usage` preference in force for `path` and `use_` under the selection
+    /// (draft-ietf-aipref-attach): the rule with the longest matching path decides, as for
+    /// Allow and Disallow; among equally long ones the most restrictive wins. Within a rule the
+    /// narrowest vocabulary category stated for the use decides ([`Use::usage_labels`]).
+    ///
+    /// ```
+    /// use robots_audit_engine::{Robots, Stance, TokenMatch, Use};
+    ///
+    /// let robots = Robots::parse(
+    ///     b"User-Agent: *\nAllow: /\nContent-Usage: / train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n",
+    /// );
+    /// let all = robots.select(&[b"AnyBot"], TokenMatch::ProductName);
+    /// assert_eq!(robots.usage(&all, b"/test", Use::TrainAi).unwrap().value, Stance::No);
+    /// assert_eq!(robots.usage(&all, b"/ai-ok/test", Use::TrainAi).unwrap().value, Stance::Yes);
+    /// ```
+    #[must_use]
+    pub fn usage(&self, selection: &Selection, path: &[u8], use_: Use) -> Option<Preference<'_>> {
+        self.directives
+            .preference(selection.groups(), DirectiveKind::ContentUsage, path, use_)
+    }
+
+    /// The preference in force from both mechanisms: a `no` from either wins (the aipref
+    /// vocabulary's combining rule); when both agree, the Content-Usage line is reported.
+    #[must_use]
+    pub fn preference(
+        &self,
+        selection: &Selection,
+        path: &[u8],
+        use_: Use,
+    ) -> Option<Preference<'_>> {
+        let usage = self.usage(selection, path, use_);
+        let signal = self.signal(selection, path, use_);
+        match (usage, signal) {
+            (Some(usage), Some(signal))
+                if signal.value == Stance::No && usage.value == Stance::Yes =>
+            {
+                Some(signal)
+            }
+            (Some(usage), _) => Some(usage),
+            (None, signal) => signal,
+        }
     }
 
     /// Compiles every group now instead of on first use, for example right after loading when
