@@ -35,14 +35,22 @@
 #![warn(missing_docs)]
 
 mod chunk;
+mod detect;
 mod format;
 mod formats;
 mod open;
+mod parser;
 mod record;
+mod skip;
+mod state;
 pub mod time;
 
 pub use chunk::{Block, DEFAULT_BLOCK_SIZE, Lines, LogReader, MAX_LINE_LEN, ReadError};
-pub use format::{BlockState, Format, LineParser, Scratch, SkipReason};
+pub use detect::{DETECT_MAX_BYTES, DETECT_MAX_LINES, Detector};
+pub use format::Format;
 pub use formats::json::{FieldMap, FieldName};
 pub use open::{Compression, Source};
-pub use record::{OriginParts, Request, Text, TextEncoding};
+pub use parser::LineParser;
+pub use record::{OriginParts, Request, TargetForm, Text, TextEncoding};
+pub use skip::SkipReason;
+pub use state::{BlockState, Scratch};
