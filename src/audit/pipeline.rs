@@ -19,7 +19,7 @@ use robots_audit_bots::{BotRanges, Verification, Verifier};
 use robots_audit_logs::{Block, Format, LineParser, LogReader, OriginParts, Request, Scratch};
 
 use super::identity::{AgentInfo, Identifier, IdentityCache};
-use super::judge::{Decider, Judge, SelectionCache, match_path};
+use super::judge::{Decider, Judge, Judgement, SelectionCache, match_path};
 use super::recent::RecentKeys;
 use super::stats::{AgentId, OriginId, Outcome, Stats};
 use super::{AuditConfig, FileReport, Input, Sample};
@@ -284,9 +284,10 @@ impl Shared<'_> {
                 if *next_seq == 0 {
                     let format = match self.config.format {
                         Some(format) => format,
-                        None => match Format::detect(&block.data) {
+                        None => match reader.detect_format(&block) {
                             Some(format) => {
-                                *parser = Arc::new(LineParser::new(format, &self.config.fields));
+                                *parser =
+                                    Arc::new(LineParser::detected(format, &self.config.fields));
                                 if self.config.progress {
                                     self.progress.println(format!(
                                         "{}: {} format",
@@ -592,13 +593,18 @@ impl Worker {
         }
         let (origin_id, origin_name, versions) = self.origins.resolve(shared, request.origin);
         let path = match_path(request.target, request.query, &mut self.path);
-        let judgement = shared.judge.judge(
-            &mut self.selections,
-            (agent, info),
-            versions,
-            request.time,
-            path,
-        );
+        // `OPTIONS *` and `CONNECT host:443` ask for no path: counted, never judged.
+        let judgement = if request.target_form().is_path() {
+            shared.judge.judge(
+                &mut self.selections,
+                (agent, info),
+                versions,
+                request.time,
+                path,
+            )
+        } else {
+            Judgement::unjudged()
+        };
         let verification = if info.is_bot {
             self.ranges
                 .verify(shared.verifier, (agent, info), request.client_ip)
