@@ -31,7 +31,7 @@ pub enum SkipReason {
     /// The line does not have the format's shape: the wrong number of fields before the time,
     /// a client that is no address or host name, a vhost that is no `host[:port]`, a first
     /// field that is no timestamp, a JSON format's line that is no object. Such a line is
-    /// another format's, and is never read as this one (see `docs/log-formats.md`).
+    /// another format's, and is never read as this one.
     WrongFormat,
 }
 
