@@ -271,10 +271,10 @@ mod tests {
     const VHOST: &[u8] = br#"www.example.com:443 5.6.7.8 - - [10/Oct/2000:13:55:36 -0700] "GET /v HTTP/1.0" 200 1 "-" "UA""#;
     const CADDY: &[u8] = br#"{"ts":1716723772.5,"request":{"remote_ip":"9.9.9.9","method":"GET","host":"shop.example","uri":"/j","headers":{"User-Agent":["UA"]}},"status":200,"size":1}"#;
 
-    fn read<'a>(
-        parser: &LineParser,
-        lines: &[&'a [u8]],
-    ) -> Vec<Result<(Vec<u8>, Option<Vec<u8>>), SkipReason>> {
+    /// A line read: its target and host.
+    type Read = Result<(Vec<u8>, Option<Vec<u8>>), SkipReason>;
+
+    fn read(parser: &LineParser, lines: &[&[u8]]) -> Vec<Read> {
         let (mut state, mut scratch) = (BlockState::new(), Scratch::new());
         lines
             .iter()
