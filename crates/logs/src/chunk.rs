@@ -7,8 +7,6 @@ use std::sync::Arc;
 
 use memchr::memmem;
 
-use crate::detect::Detector;
-use crate::format::Format;
 use crate::open::{Compression, Decoder, Source};
 
 /// The block size [`LogReader`] aims for unless told otherwise: big enough that per-block costs
@@ -159,7 +157,7 @@ pub struct LogReader {
     track_headers: bool,
     /// Blocks (and the damage after them) read ahead by [`LogReader::detect_format`], handed
     /// out before anything else.
-    lookahead: VecDeque<Result<Block, ReadError>>,
+    pub(crate) lookahead: VecDeque<Result<Block, ReadError>>,
 }
 
 impl fmt::Debug for LogReader {
@@ -250,64 +248,8 @@ impl LogReader {
         }
     }
 
-    /// Detects the log's format from `first`, the first block [`LogReader::next_block`]
-    /// returned, and as many blocks after it as detection needs (see [`Detector`]): a log
-    /// that starts with over-long or junk lines is read on, up to
-    /// [`DETECT_MAX_LINES`](crate::DETECT_MAX_LINES) lines and
-    /// [`DETECT_MAX_BYTES`](crate::DETECT_MAX_BYTES) bytes. The blocks read ahead, and any
-    /// damage met, are handed out by the next calls of [`LogReader::next_block`] as if nothing
-    /// had been read, so memory stays bounded by those limits. `None` when no line was
-    /// recognised.
-    ///
-    /// ```
-    /// use robots_audit_logs::{Format, LogReader};
-    ///
-    /// let mut log = b"junk\n".repeat(200_000);
-    /// log.extend_from_slice(br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 1 "-" "UA""#);
-    /// let mut reader = LogReader::from_reader(std::io::Cursor::new(log))?.with_block_size(4096);
-    /// let first = reader.next_block()?.expect("a block");
-    /// assert_eq!(reader.detect_format(&first), Some(Format::Combined));
-    /// let mut lines = first.line_count();
-    /// while let Some(block) = reader.next_block()? {
-    ///     lines += block.line_count();
-    /// }
-    /// assert_eq!(lines, 200_001);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn detect_format(&mut self, first: &Block) -> Option<Format> {
-        let mut detector = Detector::new();
-        if let Some(decided) = detector.feed(&first.data) {
-            return decided;
-        }
-        // Blocks already read ahead were fed by an earlier call; only new ones are read.
-        for read in &self.lookahead {
-            if let Ok(block) = read
-                && let Some(decided) = detector.feed(&block.data)
-            {
-                return decided;
-            }
-        }
-        while !detector.is_decided() {
-            match self.read_block() {
-                Ok(Some(block)) => {
-                    let decided = detector.feed(&block.data);
-                    self.lookahead.push_back(Ok(block));
-                    if let Some(decided) = decided {
-                        return decided;
-                    }
-                }
-                Ok(None) => break,
-                Err(error) => {
-                    self.lookahead.push_back(Err(error));
-                    break;
-                }
-            }
-        }
-        detector.finish()
-    }
-
     /// Reads the next block from the input (see [`LogReader::next_block`]).
-    fn read_block(&mut self) -> Result<Option<Block>, ReadError> {
+    pub(crate) fn read_block(&mut self) -> Result<Option<Block>, ReadError> {
         if let Some(error) = self.pending_error.take() {
             self.finished = true;
             return Err(error);
@@ -495,6 +437,7 @@ fn put(data: &mut Vec<u8>, filled: &mut usize, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::Format;
     use proptest::prelude::*;
 
     /// Hands out at most `step` bytes per read, as a pipe or a slow decompressor may.

@@ -1,8 +1,10 @@
 //! Detecting a log's format from its lines: [`Detector`] reads lines as they come (block by
 //! block) until enough of them have voted, looking past over-long and junk lines up to a
-//! bounded number of lines and bytes; [`classify`] names the format of one line.
+//! bounded number of lines and bytes; [`LogReader::detect_format`] reads ahead for it and keeps
+//! what it read; [`classify`] names the format of one line. Above the reader and the parsers of
+//! each format, below the line parser.
 
-use crate::chunk::MAX_LINE_LEN;
+use crate::chunk::{Block, LogReader, MAX_LINE_LEN};
 use crate::format::Format;
 use crate::formats::{alb, clf, cloudfront, crawl, json};
 
@@ -152,6 +154,64 @@ impl Format {
     pub fn detect(sample: &[u8]) -> Option<Format> {
         let mut detector = Detector::new();
         detector.feed(sample);
+        detector.finish()
+    }
+}
+
+impl LogReader {
+    /// Detects the log's format from `first`, the first block [`LogReader::next_block`]
+    /// returned, and as many blocks after it as detection needs (see [`Detector`]): a log
+    /// that starts with over-long or junk lines is read on, up to
+    /// [`DETECT_MAX_LINES`](crate::DETECT_MAX_LINES) lines and
+    /// [`DETECT_MAX_BYTES`](crate::DETECT_MAX_BYTES) bytes. The blocks read ahead, and any
+    /// damage met, are handed out by the next calls of [`LogReader::next_block`] as if nothing
+    /// had been read, so memory stays bounded by those limits. `None` when no line was
+    /// recognised.
+    ///
+    /// ```
+    /// use robots_audit_logs::{Format, LogReader};
+    ///
+    /// let mut log = b"junk\n".repeat(5_000);
+    /// log.extend_from_slice(br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 1 "-" "UA""#);
+    /// let mut reader = LogReader::from_reader(std::io::Cursor::new(log))?.with_block_size(4096);
+    /// let first = reader.next_block()?.expect("a block");
+    /// assert_eq!(reader.detect_format(&first), Some(Format::Combined));
+    /// let mut lines = first.line_count();
+    /// while let Some(block) = reader.next_block()? {
+    ///     lines += block.line_count();
+    /// }
+    /// assert_eq!(lines, 5_001);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn detect_format(&mut self, first: &Block) -> Option<Format> {
+        let mut detector = Detector::new();
+        if let Some(decided) = detector.feed(&first.data) {
+            return decided;
+        }
+        // Blocks already read ahead were fed by an earlier call; only new ones are read.
+        for read in &self.lookahead {
+            if let Ok(block) = read
+                && let Some(decided) = detector.feed(&block.data)
+            {
+                return decided;
+            }
+        }
+        while !detector.is_decided() {
+            match self.read_block() {
+                Ok(Some(block)) => {
+                    let decided = detector.feed(&block.data);
+                    self.lookahead.push_back(Ok(block));
+                    if let Some(decided) = decided {
+                        return decided;
+                    }
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    self.lookahead.push_back(Err(error));
+                    break;
+                }
+            }
+        }
         detector.finish()
     }
 }
