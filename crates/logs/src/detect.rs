@@ -25,7 +25,7 @@ pub const DETECT_MAX_BYTES: u64 = 64 << 20;
 ///
 /// A `#Fields:` directive decides at once (CloudFront when it names CloudFront's own fields
 /// such as `x-edge-location`, W3C otherwise). Otherwise each data line votes for the format it
-/// parses as. Detection decides when [`DETECT_LINES`] (100) lines have been looked at and at
+/// parses as. Detection decides when 100 lines have been looked at and at
 /// least one was recognised, the most votes winning; lines that are blank, comments, junk or
 /// over-long do not stop it, until [`DETECT_MAX_LINES`] lines or [`DETECT_MAX_BYTES`] bytes
 /// have been looked at.
