@@ -15,7 +15,7 @@ use robots_audit_bots::{BotRanges, Verification, Verifier};
 use robots_audit_logs::{OriginParts, Request, Scratch};
 
 use super::identity::{AgentInfo, Identifier, IdentityCache};
-use super::judge::{Judge, SelectionCache, match_path};
+use super::judge::{Judge, Judgement, SelectionCache, match_path};
 use super::recent::RecentKeys;
 use super::schedule::{BlockHandler, LineBlock};
 use super::sink::{Sink, Verdict};
@@ -291,13 +291,18 @@ impl<'c> Auditor<'c> {
         }
         let (origin, origin_name, versions) = self.origins.resolve(context, request.origin);
         let path = match_path(request.target, request.query, &mut self.path);
-        let judgement = context.judge.judge(
-            &mut self.selections,
-            (agent, info),
-            versions,
-            request.time,
-            path,
-        );
+        // `OPTIONS *` and `CONNECT host:443` ask for no path: counted, never judged.
+        let judgement = if request.target_form().is_path() {
+            context.judge.judge(
+                &mut self.selections,
+                (agent, info),
+                versions,
+                request.time,
+                path,
+            )
+        } else {
+            Judgement::unjudged()
+        };
         let verification = if info.is_bot {
             self.ranges
                 .verify(context.verifier, (agent, info), request.client_ip)

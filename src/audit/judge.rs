@@ -37,7 +37,7 @@ pub struct Judgement {
 }
 
 impl Judgement {
-    fn unjudged() -> Judgement {
+    pub(crate) fn unjudged() -> Judgement {
         Judgement {
             outcome: Outcome::Unjudged,
             version: None,

@@ -293,9 +293,10 @@ impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
                 if *next_seq == 0 {
                     let format = match self.schedule.format {
                         Some(format) => format,
-                        None => match Format::detect(&block.data) {
+                        None => match reader.detect_format(&block) {
                             Some(format) => {
-                                *parser = Arc::new(LineParser::new(format, self.schedule.fields));
+                                *parser =
+                                    Arc::new(LineParser::detected(format, self.schedule.fields));
                                 if self.schedule.progress {
                                     self.progress.println(format!(
                                         "{}: {} format",

@@ -63,6 +63,10 @@ pub struct AuditArgs {
     /// status, bytes, user_agent, host, scheme), or a preset (logpush). Repeatable.
     #[arg(long = "field", value_name = "MAPPING")]
     pub fields: Vec<String>,
+    /// The proxy in front of the server sets X-Forwarded-Proto and X-Forwarded-Host: Caddy
+    /// lines that carry them take their scheme and host from them.
+    #[arg(long)]
+    pub trust_forwarded: bool,
     /// Where the reports go.
     #[arg(long, default_value = "robots-audit-report", value_name = "DIR")]
     pub out: PathBuf,
@@ -183,6 +187,7 @@ impl AuditArgs {
                 None => fields.parse_mapping(mapping).map_err(usage)?,
             }
         }
+        fields.set_trust_forwarded(self.trust_forwarded);
         let defaults = AuditConfig::default();
         Ok(AuditConfig {
             origin,

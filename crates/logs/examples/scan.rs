@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use robots_audit_logs::{FieldMap, Format, LineParser, LogReader, Scratch, Source};
+use robots_audit_logs::{FieldMap, LineParser, LogReader, Scratch, Source};
 
 /// Examples of each skip reason printed per file.
 const EXAMPLES: usize = 2;
@@ -48,8 +48,8 @@ fn scan(path: &Path, show_first: bool) -> Result<(), Box<dyn std::error::Error>>
         };
         let parser = match &parser {
             Some(parser) => parser,
-            None => match Format::detect(&block.data) {
-                Some(format) => parser.insert(LineParser::new(format, &FieldMap::new())),
+            None => match reader.detect_format(&block) {
+                Some(format) => parser.insert(LineParser::detected(format, &FieldMap::new())),
                 None => {
                     println!(
                         "    undetected ({}), first block {} bytes",

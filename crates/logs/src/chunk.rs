@@ -1,5 +1,6 @@
 //! Cutting a decompressed log into blocks of whole lines.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, Read};
 use std::sync::Arc;
@@ -154,6 +155,9 @@ pub struct LogReader {
     fields: memmem::Finder<'static>,
     /// Whether blocks are searched for `#Fields:` lines (see [`LogReader::ignore_headers`]).
     track_headers: bool,
+    /// Blocks (and the damage after them) read ahead by [`LogReader::detect_format`], handed
+    /// out before anything else.
+    pub(crate) lookahead: VecDeque<Result<Block, ReadError>>,
 }
 
 impl fmt::Debug for LogReader {
@@ -197,6 +201,7 @@ impl LogReader {
             header: None,
             fields: memmem::Finder::new(FIELDS_DIRECTIVE),
             track_headers: true,
+            lookahead: VecDeque::new(),
         }
     }
 
@@ -237,6 +242,14 @@ impl LogReader {
     /// The next block of complete lines, `Ok(None)` at the end of the input. After damage, the
     /// complete lines before it come first, then the `Err`; the reader is finished after either.
     pub fn next_block(&mut self) -> Result<Option<Block>, ReadError> {
+        match self.lookahead.pop_front() {
+            Some(read) => read.map(Some),
+            None => self.read_block(),
+        }
+    }
+
+    /// Reads the next block from the input (see [`LogReader::next_block`]).
+    pub(crate) fn read_block(&mut self) -> Result<Option<Block>, ReadError> {
         if let Some(error) = self.pending_error.take() {
             self.finished = true;
             return Err(error);
@@ -424,6 +437,7 @@ fn put(data: &mut Vec<u8>, filled: &mut usize, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::Format;
     use proptest::prelude::*;
 
     /// Hands out at most `step` bytes per read, as a pipe or a slow decompressor may.
@@ -507,11 +521,73 @@ mod tests {
         let data: Vec<&[u8]> = got.iter().map(|b| &b.data[..]).collect();
         assert_eq!(data, [&b"aa\nbb\n"[..], b"cc\ndd"]);
         assert_eq!(got.iter().map(|b| b.first_line).collect::<Vec<_>>(), [1, 3]);
+        // The first read hands over the six bytes read to sniff the compression.
         let whole = blocks(b"aa\nbb\ncc\ndd", 4);
         assert_eq!(
             whole.iter().map(|b| &b.data[..]).collect::<Vec<_>>(),
-            [&b"aa\nbb\ncc\n"[..], b"dd"]
+            [&b"aa\nbb\n"[..], b"cc\ndd"]
         );
+    }
+
+    #[test]
+    fn detection_reads_past_an_over_long_junk_line_and_loses_nothing() {
+        let good =
+            b"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1 \"-\" \"UA\"\n";
+        let mut input = vec![b'j'; MAX_LINE_LEN * 3];
+        input.push(b'\n');
+        for _ in 0..50 {
+            input.extend_from_slice(good);
+        }
+        let trickle = Trickle {
+            data: input.clone(),
+            at: 0,
+            step: READ_SIZE,
+        };
+        let mut reader = LogReader::from_reader(trickle)
+            .unwrap()
+            .with_block_size(1 << 20);
+        let first = reader.next_block().unwrap().unwrap();
+        assert_eq!(first.line_count(), 1);
+        assert_eq!(Format::detect(&first.data), None);
+        assert_eq!(reader.detect_format(&first), Some(Format::Combined));
+        // Asking again reads nothing more and decides the same.
+        assert_eq!(reader.detect_format(&first), Some(Format::Combined));
+        let mut blocks = vec![first];
+        while let Some(block) = reader.next_block().unwrap() {
+            blocks.push(block);
+        }
+        let lines: u64 = blocks.iter().map(Block::line_count).sum();
+        assert_eq!(lines, 51);
+        assert_eq!(blocks[1].first_line, 2);
+        assert_eq!(reader.bytes(), input.len() as u64);
+    }
+
+    #[test]
+    fn damage_met_while_detecting_comes_after_the_lines_before_it() {
+        let mut log = b"junk\n".repeat(150);
+        log.extend_from_slice(
+            b"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n",
+        );
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gzip, &log).unwrap();
+        let mut compressed = gzip.finish().unwrap();
+        compressed.truncate(compressed.len() - 4);
+        let mut reader = LogReader::from_reader(io::Cursor::new(compressed))
+            .unwrap()
+            .with_block_size(64);
+        let first = reader.next_block().unwrap().unwrap();
+        assert_eq!(reader.detect_format(&first), Some(Format::Common));
+        let mut lines = first.line_count();
+        let error = loop {
+            match reader.next_block() {
+                Ok(Some(block)) => lines += block.line_count(),
+                Ok(None) => panic!("the damage is reported"),
+                Err(error) => break error,
+            }
+        };
+        assert_eq!(lines, 151);
+        assert_eq!(error.offset, log.len() as u64);
+        assert_eq!(reader.next_block(), Ok(None));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Streaming readers for web access logs and crawler fetch logs.
 //!
-//! A [`LogReader`] opens a file or standard input, detects gzip, zstd or plain text from the
-//! magic bytes, and cuts the decompressed stream into [`Block`]s of whole lines. A
+//! A [`LogReader`] opens a file or standard input, detects gzip, zstd, xz, bzip2 or plain text
+//! from the magic bytes, and cuts the decompressed stream into [`Block`]s of whole lines. A
 //! [`LineParser`] for the log's [`Format`] (given, or [`Format::detect`]ed from the first
 //! block) turns each line into a borrowed [`Request`] without allocating, or says why it
 //! skipped the line. Blocks carry what they need to be parsed on their own, so they can be
@@ -25,7 +25,7 @@
 //!         match parser.parse(line, &mut state, &mut scratch) {
 //!             Ok(Some(request)) => assert_eq!(request.user_agent.raw, b"ExampleBot/1.0"),
 //!             Ok(None) => {}
-//!             Err(reason) => assert_eq!((number, reason.as_str()), (2, "missing_field")),
+//!             Err(reason) => assert_eq!((number, reason.as_str()), (2, "wrong_format")),
 //!         }
 //!     }
 //! }
@@ -35,14 +35,22 @@
 #![warn(missing_docs)]
 
 mod chunk;
+mod detect;
 mod format;
 mod formats;
 mod open;
+mod parser;
 mod record;
+mod skip;
+mod state;
 pub mod time;
 
 pub use chunk::{Block, DEFAULT_BLOCK_SIZE, Lines, LogReader, MAX_LINE_LEN, ReadError};
-pub use format::{BlockState, Format, LineParser, Scratch, SkipReason};
+pub use detect::{DETECT_MAX_BYTES, DETECT_MAX_LINES, Detector};
+pub use format::Format;
 pub use formats::json::{FieldMap, FieldName};
 pub use open::{Compression, Source};
-pub use record::{OriginParts, Request, Text, TextEncoding};
+pub use parser::LineParser;
+pub use record::{OriginParts, Request, TargetForm, Text, TextEncoding};
+pub use skip::SkipReason;
+pub use state::{BlockState, Scratch};

@@ -53,6 +53,12 @@ pub enum Compression {
     /// Zstandard (`28 b5 2f fd`, or a skippable frame first as pzstd writes), including several
     /// concatenated frames.
     Zstd,
+    /// xz (`fd 37 7a 58 5a 00`), including several concatenated streams (`cat a.xz b.xz`,
+    /// `xz -T0`'s blocks are one stream).
+    Xz,
+    /// bzip2 (`BZh` and a block-size digit), including several concatenated streams as
+    /// `pbzip2` and `cat a.bz2 b.bz2` write.
+    Bzip2,
     /// Anything else: read as it is.
     Plain,
 }
@@ -65,11 +71,17 @@ impl Compression {
     ///
     /// assert_eq!(Compression::sniff(&[0x1f, 0x8b, 8, 0]), Compression::Gzip);
     /// assert_eq!(Compression::sniff(&[0x28, 0xb5, 0x2f, 0xfd]), Compression::Zstd);
+    /// assert_eq!(Compression::sniff(&[0xfd, b'7', b'z', b'X', b'Z', 0]), Compression::Xz);
+    /// assert_eq!(Compression::sniff(b"BZh9"), Compression::Bzip2);
     /// assert_eq!(Compression::sniff(b"127.0.0.1 - -"), Compression::Plain);
     /// ```
     pub fn sniff(prefix: &[u8]) -> Compression {
         if prefix.starts_with(&[0x1f, 0x8b]) {
             Compression::Gzip
+        } else if prefix.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+            Compression::Xz
+        } else if matches!(prefix, [b'B', b'Z', b'h', b'1'..=b'9', ..]) {
+            Compression::Bzip2
         } else if prefix.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
             || matches!(prefix, [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..])
         {
@@ -79,11 +91,13 @@ impl Compression {
         }
     }
 
-    /// `gzip`, `zstd` or `plain`, as `inputs.csv` writes it.
+    /// `gzip`, `zstd`, `xz`, `bzip2` or `plain`, as `inputs.csv` writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Compression::Gzip => "gzip",
             Compression::Zstd => "zstd",
+            Compression::Xz => "xz",
+            Compression::Bzip2 => "bzip2",
             Compression::Plain => "plain",
         }
     }
@@ -116,11 +130,16 @@ pub(crate) type Raw = Chain<Cursor<Vec<u8>>, Counting<Box<dyn Read + Send>>>;
 /// several hundred lines.
 const INPUT_BUFFER: usize = 256 * 1024;
 
+/// The longest magic sniffed: xz's six bytes.
+const MAGIC_LEN: usize = 6;
+
 /// The decompressing reader of one input.
 pub(crate) enum Decoder {
     Plain(Raw),
     Gzip(Box<MultiGzDecoder<BufReader<Raw>>>),
     Zstd(Box<zstd::stream::read::Decoder<'static, BufReader<Raw>>>),
+    Xz(Box<liblzma::bufread::XzDecoder<BufReader<Raw>>>),
+    Bzip2(Box<bzip2::bufread::MultiBzDecoder<BufReader<Raw>>>),
 }
 
 impl Decoder {
@@ -138,10 +157,12 @@ impl Decoder {
             inner: input,
             count: 0,
         };
-        let mut magic = Vec::with_capacity(4);
+        let mut magic = Vec::with_capacity(MAGIC_LEN);
         // A pipe may hand over fewer bytes than asked for, so the magic is read until it is
         // complete or the input ends.
-        (&mut counting).take(4).read_to_end(&mut magic)?;
+        (&mut counting)
+            .take(MAGIC_LEN as u64)
+            .read_to_end(&mut magic)?;
         let compression = Compression::sniff(&magic);
         let raw = Cursor::new(magic).chain(counting);
         Ok(match compression {
@@ -152,6 +173,14 @@ impl Decoder {
             Compression::Zstd => Decoder::Zstd(Box::new(zstd::stream::read::Decoder::with_buffer(
                 BufReader::with_capacity(INPUT_BUFFER, raw),
             )?)),
+            Compression::Xz => {
+                Decoder::Xz(Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(
+                    BufReader::with_capacity(INPUT_BUFFER, raw),
+                )))
+            }
+            Compression::Bzip2 => Decoder::Bzip2(Box::new(bzip2::bufread::MultiBzDecoder::new(
+                BufReader::with_capacity(INPUT_BUFFER, raw),
+            ))),
         })
     }
 
@@ -160,6 +189,8 @@ impl Decoder {
             Decoder::Plain(_) => Compression::Plain,
             Decoder::Gzip(_) => Compression::Gzip,
             Decoder::Zstd(_) => Compression::Zstd,
+            Decoder::Xz(_) => Compression::Xz,
+            Decoder::Bzip2(_) => Compression::Bzip2,
         }
     }
 
@@ -169,6 +200,8 @@ impl Decoder {
             Decoder::Plain(raw) => raw,
             Decoder::Gzip(decoder) => decoder.get_ref().get_ref(),
             Decoder::Zstd(decoder) => decoder.get_ref().get_ref(),
+            Decoder::Xz(decoder) => decoder.get_ref().get_ref(),
+            Decoder::Bzip2(decoder) => decoder.get_ref().get_ref(),
         };
         raw.get_ref().1.count
     }
@@ -180,6 +213,8 @@ impl Read for Decoder {
             Decoder::Plain(raw) => raw.read(buf),
             Decoder::Gzip(decoder) => decoder.read(buf),
             Decoder::Zstd(decoder) => decoder.read(buf),
+            Decoder::Xz(decoder) => decoder.read(buf),
+            Decoder::Bzip2(decoder) => decoder.read(buf),
         }
     }
 }
@@ -236,6 +271,45 @@ mod tests {
         assert_eq!(compression, Compression::Zstd);
         assert_eq!(out.len(), 5000);
         assert_eq!(read, compressed.len() as u64);
+    }
+
+    fn xz(data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        liblzma::read::XzEncoder::new(data, 6)
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    }
+
+    fn bzip2(data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        bzip2::read::BzEncoder::new(data, bzip2::Compression::best())
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn xz_and_bzip2_by_their_magic_with_several_streams() {
+        type Compress = fn(&[u8]) -> Vec<u8>;
+        let cases: [(Compression, Compress); 2] =
+            [(Compression::Xz, xz), (Compression::Bzip2, bzip2)];
+        for (compression, compress) in cases {
+            let mut input = compress(b"first\nsecond\n");
+            input.extend(compress(b"third\n"));
+            let (got, out, read) = read_all(&input);
+            assert_eq!(got, compression);
+            assert_eq!(out, b"first\nsecond\nthird\n", "{compression}");
+            assert_eq!(read, input.len() as u64);
+        }
+        assert_eq!(Compression::sniff(b"BZh"), Compression::Plain);
+        assert_eq!(Compression::sniff(b"BZhx"), Compression::Plain);
+        assert_eq!(
+            Compression::sniff(&[0xfd, b'7', b'z', b'X', b'Z']),
+            Compression::Plain
+        );
+        assert_eq!(Compression::Bzip2.to_string(), "bzip2");
+        assert_eq!(Compression::Xz.to_string(), "xz");
     }
 
     #[test]

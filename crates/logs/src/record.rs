@@ -71,6 +71,87 @@ pub struct Request<'a> {
     pub origin: OriginParts<'a>,
 }
 
+/// The form of a request's target (RFC 9110 section 7.1): only the origin and absolute forms
+/// name a path that robots.txt rules can apply to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TargetForm {
+    /// A path with its query: `/a?b`.
+    Origin,
+    /// An absolute URL: `https://host/a?b`.
+    Absolute,
+    /// `*`, as `OPTIONS *` asks about the server as a whole.
+    Asterisk,
+    /// `host:port`, as `CONNECT` names the server to tunnel to.
+    Authority,
+}
+
+impl TargetForm {
+    /// Whether the target names a path (origin or absolute form), so that the request can be
+    /// judged against robots.txt rules. The others are counted, never judged.
+    pub fn is_path(self) -> bool {
+        matches!(self, TargetForm::Origin | TargetForm::Absolute)
+    }
+}
+
+impl Request<'_> {
+    /// The form of [`Request::target`]. A target in no form (`a.html`, as broken clients send
+    /// it) counts as a path, read as the server reads it.
+    ///
+    /// ```
+    /// use robots_audit_logs::{BlockState, FieldMap, Format, LineParser, Scratch, TargetForm};
+    ///
+    /// let parser = LineParser::new(Format::Common, &FieldMap::new());
+    /// let (mut state, mut scratch) = (BlockState::new(), Scratch::new());
+    /// let line = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "OPTIONS * HTTP/1.1" 200 0"#;
+    /// let request = parser.parse(line, &mut state, &mut scratch).unwrap().unwrap();
+    /// assert_eq!(request.target_form(), TargetForm::Asterisk);
+    /// assert!(!request.target_form().is_path());
+    /// ```
+    pub fn target_form(&self) -> TargetForm {
+        let target = self.target;
+        if target.starts_with(b"/") {
+            return TargetForm::Origin;
+        }
+        if target == b"*" {
+            return TargetForm::Asterisk;
+        }
+        if self.method.eq_ignore_ascii_case(b"CONNECT") || is_authority(target) {
+            return TargetForm::Authority;
+        }
+        if is_absolute(target) {
+            return TargetForm::Absolute;
+        }
+        TargetForm::Origin
+    }
+}
+
+/// `scheme://...`.
+fn is_absolute(target: &[u8]) -> bool {
+    let Some(end) = memchr::memmem::find(target, b"://") else {
+        return false;
+    };
+    let scheme = target.get(..end).unwrap_or_default();
+    scheme.first().is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+}
+
+/// `host:port` and nothing else: what a `CONNECT` names even when its method is not logged.
+fn is_authority(target: &[u8]) -> bool {
+    let Some(colon) = memchr::memrchr(b':', target) else {
+        return false;
+    };
+    let (host, port) = target.split_at(colon);
+    let port = port.get(1..).unwrap_or_default();
+    (1..=5).contains(&port.len())
+        && port.iter().all(u8::is_ascii_digit)
+        && !host.is_empty()
+        && host
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"-._[]:%".contains(&b))
+}
+
 impl TextEncoding {
     /// Decodes `raw` into the bytes it stands for. Borrows when there is nothing to decode.
     ///
@@ -252,6 +333,44 @@ mod tests {
                 want,
                 "{encoding:?} {:?}",
                 String::from_utf8_lossy(raw)
+            );
+        }
+    }
+
+    #[test]
+    fn target_forms() {
+        let request = |method: &'static [u8], target: &'static [u8]| Request {
+            time: jiff::Timestamp::UNIX_EPOCH,
+            client_ip: b"",
+            method,
+            target,
+            query: None,
+            status: 200,
+            fetch_status: None,
+            bytes: 0,
+            user_agent: Text::default(),
+            origin: OriginParts::default(),
+        };
+        let cases: &[(&[u8], &[u8], TargetForm)] = &[
+            (b"GET", b"/a?b", TargetForm::Origin),
+            (b"GET", b"/", TargetForm::Origin),
+            (b"GET", b"https://example.com/a", TargetForm::Absolute),
+            (b"GET", b"http://example.com:8080", TargetForm::Absolute),
+            (b"OPTIONS", b"*", TargetForm::Asterisk),
+            (b"CONNECT", b"example.com:443", TargetForm::Authority),
+            (b"connect", b"[2001:db8::1]:443", TargetForm::Authority),
+            (b"CONNECT", b"example.com", TargetForm::Authority),
+            (b"", b"example.com:443", TargetForm::Authority),
+            (b"", b"10.0.0.1:25", TargetForm::Authority),
+            (b"GET", b"a.html", TargetForm::Origin),
+            (b"GET", b"*/a", TargetForm::Origin),
+        ];
+        for &(method, target, want) in cases {
+            let form = request(method, target).target_form();
+            assert_eq!(form, want, "{}", String::from_utf8_lossy(target));
+            assert_eq!(
+                form.is_path(),
+                matches!(want, TargetForm::Origin | TargetForm::Absolute)
             );
         }
     }

@@ -130,10 +130,18 @@ fn offset(zone: &[u8]) -> Option<i64> {
         [h1, h2] => (two(&[*h1, *h2], 0)?, 0),
         _ => return None,
     };
-    if hours > 25 || minutes > 59 {
-        return None;
-    }
-    Some(sign * i64::from(hours * 3600 + minutes * 60))
+    zone_offset(sign, hours, minutes)
+}
+
+/// The largest offset from UTC any time zone has (`+14:00`, Line Islands; the westernmost is
+/// `-12:00`). A larger one (`+2400`, which would move the time by a day) or minutes past 59
+/// are damage, not a zone.
+const MAX_OFFSET_SECONDS: i64 = 14 * 3600;
+
+/// `sign` hours and minutes as seconds east of UTC, when they make an offset a zone can have.
+fn zone_offset(sign: i64, hours: u32, minutes: u32) -> Option<i64> {
+    let seconds = i64::from(hours * 3600 + minutes * 60);
+    (minutes < 60 && seconds <= MAX_OFFSET_SECONDS).then_some(sign * seconds)
 }
 
 fn month_number(name: &[u8]) -> Option<u32> {
@@ -245,10 +253,7 @@ fn clf_fixed(b: &[u8; 26]) -> Option<Timestamp> {
         b'-' => -1,
         _ => return None,
     };
-    let (zone_hours, zone_minutes) = (pair(22)?, pair(24)?);
-    if zone_hours > 25 || zone_minutes > 59 {
-        return None;
-    }
+    let offset_seconds = zone_offset(sign, pair(22)?, pair(24)?)?;
     let civil = Civil {
         year,
         month: month_number(&[b[3], b[4], b[5]])?,
@@ -257,7 +262,7 @@ fn clf_fixed(b: &[u8; 26]) -> Option<Timestamp> {
         minute: pair(15)?,
         second: pair(18)?,
         nanosecond: 0,
-        offset_seconds: sign * i64::from(zone_hours * 3600 + zone_minutes * 60),
+        offset_seconds,
     };
     civil.to_timestamp()
 }
@@ -312,7 +317,18 @@ fn utc((year, month, day): (i64, u32, u32), time: &[u8]) -> Option<Timestamp> {
 /// RFC 3339 / ISO 8601 with an offset: `2020-01-01T00:55:04.127531Z`, `2013-10-10T16:52:00+02:00`.
 /// The common spellings are read by hand; anything else jiff accepts is accepted too.
 pub fn rfc3339(bytes: &[u8]) -> Option<Timestamp> {
-    rfc3339_fast(bytes).or_else(|| std::str::from_utf8(bytes).ok()?.parse().ok())
+    rfc3339_fast(bytes).or_else(|| rfc3339_jiff(bytes))
+}
+
+/// The rarer spellings, through jiff, with the same bound on the offset as the fast reading
+/// (jiff accepts offsets up to 25:59:59).
+fn rfc3339_jiff(bytes: &[u8]) -> Option<Timestamp> {
+    let pieces = jiff::fmt::temporal::Pieces::parse(bytes).ok()?;
+    let offset = pieces.to_numeric_offset()?;
+    if i64::from(offset.seconds()).abs() > MAX_OFFSET_SECONDS {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()?.parse().ok()
 }
 
 fn rfc3339_fast(bytes: &[u8]) -> Option<Timestamp> {
@@ -454,6 +470,23 @@ mod tests {
             ("10/Oct/2000:13:55:36 0700", None),
             ("1/Oct/2000:13:55:36 -0700", None),
             ("", None),
+            // out-of-range fields, each alone
+            ("10/Oct/2000:13:55:36 +2400", None),
+            ("10/Oct/2000:13:55:36 -2400", None),
+            ("10/Oct/2000:13:55:36 +1401", None),
+            ("10/Oct/2000:13:55:36 +0060", None),
+            ("10/Oct/2000:13:55:36 +0099", None),
+            ("10/Oct/2000:13:55:36 +1400", Some("2000-10-09T23:55:36Z")),
+            ("10/Oct/2000:13:55:36 -1200", Some("2000-10-11T01:55:36Z")),
+            ("10/Oct/2000:13:55:36.5 +2400", None),
+            ("10/Oct/2000:13:55:36.5 +0160", None),
+            ("10/Oct/2000:13:60:36 +0000", None),
+            ("10/Oct/2000:13:55:61 +0000", None),
+            ("00/Oct/2000:13:55:36 +0000", None),
+            ("32/Oct/2000:13:55:36 +0000", None),
+            ("31/Nov/2000:13:55:36 +0000", None),
+            ("29/Feb/1900:13:55:36 +0000", None),
+            ("29/Feb/2000:13:55:36 +0000", Some("2000-02-29T13:55:36Z")),
         ];
         for &(text, want) in cases {
             assert_eq!(clf(text.as_bytes()), want.map(utc), "{text}");
@@ -473,6 +506,23 @@ mod tests {
         assert_eq!(w3c(b"2015-13-13", b"00:32:17"), None);
         assert_eq!(w3c(b"2015-01-13", b"00:32"), None);
         assert_eq!(w3c(b"-", b"-"), None);
+        for (date, time) in [
+            ("2015-01-13", "24:00:00"),
+            ("2015-01-13", "23:60:00"),
+            ("2015-01-13", "23:59:61"),
+            ("2015-02-30", "00:00:00"),
+            ("2015-01-00", "00:00:00"),
+            ("2015-01-13", "00:00:00+01:00"),
+        ] {
+            assert_eq!(w3c(date.as_bytes(), time.as_bytes()), None, "{date} {time}");
+        }
+        for text in [
+            "2013-10-10 24:00:00",
+            "2013-10-10 16:60:00",
+            "2013-02-30 16:52:00",
+        ] {
+            assert_eq!(any(text.as_bytes()), None, "{text}");
+        }
     }
 
     #[test]
@@ -487,6 +537,21 @@ mod tests {
             ("2024-01-01 00:00:00-0130", Some("2024-01-01T01:30:00Z")),
             ("2024-01-01T00:00:00", None),
             ("yesterday", None),
+            // out-of-range fields, each alone, in the fast and the jiff spellings
+            ("2013-10-10T16:52:00+24:00", None),
+            ("2013-10-10T16:52:00+2400", None),
+            ("2013-10-10T16:52:00-25:59", None),
+            ("2013-10-10T16:52:00+01:60", None),
+            ("2013-10-10T16:52:00+14:00", Some("2013-10-10T02:52:00Z")),
+            ("2013-10-10T16:52:00+24:00:00", None),
+            ("2013-10-10T16:52:00+01:00:00", Some("2013-10-10T15:52:00Z")),
+            ("2013-10-10T24:00:00Z", None),
+            ("2013-10-10T23:60:00Z", None),
+            ("2013-10-10T23:59:61Z", None),
+            ("2013-13-10T16:52:00Z", None),
+            ("2013-00-10T16:52:00Z", None),
+            ("2013-02-29T16:52:00Z", None),
+            ("2013-10-32T16:52:00Z", None),
         ];
         for &(text, want) in cases {
             assert_eq!(rfc3339(text.as_bytes()), want.map(utc), "{text}");

@@ -39,11 +39,13 @@ fn read(
     let mut scratch = Scratch::new();
     let mut parser: Option<LineParser> = None;
     while let Some(block) = reader.next_block().expect("fixture reads") {
-        let parser = parser.get_or_insert_with(|| {
-            let format = format
-                .or_else(|| Format::detect(&block.data))
-                .expect("format detected");
-            LineParser::new(format, fields)
+        let parser = parser.get_or_insert_with(|| match format {
+            Some(format) => LineParser::new(format, fields),
+            // Detected as the audit detects it: each line may be of another format.
+            None => LineParser::detected(
+                Format::detect(&block.data).expect("format detected"),
+                fields,
+            ),
         });
         let mut state = parser.block_state(&block);
         for (line, bytes) in block.lines() {
@@ -679,9 +681,9 @@ fn a_combined_parser_rejects_common_lines_and_a_common_parser_keeps_agents() {
     assert_eq!(
         skips,
         [
-            (1, SkipReason::MissingField),
-            (2, SkipReason::MissingField),
-            (3, SkipReason::MissingField)
+            (1, SkipReason::WrongFormat),
+            (2, SkipReason::WrongFormat),
+            (3, SkipReason::WrongFormat)
         ]
     );
     let (_, rows, skips, _) = read("nginx_xff.log", Some(Format::Common), &FieldMap::new());

@@ -155,5 +155,5 @@ fn the_final_line_without_newline_is_delivered() {
     })
     .unwrap();
     let (lines, _) = read(reader);
-    assert_eq!(lines, [(1, 10, Err(SkipReason::MissingField))]);
+    assert_eq!(lines, [(1, 10, Err(SkipReason::WrongFormat))]);
 }

@@ -66,7 +66,10 @@ proptest! {
 
     #[test]
     fn combined_lines_parse_back(
-        ip in "[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}|[0-9a-f:]{2,20}",
+        ip in prop_oneof![
+            "[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}",
+            any::<std::net::Ipv6Addr>().prop_map(|ip| ip.to_string()),
+        ],
         path in "/[A-Za-z0-9/._~%?=&+-]{0,40}",
         method in "GET|HEAD|POST|PROPFIND",
         status in 100u16..600,

@@ -1,6 +1,6 @@
 //! LogReader end to end: compression detection, damage, and hostile input.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 
 use flate2::write::GzEncoder;
 use robots_audit_logs::{
@@ -55,6 +55,22 @@ fn joined(blocks: &[Block]) -> Vec<u8> {
     blocks.iter().flat_map(|b| b.data.iter().copied()).collect()
 }
 
+fn xz(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    liblzma::read::XzEncoder::new(data, 3)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+fn bzip2(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    bzip2::read::BzEncoder::new(data, bzip2::Compression::fast())
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
 #[test]
 fn plain_gzip_multi_member_gzip_and_zstd_read_the_same() {
     let data = log_lines(10_000);
@@ -71,6 +87,10 @@ fn plain_gzip_multi_member_gzip_and_zstd_read_the_same() {
         (multi_member, Compression::Gzip),
         (zstd::encode_all(&data[..], 3).unwrap(), Compression::Zstd),
         (multi_frame, Compression::Zstd),
+        (xz(&data), Compression::Xz),
+        ([xz(first), xz(second)].concat(), Compression::Xz),
+        (bzip2(&data), Compression::Bzip2),
+        ([bzip2(first), bzip2(second)].concat(), Compression::Bzip2),
     ];
     for (input, want) in cases {
         let size = input.len() as u64;
@@ -167,6 +187,46 @@ fn truncated_and_corrupt_zstd() {
     }
     let (_, blocks, error, _) = read_all(corrupt, 64 * 1024);
     assert_clean_prefix(&data, &blocks, &error.expect("corrupt zstd is an error"));
+}
+
+#[test]
+fn truncated_and_corrupt_xz_and_bzip2_keep_the_lines_before_the_damage() {
+    // bzip2 blocks hold 100 kB with `fast`: enough lines that several blocks come before the
+    // damage.
+    let data = log_lines(15_000);
+    type Compress = fn(&[u8]) -> Vec<u8>;
+    let cases: [(Compress, &str); 2] = [(xz, "xz: "), (bzip2, "bzip2: ")];
+    for (compress, prefix) in cases {
+        let compressed = compress(&data);
+        let cut = compressed.get(..compressed.len() * 3 / 5).unwrap().to_vec();
+        let (_, blocks, error, mut reader) = read_all(cut, 64 * 1024);
+        let error = error.expect("a truncated stream is an error");
+        assert!(error.message.starts_with(prefix), "{}", error.message);
+        assert_clean_prefix(&data, &blocks, &error);
+        assert!(
+            error.offset as usize > data.len() / 4,
+            "{prefix}most of the data before the cut is kept: {}",
+            error.offset
+        );
+        assert_eq!(reader.next_block(), Ok(None), "finished after the error");
+
+        let mut corrupt = compressed;
+        let middle = corrupt.len() / 2;
+        for byte in corrupt.get_mut(middle..middle + 64).unwrap() {
+            *byte ^= 0x5a;
+        }
+        let (_, blocks, error, _) = read_all(corrupt, 64 * 1024);
+        let error = error.expect("a corrupt stream is an error");
+        assert_clean_prefix(&data, &blocks, &error);
+        // A second stream cut short after a whole first one.
+        let (first, second) = data.split_at(data.len() / 2);
+        let mut second = compress(second);
+        second.truncate(second.len() / 2);
+        let (_, blocks, error, _) = read_all([compress(first), second].concat(), 1024);
+        let error = error.expect("the second stream is cut");
+        assert_clean_prefix(&data, &blocks, &error);
+        assert!(error.offset as usize >= first.len(), "{prefix}");
+    }
 }
 
 #[test]
@@ -324,7 +384,7 @@ fn crlf_nul_and_invalid_utf8() {
     assert_eq!(request.user_agent.raw, b"Bot\x00/1\xff\xfe");
     assert_eq!(
         parser.parse(b"\x00\x00\x00\x00", &mut state, &mut scratch),
-        Err(SkipReason::MissingField)
+        Err(SkipReason::WrongFormat)
     );
 
     let json = LineParser::new(Format::Json, &FieldMap::new());

@@ -7,9 +7,9 @@
 //! the absolute URL, so scheme, host and port come from it. Fields after the user-agent vary
 //! between versions and are ignored, as AWS advises.
 
-use crate::format::SkipReason;
 use crate::formats::lex;
 use crate::record::{Request, Text};
+use crate::skip::SkipReason;
 use crate::time;
 
 /// The connection types an ALB log line starts with.
@@ -43,6 +43,15 @@ fn fields(line: &[u8]) -> Result<([&[u8]; FIELDS + 1], usize), SkipReason> {
 /// Parses one line (without its line end).
 pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
     let line = line.trim_ascii_end();
+    // The shape: the time (after the type, when there is one) before anything else.
+    let mut tokens = line.split(|&b| b == b' ');
+    let mut time_token = tokens.next().unwrap_or_default();
+    if TYPES.contains(&time_token) {
+        time_token = tokens.next().unwrap_or_default();
+    }
+    if !lex::is_timestamp_shaped(time_token) {
+        return Err(SkipReason::WrongFormat);
+    }
     let (all, count) = fields(line)?;
     let first = all.first().copied().unwrap_or_default();
     // The classic layout starts with the time; ALB puts the connection type first.
@@ -51,6 +60,11 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
     let field = |index: usize| all.get(skip + index).copied().unwrap_or_default();
     if available < FIELDS - 1 {
         return Err(SkipReason::MissingField);
+    }
+    let client = field(2);
+    let client_ip = lex::strip_port(client);
+    if client_ip.len() == client.len() || !lex::is_client(client_ip) {
+        return Err(SkipReason::WrongFormat);
     }
     let time = time::rfc3339(field(0)).ok_or(SkipReason::BadTime)?;
     let request = field(11);
@@ -66,7 +80,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
     };
     Ok(Request {
         time,
-        client_ip: lex::strip_port(field(2)),
+        client_ip,
         method,
         target,
         query: None,
@@ -151,7 +165,16 @@ mod tests {
         );
         let bad_time =
             br#"https yesterday app/x 1.2.3.4:1 - 0 0 0 200 200 0 0 "GET http://h/ HTTP/1.1" "UA""#;
-        assert_eq!(parse(bad_time).map(|_| ()), Err(SkipReason::BadTime));
+        assert_eq!(parse(bad_time).map(|_| ()), Err(SkipReason::WrongFormat));
+        let bad_date =
+            br#"https 2020-13-01T00:55:04Z app/x 1.2.3.4:1 - 0 0 0 200 200 0 0 "GET http://h/ HTTP/1.1" "UA""#;
+        assert_eq!(parse(bad_date).map(|_| ()), Err(SkipReason::BadTime));
+        let no_port =
+            br#"https 2020-01-01T00:55:04Z app/x 1.2.3.4 - 0 0 0 200 200 0 0 "GET http://h/ HTTP/1.1" "UA""#;
+        assert_eq!(parse(no_port).map(|_| ()), Err(SkipReason::WrongFormat));
+        let combined =
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "UA""#;
+        assert_eq!(parse(combined).map(|_| ()), Err(SkipReason::WrongFormat));
         assert!(!looks_like(
             br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#
         ));

@@ -5,9 +5,10 @@
 //! This is the hot path of most audits, so the line is taken apart with `memchr` and nothing is
 //! allocated.
 
-use crate::format::{Format, SkipReason};
+use crate::format::Format;
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text, TextEncoding};
+use crate::skip::SkipReason;
 use crate::time::ClfMinute;
 
 /// Which of the CLF family a parser reads.
@@ -136,13 +137,17 @@ pub(crate) fn parse<'a>(
 ) -> Result<Request<'a>, SkipReason> {
     let line = line.trim_ascii_end();
     let (origin, rest) = if layout.vhost {
-        vhost_origin(line)
+        let (origin, rest) = vhost_origin(line);
+        if !origin.host.is_some_and(lex::is_vhost) {
+            return Err(SkipReason::WrongFormat);
+        }
+        (origin, rest)
     } else {
         (OriginParts::default(), line)
     };
     let (client_ip, rest) = lex::near_token(rest);
-    if client_ip.is_empty() {
-        return Err(SkipReason::MissingField);
+    if !lex::is_client(client_ip) {
+        return Err(SkipReason::WrongFormat);
     }
     // The identity and user fields are skipped by looking for the time's bracket, which also
     // copes with a user name that holds a space; they are nearly always `- - `.
@@ -152,7 +157,10 @@ pub(crate) fn parse<'a>(
             let open = rest
                 .iter()
                 .position(|&b| b == b'[')
-                .ok_or(SkipReason::MissingField)?;
+                .ok_or(SkipReason::WrongFormat)?;
+            if !identity_fits(rest.get(..open).unwrap_or_default()) {
+                return Err(SkipReason::WrongFormat);
+            }
             rest.get(open + 1..).unwrap_or_default()
         }
     };
@@ -193,6 +201,8 @@ pub(crate) fn parse<'a>(
     };
     let user_agent = match user_agent {
         Some(agent) => agent,
+        // Nothing after the byte count: a common line, not a damaged combined one.
+        None if layout.require_agent && rest.is_empty() => return Err(SkipReason::WrongFormat),
         None if layout.require_agent => return Err(SkipReason::MissingField),
         None => Text::default(),
     };
@@ -210,43 +220,39 @@ pub(crate) fn parse<'a>(
     })
 }
 
-/// Which CLF layout `line` is written in, if any: the number of fields before the time tells a
-/// vhost line from a plain one, and a quoted user-agent tells combined from common.
-pub(crate) fn classify(line: &[u8]) -> Option<Format> {
-    let open = memchr::memchr(b'[', line)?;
-    let before = line.get(..open)?;
-    let fields = before
-        .split(|&b| b == b' ')
-        .filter(|f| !f.is_empty())
-        .count();
-    let vhost = match fields {
-        3 => false,
-        4 => true,
-        _ => return None,
+/// The identity and user fields before the time's bracket (`- - `, `ident user `): two
+/// fields and the space before the bracket. A user name may hold a space only after the usual
+/// `-` identity, so that a vhost line's client is never taken for an identity.
+fn identity_fits(identity: &[u8]) -> bool {
+    let Some(fields) = identity.strip_suffix(b" ") else {
+        return false;
     };
-    parse(
-        line,
-        ClfLayout {
+    let (ident, user) = lex::token(fields);
+    !ident.is_empty()
+        && !user.trim_ascii().is_empty()
+        && (ident == b"-" || memchr::memchr(b' ', user).is_none())
+}
+
+/// Which CLF layout `line` is written in, if any: a line that fits the plain layout is plain
+/// (common or combined, by its quoted user-agent), one that fits only the vhost layout is
+/// `vhost_combined`.
+pub(crate) fn classify(line: &[u8]) -> Option<Format> {
+    let fits = |vhost, require_agent| {
+        let layout = ClfLayout {
             vhost,
-            require_agent: false,
-        },
-        &mut ClfMinute::default(),
-    )
-    .ok()?;
-    let combined = parse(
-        line,
-        ClfLayout {
-            vhost,
-            require_agent: true,
-        },
-        &mut ClfMinute::default(),
-    )
-    .is_ok();
-    Some(match (vhost, combined) {
-        (true, _) => Format::VhostCombined,
-        (false, true) => Format::Combined,
-        (false, false) => Format::Common,
-    })
+            require_agent,
+        };
+        parse(line, layout, &mut ClfMinute::default()).is_ok()
+    };
+    if fits(false, false) {
+        Some(if fits(false, true) {
+            Format::Combined
+        } else {
+            Format::Common
+        })
+    } else {
+        fits(true, false).then_some(Format::VhostCombined)
+    }
 }
 
 #[cfg(test)]
@@ -294,7 +300,7 @@ mod tests {
         let cases: &[Case] = &[
             // common: no referer, no user-agent
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#, COMMON, Ok((b"1.2.3.4", b"/", 200, 2326, b""))),
-            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#, COMBINED, Err(SkipReason::MissingField)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#, COMBINED, Err(SkipReason::WrongFormat)),
             // `-` bytes, trailing space, `-` user-agent
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /robots.txt HTTP/1.1" 304 - "-" "-" "#, COMBINED, Ok((b"1.2.3.4", b"/robots.txt", 304, 0, b""))),
             // nginx with X-Forwarded-For after the user-agent
@@ -321,7 +327,7 @@ mod tests {
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200 1 "-" "UA\""#, COMBINED, Err(SkipReason::BadQuoting)),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1 200 1 "-" "UA""#, COMBINED, Err(SkipReason::BadStatus)),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1"200 1 "-" "UA""#, COMBINED, Err(SkipReason::BadStatus)),
-            (br#"1.2.3.4 - - 10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::MissingField)),
+            (br#"1.2.3.4 - - 10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::WrongFormat)),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] GET /x HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::BadRequestLine)),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000]"GET /x HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::MissingField)),
             (br#"1.2.3.4 - - [20/May/2015:12:05:17 +0000] "GET /x HTTP/1.1" 200 235 "-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html"#, COMBINED, Err(SkipReason::BadQuoting)),
@@ -332,8 +338,24 @@ mod tests {
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" OK 1 "-" "UA""#, COMBINED, Err(SkipReason::BadStatus)),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 1k "-" "UA""#, COMBINED, Err(SkipReason::BadBytes)),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200"#, COMMON, Err(SkipReason::MissingField)),
-            (b"\x00\x01\x02 binary junk", COMBINED, Err(SkipReason::MissingField)),
-            (b"", COMBINED, Err(SkipReason::MissingField)),
+            (b"\x00\x01\x02 binary junk", COMBINED, Err(SkipReason::WrongFormat)),
+            (b"", COMBINED, Err(SkipReason::WrongFormat)),
+            // another format's shape
+            (br#"www.example.com:443 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::WrongFormat)),
+            (br#"www.example.com 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::WrongFormat)),
+            (br#"[2001:db8::1]:443 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, COMMON, Err(SkipReason::WrongFormat)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, VHOST, Err(SkipReason::WrongFormat)),
+            (br#"2001:db8::1 - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, VHOST, Err(SkipReason::WrongFormat)),
+            (br#"h:8080 - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, VHOST, Err(SkipReason::WrongFormat)),
+            (br#"{"ts":1,"request":{"uri":"/"}}"#, COMBINED, Err(SkipReason::WrongFormat)),
+            (b"2015-01-13 00:32:17 1.2.3.4 GET / - 80", COMBINED, Err(SkipReason::WrongFormat)),
+            (br#"a,b - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Err(SkipReason::WrongFormat)),
+            // the client shapes that fit: a host name (HostnameLookups On), `-`, IPv6 forms
+            (br#"crawl-66-249-66-1.googlebot.com - - [10/Oct/2000:13:55:36 +0000] "GET /n HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Ok((b"crawl-66-249-66-1.googlebot.com", b"/n", 200, 1, b"UA"))),
+            (br#"- - - [10/Oct/2000:13:55:36 +0000] "GET /n HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Ok((b"-", b"/n", 200, 1, b"UA"))),
+            (br#"::ffff:1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /n HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Ok((b"::ffff:1.2.3.4", b"/n", 200, 1, b"UA"))),
+            (br#"[fe80::1%eth0] - - [10/Oct/2000:13:55:36 +0000] "GET /n HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Ok((b"[fe80::1%eth0]", b"/n", 200, 1, b"UA"))),
+            (br#"[2001:db8::1]:443 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, VHOST, Ok((b"1.2.3.4", b"/v", 200, 1, b"UA"))),
         ];
         for (line, layout, want) in cases {
             let request = parse(line, *layout, &mut ClfMinute::default());
@@ -356,6 +378,9 @@ mod tests {
             let (vhost, rest) = lex::token(line);
             let (host, port) = lex::split_host_port(vhost);
             let host = lex::present(host);
+            if !host.is_some_and(lex::is_vhost) {
+                return Err(SkipReason::WrongFormat);
+            }
             let origin = OriginParts {
                 scheme: None,
                 host,
@@ -366,13 +391,16 @@ mod tests {
             (OriginParts::default(), line)
         };
         let (client_ip, rest) = lex::token(rest);
-        if client_ip.is_empty() {
-            return Err(SkipReason::MissingField);
+        if !lex::is_client(client_ip) {
+            return Err(SkipReason::WrongFormat);
         }
         let open = rest
             .iter()
             .position(|&b| b == b'[')
-            .ok_or(SkipReason::MissingField)?;
+            .ok_or(SkipReason::WrongFormat)?;
+        if !identity_fits(&rest[..open]) {
+            return Err(SkipReason::WrongFormat);
+        }
         let after_open = rest.get(open + 1..).unwrap_or_default();
         let close = match after_open.get(CLF_TIME_LEN) {
             Some(b']') => CLF_TIME_LEN,
@@ -398,6 +426,8 @@ mod tests {
         }
         let user_agent = match user_agent {
             Some(agent) => agent,
+            // Nothing after the byte count: a common line, not a damaged combined one.
+            None if layout.require_agent && rest.is_empty() => return Err(SkipReason::WrongFormat),
             None if layout.require_agent => return Err(SkipReason::MissingField),
             None => Text::default(),
         };
@@ -624,6 +654,8 @@ mod tests {
             (br#"www.example.com 1.2.3.4 - theuser [10/Feb/2012:16:42:07 -0500] "GET / HTTP/1.0" 301 368"#, Some(Format::VhostCombined)),
             (br#"owner bucket [10/Feb/2012:16:42:07 -0500] 1.2.3.4 arn "GET / HTTP/1.1" 200"#, None),
             (b"2015-01-13 00:32:17 1.2.3.4 GET / - 80", None),
+            (br#"1.2.3.4 - john doe [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "UA""#, Some(Format::Combined)),
+            (br#"www.example.com:443 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#, Some(Format::VhostCombined)),
         ];
         for (line, want) in cases {
             assert_eq!(classify(line), *want, "{}", String::from_utf8_lossy(line));

@@ -4,10 +4,11 @@
 
 use std::sync::LazyLock;
 
-use crate::format::{BlockState, SkipReason};
 use crate::formats::header::{Column, Layout, Values};
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text, TextEncoding};
+use crate::skip::SkipReason;
+use crate::state::BlockState;
 use crate::time;
 
 /// The documented field order of CloudFront standard logs, used when no `#Fields:` line has
@@ -32,6 +33,14 @@ pub(crate) fn parse<'a>(
     let mut values = Values::default();
     for (&column, value) in layout.columns().iter().zip(line.split(|&b| b == b'\t')) {
         values.set(column, value);
+    }
+    // The shape: the date field holds a date (another format's line has no tabs, so its
+    // whole line lands in the first field).
+    if values
+        .get(Column::Date)
+        .is_some_and(|date| !lex::is_date_shaped(date))
+    {
+        return Err(SkipReason::WrongFormat);
     }
     let (date, clock) = match (values.get(Column::Date), values.get(Column::Time)) {
         (Some(date), Some(clock)) => (date, clock),

@@ -7,9 +7,9 @@
 //! The line names no user-agent: the audit takes the crawler's identity from its
 //! configuration.
 
-use crate::format::SkipReason;
 use crate::formats::lex;
 use crate::record::{Request, Text};
+use crate::skip::SkipReason;
 use crate::time;
 
 /// Heritrix pads its columns with runs of spaces.
@@ -26,6 +26,9 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
     else {
         return Err(SkipReason::MissingField);
     };
+    if !lex::is_timestamp_shaped(timestamp) {
+        return Err(SkipReason::WrongFormat);
+    }
     let time = time::rfc3339(timestamp).ok_or(SkipReason::BadTime)?;
     let code = match status.strip_prefix(b"-") {
         Some(digits) => lex::number(digits)
@@ -81,7 +84,9 @@ mod tests {
             (b"2011-06-23T17:12:09.100Z   -61          - https://www.example.com/x LLP http://www.example.com/ unknown #021 - - - -", Ok((0, Some(-61), 0, b"https://www.example.com/x"))),
             (b"2011-06-23T17:12:07.100Z     1         62 dns:www.example.com P http://www.example.com/ text/dns #010 20110623171207+5 sha1:X - -", Err(SkipReason::NotHttp)),
             (b"2011-06-23T17:12:07.100Z   200", Err(SkipReason::MissingField)),
-            (b"yesterday 200 1 http://www.example.com/ L - text/html #1 - - - -", Err(SkipReason::BadTime)),
+            (b"yesterday 200 1 http://www.example.com/ L - text/html #1 - - - -", Err(SkipReason::WrongFormat)),
+            (b"2011-06-23T25:12:07.100Z 200 1 http://www.example.com/ L - text/html #1 - - - -", Err(SkipReason::BadTime)),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "UA""#, Err(SkipReason::WrongFormat)),
             (b"2011-06-23T17:12:07.100Z OK 1 http://www.example.com/ L - text/html #1 - - - -", Err(SkipReason::BadStatus)),
             (b"2011-06-23T17:12:07.100Z 200 1 www.example.com/ L - text/html #1 - - - -", Err(SkipReason::BadUrl)),
         ];

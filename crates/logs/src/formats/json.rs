@@ -10,9 +10,11 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::format::{Format, Scratch, SkipReason};
+use crate::format::Format;
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text};
+use crate::skip::SkipReason;
+use crate::state::Buffers;
 use crate::time;
 
 /// A request property that a JSON log's fields can be mapped to with `--field NAME=PATH`.
@@ -111,6 +113,7 @@ impl fmt::Display for FieldName {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FieldMap {
     mappings: Vec<(FieldName, String)>,
+    trust_forwarded: bool,
 }
 
 impl FieldMap {
@@ -139,6 +142,7 @@ impl FieldMap {
                 .iter()
                 .map(|&(name, path)| (name, path.to_owned()))
                 .collect(),
+            trust_forwarded: false,
         }
     }
 
@@ -196,6 +200,30 @@ impl FieldMap {
         Ok(map)
     }
 
+    /// Says whether a proxy in front of the server sets `X-Forwarded-Proto` and
+    /// `X-Forwarded-Host` (`--trust-forwarded`). When it does, a Caddy line that carries them
+    /// takes its scheme and host from them (the first value of each, when a chain of proxies
+    /// listed several), and a line without them keeps the scheme of its TLS and its `Host`.
+    /// Off by default: a client can send these headers itself.
+    ///
+    /// ```
+    /// use robots_audit_logs::FieldMap;
+    ///
+    /// let mut fields = FieldMap::new();
+    /// assert!(!fields.trusts_forwarded());
+    /// fields.set_trust_forwarded(true);
+    /// assert!(fields.trusts_forwarded());
+    /// ```
+    pub fn set_trust_forwarded(&mut self, trust: bool) {
+        self.trust_forwarded = trust;
+    }
+
+    /// Whether `X-Forwarded-Proto` and `X-Forwarded-Host` are trusted
+    /// ([`FieldMap::set_trust_forwarded`]).
+    pub fn trusts_forwarded(&self) -> bool {
+        self.trust_forwarded
+    }
+
     /// The paths mapped to `name`, first choice first.
     pub fn paths(&self, name: FieldName) -> impl Iterator<Item = &str> {
         self.mappings
@@ -213,7 +241,10 @@ impl FieldMap {
 /// Where values are collected: one slot per [`FieldName`], plus Caddy's `tls` object whose
 /// mere presence means HTTPS.
 const TLS_SLOT: usize = FieldName::ALL.len();
-const SLOTS: usize = TLS_SLOT + 1;
+/// Caddy behind a trusted proxy: the `X-Forwarded-Proto` and `X-Forwarded-Host` headers.
+const FORWARDED_PROTO_SLOT: usize = TLS_SLOT + 1;
+const FORWARDED_HOST_SLOT: usize = TLS_SLOT + 2;
+const SLOTS: usize = TLS_SLOT + 3;
 
 /// Built-in paths of the generic `json` format: the names nginx, Fastly, Logpush and common
 /// logging libraries use, in order of preference.
@@ -395,6 +426,10 @@ impl JsonParser {
         }
         if parser.tls_scheme {
             parser.add("request.tls", TLS_SLOT, 0);
+            if fields.trusts_forwarded() {
+                parser.add("request.headers.X-Forwarded-Proto", FORWARDED_PROTO_SLOT, 0);
+                parser.add("request.headers.X-Forwarded-Host", FORWARDED_HOST_SLOT, 0);
+            }
         }
         parser
     }
@@ -428,9 +463,12 @@ impl JsonParser {
     pub(crate) fn parse<'a>(
         &self,
         line: &'a [u8],
-        scratch: &'a mut Scratch,
+        buffers: &'a mut Buffers,
     ) -> Result<Request<'a>, SkipReason> {
-        let Scratch { lossy, unescaped } = scratch;
+        if !line.trim_ascii_start().starts_with(b"{") {
+            return Err(SkipReason::WrongFormat);
+        }
+        let Buffers { lossy, unescaped } = buffers;
         unescaped.clear();
         let mut found = Found::default();
         if self.walk(line, &mut found, unescaped).is_err() {
@@ -542,9 +580,18 @@ impl JsonParser {
                 let implied: Option<&'static [u8]> =
                     self.tls_scheme
                         .then_some(if tls { b"https" } else { b"http" });
+                // A proxy chain lists one value per hop; the first is what the client asked.
+                let forwarded = |slot| {
+                    found
+                        .text(slot, unescaped)
+                        .map(|value| value.split(|&b| b == b',').next().unwrap_or_default())
+                        .and_then(|value| lex::present(value.trim_ascii()))
+                };
                 OriginParts {
-                    scheme: text(FieldName::Scheme).or(implied),
-                    host: text(FieldName::Host),
+                    scheme: forwarded(FORWARDED_PROTO_SLOT)
+                        .or(text(FieldName::Scheme))
+                        .or(implied),
+                    host: forwarded(FORWARDED_HOST_SLOT).or(text(FieldName::Host)),
                     port: None,
                 }
             }
@@ -855,6 +902,7 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::Scratch;
 
     fn parse<'a>(
         format: Format,
@@ -862,7 +910,7 @@ mod tests {
         line: &'a [u8],
         scratch: &'a mut Scratch,
     ) -> Result<Request<'a>, SkipReason> {
-        JsonParser::new(format, fields).parse(line, scratch)
+        JsonParser::new(format, fields).parse(line, &mut scratch.first)
     }
 
     const CADDY_LINE: &[u8] = br#"{"level":"info","ts":1716723772.6014807,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"10.5.1.1","remote_port":"38574","client_ip":"10.10.10.117","proto":"HTTP/2.0","method":"GET","host":"mirrors.example.net:400","uri":"/gentoo/a.tar.xz?x=1","headers":{"Accept":["*/*"],"User-Agent":["facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"]},"tls":{"resumed":false}},"bytes_read":0,"duration":0.01,"size":3768,"status":200,"resp_headers":{"Server":["Caddy"]}}"#;
@@ -890,6 +938,35 @@ mod tests {
             }
         );
         assert_eq!(classify(CADDY_LINE), Some(Format::Caddy));
+    }
+
+    #[test]
+    fn caddy_behind_a_trusted_proxy_takes_the_forwarded_scheme_and_host() {
+        let behind = br#"{"ts":1716723772,"request":{"remote_ip":"10.0.0.2","method":"GET","host":"backend:8080","uri":"/a","headers":{"X-Forwarded-Proto":["https"],"X-Forwarded-Host":["www.example.com, proxy.internal"],"User-Agent":["UA"]}},"status":200,"size":1}"#;
+        let direct = br#"{"ts":1716723772,"request":{"remote_ip":"10.0.0.2","method":"GET","host":"backend:8080","uri":"/a","headers":{"User-Agent":["UA"]},"tls":{}},"status":200,"size":1}"#;
+        let empty = br#"{"ts":1716723772,"request":{"method":"GET","host":"backend","uri":"/a","headers":{"X-Forwarded-Proto":[" "],"X-Forwarded-Host":[""]}},"status":200}"#;
+        let mut trusting = FieldMap::new();
+        trusting.set_trust_forwarded(true);
+        type Case = (&'static [u8], bool, &'static [u8], &'static [u8]);
+        let cases: &[Case] = &[
+            (behind, true, b"https", b"www.example.com"),
+            // untrusted: the headers could come from anyone
+            (behind, false, b"http", b"backend:8080"),
+            // trusted but absent or empty: the line's own scheme and host
+            (direct, true, b"https", b"backend:8080"),
+            (empty, true, b"http", b"backend"),
+        ];
+        for &(line, trust, scheme, host) in cases {
+            let fields = if trust { &trusting } else { &FieldMap::new() };
+            let mut scratch = Scratch::new();
+            let request = parse(Format::Caddy, fields, line, &mut scratch).unwrap();
+            assert_eq!(
+                (request.origin.scheme, request.origin.host),
+                (Some(scheme), Some(host)),
+                "{trust} {}",
+                String::from_utf8_lossy(line)
+            );
+        }
     }
 
     #[test]
@@ -1002,8 +1079,8 @@ mod tests {
     fn damaged_lines() {
         let cases: &[(Format, &[u8], SkipReason)] = &[
             (Format::Json, b"{\"time\":1,", SkipReason::BadJson),
-            (Format::Json, b"[{\"time\":1}]", SkipReason::BadJson),
-            (Format::Json, b"not json", SkipReason::BadJson),
+            (Format::Json, b"[{\"time\":1}]", SkipReason::WrongFormat),
+            (Format::Json, b"not json", SkipReason::WrongFormat),
             (
                 Format::Json,
                 b"{\"time\":1,\"path\":\"/\"} trailing",

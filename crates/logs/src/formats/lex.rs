@@ -1,7 +1,7 @@
 //! Small pieces the text formats share: quoted fields, request lines, numbers, URLs.
 
-use crate::format::SkipReason;
 use crate::record::OriginParts;
+use crate::skip::SkipReason;
 
 /// A quoted field whose opening `"` is the first byte of `input`: its content, whether it
 /// holds backslash escapes, and what follows the closing quote.
@@ -206,6 +206,64 @@ pub(crate) fn request_line(line: &[u8]) -> Result<(&[u8], &[u8]), SkipReason> {
         return Err(SkipReason::BadRequestLine);
     }
     Ok((method, target))
+}
+
+/// Bytes of a host name as a DNS resolver returns it (Apache's `HostnameLookups On`), which
+/// also covers IPv4 addresses: letters, digits, `-`, `.` and `_`.
+static HOST_NAME_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b'_';
+        byte += 1;
+    }
+    table
+};
+
+/// A host name or IPv4 address: at most 253 bytes of [`HOST_NAME_BYTE`]s.
+pub(crate) fn is_host_name(field: &[u8]) -> bool {
+    !field.is_empty() && field.len() <= 253 && field.iter().all(|&b| HOST_NAME_BYTE[usize::from(b)])
+}
+
+/// An IPv6 address, bare or in brackets, maybe with a zone (`fe80::1%eth0`).
+pub(crate) fn is_ipv6(field: &[u8]) -> bool {
+    let field = field
+        .strip_prefix(b"[")
+        .and_then(|f| f.strip_suffix(b"]"))
+        .unwrap_or(field);
+    let address = match memchr::memchr(b'%', field) {
+        Some(zone) => field.get(..zone).unwrap_or_default(),
+        None => field,
+    };
+    std::str::from_utf8(address).is_ok_and(|a| a.parse::<std::net::Ipv6Addr>().is_ok())
+}
+
+/// The shape of a logged client (`%h`): an address, a host name, or `-`.
+#[inline]
+pub(crate) fn is_client(field: &[u8]) -> bool {
+    is_host_name(field) || (memchr::memchr(b':', field).is_some() && is_ipv6(field))
+}
+
+/// The shape of a logged virtual host (`%v`): a host name, an IPv4 or IPv6 address.
+pub(crate) fn is_vhost(host: &[u8]) -> bool {
+    is_host_name(host) || is_ipv6(host)
+}
+
+/// Whether `field` starts like a date, `YYYY-MM-DD`: the first field of W3C, CloudFront, ALB
+/// and Heritrix lines. Whether the date is valid is the time parser's question.
+pub(crate) fn is_date_shaped(field: &[u8]) -> bool {
+    match field.get(..10) {
+        Some([y1, y2, y3, y4, b'-', m1, m2, b'-', d1, d2]) => [y1, y2, y3, y4, m1, m2, d1, d2]
+            .iter()
+            .all(|b| b.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+/// Whether `field` starts like an ISO 8601 date and time, `YYYY-MM-DDT`.
+pub(crate) fn is_timestamp_shaped(field: &[u8]) -> bool {
+    is_date_shaped(field) && matches!(field.get(10), Some(b'T' | b't'))
 }
 
 /// The value of a run of ASCII digits, `None` for anything else or an overflow.

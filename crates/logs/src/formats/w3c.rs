@@ -1,10 +1,11 @@
 //! W3C extended logs as IIS (and NetScaler) write them: space-separated, laid out by the last
 //! `#Fields:` directive, `-` for an empty field, `+` for a space in the user-agent, UTC times.
 
-use crate::format::{BlockState, SkipReason};
 use crate::formats::header::{Column, Layout, Values};
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text, TextEncoding};
+use crate::skip::SkipReason;
+use crate::state::BlockState;
 use crate::time;
 
 /// Reads the fields of a data line into the columns `layout` names. A field may be quoted when
@@ -46,6 +47,12 @@ pub(crate) fn parse<'a>(
     }
     let layout = state.layout.as_ref().ok_or(SkipReason::NoFieldsHeader)?;
     let values = fields(line, layout)?;
+    if values
+        .get(Column::Date)
+        .is_some_and(|date| !lex::is_date_shaped(date))
+    {
+        return Err(SkipReason::WrongFormat);
+    }
     let (date, clock) = match (values.get(Column::Date), values.get(Column::Time)) {
         (Some(date), Some(clock)) => (date, clock),
         _ => return Err(SkipReason::MissingField),

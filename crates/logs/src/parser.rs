@@ -1,0 +1,325 @@
+//! The line parser: one format's reader of lines, or, for a detected format, a reader that
+//! also reads lines of the other formats a stream changes to.
+
+use crate::chunk::{Block, MAX_LINE_LEN};
+use crate::detect;
+use crate::format::Format;
+use crate::formats::clf::{self, ClfLayout};
+use crate::formats::header::Layout;
+use crate::formats::json::{FieldMap, JsonParser};
+use crate::formats::{alb, cloudfront, crawl, w3c};
+use crate::record::Request;
+use crate::skip::SkipReason;
+use crate::state::{BlockState, Buffers, Scratch};
+use crate::time::ClfMinute;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Clf(ClfLayout),
+    W3c,
+    Cloudfront,
+    Alb,
+    Json(Box<JsonParser>),
+    Crawl(Box<JsonParser>),
+}
+
+/// Parses the lines of one format. Immutable and `Sync`: one parser serves every worker
+/// thread, each with its own [`BlockState`] and [`Scratch`].
+///
+/// ```
+/// use robots_audit_logs::{BlockState, FieldMap, Format, LineParser, Scratch};
+///
+/// let parser = LineParser::new(Format::Combined, &FieldMap::new());
+/// let (mut state, mut scratch) = (BlockState::new(), Scratch::new());
+/// let line = br#"66.249.66.1 - - [17/May/2015:10:05:03 +0000] "GET /robots.txt HTTP/1.1" 200 - "-" "Googlebot/2.1""#;
+/// let request = parser.parse(line, &mut state, &mut scratch).unwrap().unwrap();
+/// assert_eq!(request.target, b"/robots.txt");
+/// assert_eq!(request.user_agent.raw, b"Googlebot/2.1");
+/// ```
+#[derive(Debug, Clone)]
+pub struct LineParser {
+    format: Format,
+    kind: Kind,
+    /// For a detected format: the readers of the formats a line of another shape may be in.
+    others: Option<Box<[(Format, Kind)]>>,
+}
+
+impl LineParser {
+    /// A parser for `format`. `fields` maps JSON paths for `json`, `caddy` and JSON crawl logs
+    /// (see [`FieldMap`]); the other formats ignore it.
+    pub fn new(format: Format, fields: &FieldMap) -> LineParser {
+        LineParser {
+            format,
+            kind: Kind::of(format, fields),
+            others: None,
+        }
+    }
+
+    /// A parser for a file whose format was detected as `format`: a line that does not have
+    /// that format's shape ([`SkipReason::WrongFormat`]) is read in the format it has, if
+    /// detection recognises one, and the lines after it are tried in that format first, until
+    /// one is not of it. A file of one format costs nothing more than with [`LineParser::new`].
+    ///
+    /// ```
+    /// use robots_audit_logs::{BlockState, FieldMap, Format, LineParser, Scratch};
+    ///
+    /// let parser = LineParser::detected(Format::VhostCombined, &FieldMap::new());
+    /// let (mut state, mut scratch) = (BlockState::new(), Scratch::new());
+    /// let plain = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 1 "-" "UA""#;
+    /// let request = parser.parse(plain, &mut state, &mut scratch).unwrap().unwrap();
+    /// assert_eq!((request.client_ip, request.origin.host), (&b"1.2.3.4"[..], None));
+    /// ```
+    pub fn detected(format: Format, fields: &FieldMap) -> LineParser {
+        let others = Format::ALL
+            .into_iter()
+            // W3C lines need their directive, which only a W3C file's blocks carry.
+            .filter(|&other| other != format && other != Format::W3c)
+            .map(|other| (other, Kind::of(other, fields)))
+            .collect();
+        LineParser {
+            format,
+            kind: Kind::of(format, fields),
+            others: Some(others),
+        }
+    }
+
+    /// Whether this parser reads lines of other formats too ([`LineParser::detected`]).
+    pub fn reads_other_formats(&self) -> bool {
+        self.others.is_some()
+    }
+
+    /// The format this parser reads.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The state to parse `block` with: the layout of the `#Fields:` line before it, for
+    /// W3C and CloudFront.
+    pub fn block_state(&self, block: &Block) -> BlockState {
+        let layout = match self.kind {
+            Kind::W3c | Kind::Cloudfront => block.header.as_deref().map(Layout::parse),
+            _ => None,
+        };
+        BlockState {
+            layout,
+            clf_minute: ClfMinute::default(),
+            current: None,
+        }
+    }
+
+    /// Parses one line (with or without its `\n` or `\r\n`). `Ok(None)` for a blank line, a
+    /// comment or a directive (which may update `state`); `Err` says why a line was skipped.
+    pub fn parse<'a>(
+        &self,
+        line: &'a [u8],
+        state: &mut BlockState,
+        scratch: &'a mut Scratch,
+    ) -> Result<Option<Request<'a>>, SkipReason> {
+        if line.len() >= MAX_LINE_LEN {
+            return Err(SkipReason::TooLong);
+        }
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = line.strip_prefix(BOM).unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        let Scratch { first, retry } = scratch;
+        let Some(others) = &self.others else {
+            return self.kind.parse(line, state, first);
+        };
+        // Directives and comments belong to the file's own format (a `#Fields:` line lays out
+        // the lines after it).
+        let current = match state.current {
+            Some(format) if !line.starts_with(b"#") => others
+                .iter()
+                .find(|(other, _)| *other == format)
+                .map_or(&self.kind, |(_, kind)| kind),
+            _ => &self.kind,
+        };
+        match current.parse(line, state, first) {
+            Err(SkipReason::WrongFormat) => self.parse_other(line, state, retry),
+            read => read,
+        }
+    }
+
+    /// Reads a line that does not have the shape of the format it was tried in, in the format
+    /// detection recognises it as, and remembers that format for the lines after it.
+    #[cold]
+    fn parse_other<'a>(
+        &self,
+        line: &'a [u8],
+        state: &mut BlockState,
+        buffers: &'a mut Buffers,
+    ) -> Result<Option<Request<'a>>, SkipReason> {
+        let format = detect::classify(line).ok_or(SkipReason::WrongFormat)?;
+        let kind = match self
+            .others
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .find(|(other, _)| *other == format)
+        {
+            Some((_, kind)) => kind,
+            None if format == self.format => &self.kind,
+            None => return Err(SkipReason::WrongFormat),
+        };
+        state.current = (format != self.format).then_some(format);
+        kind.parse(line, state, buffers)
+    }
+}
+
+impl Kind {
+    fn of(format: Format, fields: &FieldMap) -> Kind {
+        match format {
+            Format::Combined | Format::Common | Format::VhostCombined => {
+                Kind::Clf(ClfLayout::of(format))
+            }
+            Format::W3c => Kind::W3c,
+            Format::Cloudfront => Kind::Cloudfront,
+            Format::Alb => Kind::Alb,
+            Format::Caddy | Format::Json => Kind::Json(Box::new(JsonParser::new(format, fields))),
+            Format::Crawl => Kind::Crawl(Box::new(JsonParser::new(format, fields))),
+        }
+    }
+
+    /// Parses a line that is neither blank nor over-long, with its line end and BOM removed.
+    fn parse<'a>(
+        &self,
+        line: &'a [u8],
+        state: &mut BlockState,
+        buffers: &'a mut Buffers,
+    ) -> Result<Option<Request<'a>>, SkipReason> {
+        match self {
+            Kind::W3c => w3c::parse(line, state),
+            Kind::Cloudfront => cloudfront::parse(line, state),
+            _ if line.starts_with(b"#") => Ok(None),
+            Kind::Clf(layout) => clf::parse(line, *layout, &mut state.clf_minute).map(Some),
+            Kind::Alb => alb::parse(line).map(Some),
+            Kind::Json(parser) => parser.parse(line, buffers).map(Some),
+            Kind::Crawl(parser) if line.trim_ascii_start().starts_with(b"{") => {
+                parser.parse(line, buffers).map(Some)
+            }
+            Kind::Crawl(_) => crawl::parse(line).map(Some),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blank_comment_bom_and_too_long_lines() {
+        let parser = LineParser::new(Format::Combined, &FieldMap::new());
+        let (mut state, mut scratch) = (BlockState::new(), Scratch::new());
+        for line in [&b""[..], b"\r\n", b"   ", b"# a comment", b"\xEF\xBB\xBF"] {
+            assert_eq!(
+                parser.parse(line, &mut state, &mut scratch),
+                Ok(None),
+                "{line:?}"
+            );
+        }
+        let long = vec![b'a'; MAX_LINE_LEN];
+        assert_eq!(
+            parser.parse(&long, &mut state, &mut scratch),
+            Err(SkipReason::TooLong)
+        );
+        let line = b"\xEF\xBB\xBF1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1 \"-\" \"UA\"\r\n";
+        assert_eq!(
+            parser
+                .parse(line, &mut state, &mut scratch)
+                .unwrap()
+                .unwrap()
+                .client_ip,
+            b"1.2.3.4"
+        );
+    }
+
+    #[test]
+    fn block_state_takes_the_header() {
+        let block = Block {
+            data: b"2015-01-13 00:32:17 GET /x 200\n".to_vec(),
+            first_line: 5,
+            header: Some(b"#Fields: date time cs-method cs-uri-stem sc-status"[..].into()),
+        };
+        let parser = LineParser::new(Format::W3c, &FieldMap::new());
+        let mut state = parser.block_state(&block);
+        let mut scratch = Scratch::new();
+        let request = parser
+            .parse(&block.data, &mut state, &mut scratch)
+            .unwrap()
+            .unwrap();
+        assert_eq!((request.target, request.status), (&b"/x"[..], 200));
+        let mut fresh = BlockState::new();
+        assert_eq!(
+            parser.parse(&block.data, &mut fresh, &mut scratch),
+            Err(SkipReason::NoFieldsHeader)
+        );
+        assert!(
+            LineParser::new(Format::Combined, &FieldMap::new())
+                .block_state(&block)
+                .layout
+                .is_none()
+        );
+    }
+
+    const COMBINED: &[u8] =
+        br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /c HTTP/1.0" 200 1 "-" "UA""#;
+    const VHOST: &[u8] = br#"www.example.com:443 5.6.7.8 - - [10/Oct/2000:13:55:36 -0700] "GET /v HTTP/1.0" 200 1 "-" "UA""#;
+    const CADDY: &[u8] = br#"{"ts":1716723772.5,"request":{"remote_ip":"9.9.9.9","method":"GET","host":"shop.example","uri":"/j","headers":{"User-Agent":["UA"]}},"status":200,"size":1}"#;
+
+    /// A line read: its target and host.
+    type Read = Result<(Vec<u8>, Option<Vec<u8>>), SkipReason>;
+
+    fn read(parser: &LineParser, lines: &[&[u8]]) -> Vec<Read> {
+        let (mut state, mut scratch) = (BlockState::new(), Scratch::new());
+        lines
+            .iter()
+            .map(|line| {
+                parser.parse(line, &mut state, &mut scratch).map(|r| {
+                    let r = r.expect("a request");
+                    (r.target.to_vec(), r.origin.host.map(<[u8]>::to_vec))
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_named_format_never_reads_another_formats_lines() {
+        let parser = LineParser::new(Format::Combined, &FieldMap::new());
+        let got = read(&parser, &[COMBINED, VHOST, CADDY, COMBINED]);
+        assert_eq!(got[0], Ok((b"/c".to_vec(), None)));
+        assert_eq!(got[1], Err(SkipReason::WrongFormat));
+        assert_eq!(got[2], Err(SkipReason::WrongFormat));
+        assert_eq!(got[3], Ok((b"/c".to_vec(), None)));
+        let parser = LineParser::new(Format::VhostCombined, &FieldMap::new());
+        assert_eq!(read(&parser, &[COMBINED])[0], Err(SkipReason::WrongFormat));
+    }
+
+    #[test]
+    fn a_detected_format_reads_each_line_in_its_own_format() {
+        let parser = LineParser::detected(Format::VhostCombined, &FieldMap::new());
+        let got = read(
+            &parser,
+            &[VHOST, COMBINED, COMBINED, CADDY, VHOST, b"junk junk"],
+        );
+        assert_eq!(
+            got,
+            [
+                Ok((b"/v".to_vec(), Some(b"www.example.com".to_vec()))),
+                Ok((b"/c".to_vec(), None)),
+                Ok((b"/c".to_vec(), None)),
+                Ok((b"/j".to_vec(), Some(b"shop.example".to_vec()))),
+                Ok((b"/v".to_vec(), Some(b"www.example.com".to_vec()))),
+                Err(SkipReason::WrongFormat),
+            ]
+        );
+        // A damaged line of the file's own format keeps its own reason.
+        let damaged: &[u8] = br#"www.example.com:443 5.6.7.8 - - [10/Oct/2000:13:55:36 -0700] "GET /v HTTP/1.0" OK 1 "-" "UA""#;
+        assert_eq!(read(&parser, &[damaged])[0], Err(SkipReason::BadStatus));
+        assert_eq!(parser.format(), Format::VhostCombined);
+    }
+}

@@ -1,0 +1,53 @@
+//! What parsing carries from line to line: reusable buffers ([`Scratch`]) and the state within
+//! a block ([`BlockState`]). A leaf below the parsers: they read and update it, it names none
+//! of them.
+
+use crate::format::Format;
+use crate::formats::header::Layout;
+use crate::time::ClfMinute;
+
+/// Reusable buffers for the values a line cannot lend (JSON strings with escapes, lines that
+/// are not valid UTF-8). One per worker thread; the buffers grow to the largest line's needs
+/// and are then reused.
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    /// For the first reading of a line.
+    pub(crate) first: Buffers,
+    /// For a second reading in another format, when the first found the line of another
+    /// format's shape: the first reading's buffers may still be lent to its result.
+    pub(crate) retry: Buffers,
+}
+
+/// One set of buffers a JSON reading of a line unescapes and repairs into.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Buffers {
+    pub(crate) lossy: Vec<u8>,
+    pub(crate) unescaped: Vec<u8>,
+}
+
+impl Scratch {
+    /// Empty buffers.
+    pub fn new() -> Scratch {
+        Scratch::default()
+    }
+}
+
+/// What a parser carries from one line of a block to the next: the `#Fields:` layout of the
+/// header-driven formats, which a directive line can change mid-block; the minute of the last
+/// CLF time; and, for a parser that decides the format per line, the format the last line of
+/// another format was read in.
+#[derive(Debug, Clone, Default)]
+pub struct BlockState {
+    pub(crate) layout: Option<Layout>,
+    pub(crate) clf_minute: ClfMinute,
+    /// The format lines are tried in first, when it is not the parser's own: a stream that
+    /// changed format keeps its new format from line to line without being detected again.
+    pub(crate) current: Option<Format>,
+}
+
+impl BlockState {
+    /// A state with no layout, for parsing lines that come from no [`Block`](crate::Block).
+    pub fn new() -> BlockState {
+        BlockState::default()
+    }
+}
