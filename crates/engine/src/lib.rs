@@ -39,10 +39,13 @@ mod compile;
 mod legacy;
 mod parse;
 mod pattern;
+#[cfg(any(test, feature = "reference"))]
+pub mod reference;
 mod robots;
 mod select;
 mod url;
 
+pub use compile::MatchStrategy;
 pub use parse::{GOOGLEBOT_MAX_BYTES, MAX_LINE_BYTES, ParseOptions, ParseStats};
 pub use pattern::escape_pattern;
 pub use robots::{Group, GroupId, Robots, Rule, RuleId, RuleKind, Verdict};
