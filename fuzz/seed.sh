@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the seed corpora of the fuzz targets in fuzz/corpus/<target>/ (never committed) from
-# the repository's fixtures and, when it is there, the real data in /work/shared/data.
+# the repository's fixtures and, when it is there, the real third-party data: the directory
+# ROBOTS_AUDIT_DATA names, else ../shared/data beside the repository.
 #
 #   fuzz/seed.sh            # then: cargo +nightly fuzz run robots -- -max_total_time=600 ...
 #
@@ -11,7 +12,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
-data="${SHARED_DATA:-/work/shared/data}"
+data="${ROBOTS_AUDIT_DATA:-$repo/../shared/data}"
 corpus="$here/corpus"
 max_seed=6000 # bytes: seeds stay below libFuzzer's -max_len (8192 in the README's command)
 

@@ -253,4 +253,26 @@ proptest! {
             robots.select(&[token], TokenMatch::Google)
         );
     }
+
+    /// Whatever the user-agent values, every group Google's reduction names for a token is also
+    /// named by the audit's rule (which only adds whole product names such as `MJ12bot`).
+    #[test]
+    fn the_audit_names_every_group_google_names(
+        values in prop::collection::vec("[A-Za-z0-9_.+(),;:/* -]{0,12}", 1..5),
+        token in prop_oneof!["[A-Za-z_-]{1,6}", "[A-Za-z0-9_.-]{1,8}"],
+    ) {
+        let mut body = Vec::new();
+        for value in &values {
+            body.extend_from_slice(format!("user-agent: {value}\ndisallow: /\n").as_bytes());
+        }
+        let robots = Robots::parse(&body);
+        let token = token.as_bytes();
+        let google = robots.select(&[token], TokenMatch::Google);
+        let audit = robots.select(&[token], TokenMatch::ProductName);
+        if !google.is_global() {
+            for group in google.groups() {
+                prop_assert!(audit.groups().contains(group), "group {} of {:?}", group, values);
+            }
+        }
+    }
 }

@@ -827,18 +827,29 @@ fn s11_case_sensitivity() {
 fn product_names_and_fallback_order() {
     let body = b"user-agent: MJ12bot\ndisallow: /mj\n\nuser-agent: archive.org_bot\ndisallow: /ia\n\n\
                  user-agent: 360Spider/2.0\ndisallow: /360\n\nuser-agent: googlebot\ndisallow: /g\n\n\
+                 user-agent: Baiduspider+(+http://www.baidu.com/search/spider.htm)\ndisallow: /bd\n\n\
+                 user-agent: bingbot(at)microsoft.com\ndisallow: /bing\n\n\
+                 user-agent: AhrefsBot,SlySearch\ndisallow: /ahrefs\n\n\
                  user-agent: *\ndisallow: /all\n";
     let rows: &[(&[&str], &str, (bool, u32))] = &[
         (&["MJ12bot"], "/mj", (false, 2)),
         (&["mj12BOT"], "/mj", (false, 2)),
-        (&["MJ"], "/mj", (true, 0)),
+        // Google's reduction of `MJ12bot` is `MJ`, which the audit's rule keeps too.
+        (&["MJ"], "/mj", (false, 2)),
         (&["archive.org_bot"], "/ia", (false, 5)),
+        (&["archive"], "/ia", (false, 5)),
         (&["360Spider"], "/360", (false, 8)),
         (&["Googlebot-Image", "Googlebot"], "/g", (false, 11)),
         (&["Googlebot-Image", "Googlebot"], "/all", (true, 0)),
+        (&["baiduspider"], "/bd", (false, 14)),
+        (&["Baiduspider"], "/all", (true, 0)),
+        (&["bingbot"], "/bing", (false, 17)),
+        (&["ahrefsbot"], "/ahrefs", (false, 20)),
+        // Only the first product of a list is a name.
+        (&["SlySearch"], "/all", (false, 23)),
         // The first token named wins; later ones are not consulted.
         (&["MJ12bot", "Googlebot"], "/g", (true, 0)),
-        (&["NoSuchBot"], "/all", (false, 14)),
+        (&["NoSuchBot"], "/all", (false, 23)),
     ];
     for (agents, url, expected) in rows {
         assert_eq!(
@@ -848,35 +859,62 @@ fn product_names_and_fallback_order() {
         );
     }
     // Google's reduction cuts these names short.
-    assert_eq!(decide(body, &["MJ12bot"], "/all"), (false, 14));
+    assert_eq!(decide(body, &["MJ12bot"], "/all"), (false, 23));
     assert_eq!(decide(body, &["MJ"], "/mj"), (false, 2));
-    // Names end at whitespace, `/`, `*` or `;`.
-    for value in [
-        "FooBot",
-        "FooBot/1.0",
-        "FooBot 1.0",
-        "FooBot*",
-        "FooBot;x",
-        "foobot",
-    ] {
+    assert_eq!(decide(body, &["baiduspider"], "/bd"), (false, 14));
+}
+
+/// `(user-agent value, token, whether the value names the token)` under the audit's rule.
+fn group_names_are_googles_reduction_or_the_product_name() {
+    let rows: &[(&str, &str, bool)] = &[
+        // Whole names with digits, dots and underscores.
+        ("MJ12bot", "MJ12bot", true),
+        ("MJ12bot", "mj12BOT", true),
+        ("archive.org_bot", "archive.org_bot", true),
+        ("360Spider", "360Spider", true),
+        ("360Spider/2.0", "360spider", true),
+        // Google's reduction names a token too.
+        ("MJ12bot", "MJ", true),
+        ("archive.org_bot", "archive", true),
+        ("360Spider", "Spider", false),
+        (
+            "Baiduspider+(+http://www.baidu.com/search/spider.htm)",
+            "baiduspider",
+            true,
+        ),
+        (
+            "Baiduspider+(+http://www.baidu.com/search/spider.htm)",
+            "Baiduspider+",
+            false,
+        ),
+        ("bingbot(at)microsoft.com", "bingbot", true),
+        ("bingbot(at)microsoft.com", "microsoft.com", false),
+        ("AhrefsBot,SlySearch", "ahrefsbot", true),
+        ("AhrefsBot,SlySearch", "SlySearch", false),
+        // The product name ends at any other byte.
+        ("FooBot", "FooBot", true),
+        ("FooBot/1.0", "FooBot", true),
+        ("FooBot 1.0", "FooBot", true),
+        ("FooBot\t1.0", "FooBot", true),
+        ("FooBot*", "FooBot", true),
+        ("FooBot;x", "FooBot", true),
+        ("foobot", "FooBot", true),
+        ("FooBot2", "FooBot", true),
+        ("FooBot2", "FooBot2", true),
+        ("FooBot.x", "FooBot", true),
+        ("FooBot.x", "FooBot.x", true),
+        ("Foo-Bot_x", "Foo-Bot_x", true),
+        ("xFooBot", "FooBot", false),
+        ("*FooBot", "FooBot", false),
+        ("FooBot", "FooBot/1.0", false),
+        ("FooBotX", "FooBot", false),
+    ];
+    for (value, token, named) in rows {
         let body = format!("user-agent: {value}\ndisallow: /\n");
         let robots = parse(body.as_bytes());
-        assert!(
-            !robots
-                .select(&[b"FooBot"], TokenMatch::ProductName)
-                .is_empty(),
-            "{value}"
-        );
-    }
-    for value in ["FooBot2", "FooBot.x", "xFooBot", "*FooBot"] {
-        let body = format!("user-agent: {value}\ndisallow: /\n");
-        let robots = parse(body.as_bytes());
-        assert!(
-            robots
-                .select(&[b"FooBot"], TokenMatch::ProductName)
-                .is_empty(),
-            "{value}"
-        );
+        let selection = robots.select(&[token.as_bytes()], TokenMatch::ProductName);
+        assert_eq!(!selection.is_empty(), *named, "{value:?} names {token:?}");
+        assert!(!selection.is_global());
     }
 }
 
@@ -985,6 +1023,7 @@ every_strategy!(
     s10_path_params_query,
     s11_case_sensitivity,
     product_names_and_fallback_order,
+    group_names_are_googles_reduction_or_the_product_name,
     stats_count_lines_groups_rules_and_ignored_lines,
     groups_rules_and_labels,
     the_1994_reading,
