@@ -968,7 +968,7 @@ fn the_1994_reading() {
     let body = b"user-agent: FooBot\nallow: /a/ok\ndisallow: /a\ndisallow: /*.pdf\ndisallow: /b$\n\
                  disallow: /a/o\n\nuser-agent: *\ndisallow: /\n";
     let robots = parse(body);
-    let foo = robots.select(&[b"FooBot"], TokenMatch::Google);
+    let foobot = robots.select(&[b"FooBot"], TokenMatch::Google);
     let rows: &[(&str, Option<u32>)] = &[
         ("/a/ok", Some(1)),
         ("/a", Some(1)),
@@ -980,7 +980,7 @@ fn the_1994_reading() {
     ];
     for (path, expected) in rows {
         assert_eq!(
-            robots.disallowed_1994(&foo, path.as_bytes()),
+            robots.disallowed_1994(&foobot, path.as_bytes()),
             *expected,
             "path {path}"
         );
