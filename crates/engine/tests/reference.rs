@@ -1,7 +1,7 @@
-//! Every point of Google's robots.txt library as `docs/robots-txt.md` describes it (the
-//! section numbers of the test names follow Google's behaviour point by point: tokenising, key
-//! and value, keys, groups, decision, matching, escaping, index.htm, URL, case), as tables,
-//! under every matching strategy.
+//! Every point of Google's robots.txt library as `docs/robots-txt.md` describes it, as tables,
+//! under every matching strategy. The `sN_` prefixes of the test names number the points in the
+//! order the library applies them: 2 tokenising, 3 key and value, 4 keys, 5 groups, 6 decision,
+//! 7 matching, 8 escaping, 9 index.htm, 10 URL, 11 case.
 
 mod strategies;
 
