@@ -130,7 +130,8 @@ enum LazyDfaMode {
     NeverGiveUp,
     /// Every byte a quit byte.
     QuitEveryByte,
-    /// The smallest cache, cleared at most once per search before giving up.
+    /// The smallest cache, cleared at most once in its life (the count is never reset), after
+    /// which a search that needs room gives up.
     Starved,
 }
 
