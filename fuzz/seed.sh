@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the seed corpora of the fuzz targets in fuzz/corpus/<target>/ (never committed) from
-# the repository's fixtures and, when it is there, the third-party data in ../shared/data beside
-# the repository root (or in the directory named by ROBOTS_AUDIT_DATA).
+# the repository's fixtures and, when it is there, the real third-party data: the directory
+# ROBOTS_AUDIT_DATA names, else ../shared/data beside the repository.
 #
 #   fuzz/seed.sh            # then: cargo +nightly fuzz run robots -- -max_total_time=600 ...
 #

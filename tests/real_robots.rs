@@ -41,10 +41,6 @@
 //! The model's other switches (`bad_percent_dropped`, `nul_kept`, `crate_key_value`) are
 //! further known defects of the crate that these files did not reach.
 
-#[path = "../crates/engine/tests/common/mod.rs"]
-#[allow(dead_code)]
-mod model;
-
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -52,8 +48,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use model::{NONE, Quirks};
 use robots_audit::engine::{ParseOptions, Robots, TokenMatch, path_params_query};
+use robots_audit_engine::reference::{self as model, NONE, Quirks};
 
 /// The real robots.txt archives: `robots/` in `ROBOTS_AUDIT_DATA`, else in `../shared/data` beside
 /// the repository root.

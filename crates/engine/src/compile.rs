@@ -1,11 +1,13 @@
-//! A group's rules compiled for matching (rep-reference sections 6, 7 and 9).
+//! A group's rules compiled for matching (precedence, wildcards and the index.htm rewrite of
+//! `docs/robots-txt.md`).
 //!
 //! Every non-empty rule becomes a candidate, plus one more for an allow rule that gets the
 //! index.htm rewrite. Candidates are sorted best first: priority descending, allow before
 //! disallow, file order. They are then cut into chunks in that order. A chunk is either one
 //! multi-pattern automaton, or, for candidates beyond the automaton budget, a fallback matcher.
 //! Because the chunks keep the global order, the best candidate of the first chunk with a match
-//! is the group's winner.
+//! is the group's winner. [`MatchStrategy`] chooses which chunks are built: the engine's own
+//! choice, or one kind of matcher forced for testing and diagnosis.
 //!
 //! The automaton is regex-automata's lazy DFA (the engine `meta::Regex` runs underneath) built
 //! from all the chunk's patterns with `MatchKind::All`, anchored and byte oriented. A verdict walks
@@ -13,16 +15,41 @@
 //! it passes: pattern IDs follow the candidates' order, so that is the winner. Driving the lazy
 //! DFA directly instead of through `meta::Regex::which_overlapping_matches` avoids a match set
 //! per search and the wrapper's indirections, which halves the cost of a check.
+//!
+//! # A lazy DFA search never decides by failing
+//!
+//! A search that gives up and reported "no rule matched" would silently allow: the worst
+//! failure an auditor can have. So every way a search can fail ([`GaveUp`]) sends the chunk to
+//! the *linear fallback*: its candidates, in rank order, each matched with the linear wildcard
+//! matcher of the fallback chunks, the first match being the winner. The ways are:
+//!
+//! - no start state (a [`MatchError`]): the cache could not make room for it under a
+//!   cache-clear limit, a quit byte before the start, or an anchor mode the DFA does not
+//!   support;
+//! - a transition, or the end-of-input transition, that needs a new state the cache cannot make
+//!   room for ([`CacheError`]);
+//! - the walk entering a quit state.
+//!
+//! The production configuration makes each of them impossible, and a unit test checks it
+//! (`production_lazy_dfas_never_give_up`): no byte is a quit byte (none is set, and Unicode word
+//! boundaries, which would add some, are never used); there is no minimum cache-clear count, so
+//! a full cache is cleared and the search goes on (`next_state` carries the state it leaves
+//! through the clear), whatever the capacity; searches are anchored at the start of the path,
+//! which every lazy DFA supports. The fallback exists so that a change of configuration or of
+//! regex-automata can cost time but never a verdict. [`MatchStrategy::Fallback`] (every byte a
+//! quit byte) and [`MatchStrategy::StarvedCache`] (the smallest cache, one clear allowed, so
+//! searches give up at their start, on the way or at the end) force it, and the conformance
+//! tables run under both.
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::hybrid::dfa::{Cache, Config as LazyDfaConfig, DFA};
 use regex_automata::hybrid::{CacheError, LazyStateID};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::pool::Pool;
-use regex_automata::{Anchored, Input, MatchKind};
+use regex_automata::{Anchored, Input, MatchError, MatchKind};
 use regex_syntax::hir::{Dot, Hir, Look, Repetition};
 
 use crate::pattern::{glob_matches_parts, index_htm_prefix};
@@ -41,7 +68,7 @@ const CHUNK_PATTERN_BYTES: usize = 16 * 1024;
 /// Most pattern bytes a group puts into automata. An automaton holds tens of bytes per pattern
 /// byte (NFA, lazy DFA states per thread), so the lowest-ranked candidates of a huge group go to
 /// the fallback matcher instead.
-pub(crate) const GROUP_AUTOMATON_BYTES: usize = 128 * 1024;
+const GROUP_AUTOMATON_BYTES: usize = 128 * 1024;
 /// Patterns with more wildcards than this go to the fallback matcher: their lazy DFA states
 /// are sets of positions that grow with every `*`, so the cache thrashes and every search
 /// rebuilds states, which is slower than the linear matcher.
@@ -53,6 +80,120 @@ const NFA_SIZE_LIMIT: usize = 4 << 20;
 /// Capacity of the lazy DFA cache of one chunk, per thread that uses it; a chunk that needs more
 /// than this even for its first states uses the fallback matcher.
 const DFA_CACHE_CAPACITY: usize = 1 << 20;
+
+/// Which matchers a group's rules are compiled into.
+///
+/// [`MatchStrategy::Auto`] is the engine's choice and the default. The others force one kind of
+/// matcher on every group whatever its size, **for testing and diagnosis only**: they give the
+/// same verdicts, at other costs in time and memory (a forced automaton per small group costs
+/// kilobytes; a forced fallback is as slow as the linear matcher). The engine's conformance
+/// tables run under each of them. See [`Robots::with_strategy`](crate::Robots::with_strategy).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MatchStrategy {
+    /// Runs of 32 or more candidates within the size limits go into lazy DFAs; the rest into
+    /// the ordered scan, with hash tables for 32 or more wildcard-free patterns.
+    #[default]
+    Auto,
+    /// Every candidate goes into a lazy DFA, whatever the size of its group, its wildcards or
+    /// its length; only a chunk whose NFA exceeds the size limit is scanned.
+    Automaton,
+    /// No automaton and no hash table: every candidate is scanned in rank order.
+    Scan,
+    /// No automaton: every wildcard-free pattern is looked up in hash tables, the rest scanned.
+    LiteralTables,
+    /// Automata as with [`MatchStrategy::Automaton`], but every byte is a quit byte, so every
+    /// search of a non-empty path gives up and the linear fallback decides.
+    Fallback,
+    /// Automata as with [`MatchStrategy::Automaton`], with the smallest lazy DFA cache that
+    /// builds and at most one clear of it, so searches give up at their start, on the way or at
+    /// the end of the path, and the linear fallback decides those.
+    StarvedCache,
+}
+
+impl MatchStrategy {
+    /// Every strategy, [`MatchStrategy::Auto`] first.
+    pub const ALL: [MatchStrategy; 6] = [
+        MatchStrategy::Auto,
+        MatchStrategy::Automaton,
+        MatchStrategy::Scan,
+        MatchStrategy::LiteralTables,
+        MatchStrategy::Fallback,
+        MatchStrategy::StarvedCache,
+    ];
+}
+
+/// How lazy DFAs are configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LazyDfaMode {
+    /// The production configuration, which never gives up (see the module docs).
+    NeverGiveUp,
+    /// Every byte a quit byte.
+    QuitEveryByte,
+    /// The smallest cache, cleared at most once in its life (the count is never reset), after
+    /// which a search that needs room gives up.
+    Starved,
+}
+
+/// The limits that decide which matcher each candidate goes to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plan {
+    /// Fewest candidates in one automaton; a shorter run is scanned.
+    min_automaton_candidates: usize,
+    /// Most `*` in a pattern that goes into an automaton.
+    max_stars: usize,
+    /// Longest pattern that goes into an automaton.
+    max_pattern_bytes: usize,
+    /// Most pattern bytes a group puts into automata.
+    group_automaton_bytes: usize,
+    /// Fewest wildcard-free candidates of a fallback chunk looked up in hash tables.
+    min_literal_table: usize,
+    lazy_dfa: LazyDfaMode,
+}
+
+impl Plan {
+    pub(crate) const fn of(strategy: MatchStrategy) -> Plan {
+        const AUTO: Plan = Plan {
+            min_automaton_candidates: MIN_AUTOMATON_CANDIDATES,
+            max_stars: AUTOMATON_MAX_STARS,
+            max_pattern_bytes: AUTOMATON_MAX_PATTERN_BYTES,
+            group_automaton_bytes: GROUP_AUTOMATON_BYTES,
+            min_literal_table: MIN_LITERAL_TABLE,
+            lazy_dfa: LazyDfaMode::NeverGiveUp,
+        };
+        const AUTOMATA: Plan = Plan {
+            min_automaton_candidates: 1,
+            max_stars: usize::MAX,
+            max_pattern_bytes: usize::MAX,
+            group_automaton_bytes: usize::MAX,
+            ..AUTO
+        };
+        const NO_AUTOMATA: Plan = Plan {
+            group_automaton_bytes: 0,
+            ..AUTO
+        };
+        match strategy {
+            MatchStrategy::Auto => AUTO,
+            MatchStrategy::Automaton => AUTOMATA,
+            MatchStrategy::Scan => Plan {
+                min_literal_table: usize::MAX,
+                ..NO_AUTOMATA
+            },
+            MatchStrategy::LiteralTables => Plan {
+                min_literal_table: 1,
+                ..NO_AUTOMATA
+            },
+            MatchStrategy::Fallback => Plan {
+                lazy_dfa: LazyDfaMode::QuitEveryByte,
+                ..AUTOMATA
+            },
+            MatchStrategy::StarvedCache => Plan {
+                lazy_dfa: LazyDfaMode::Starved,
+                ..AUTOMATA
+            },
+        }
+    }
+}
 
 /// One way a rule can match: the rule itself, or its index.htm rewrite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,13 +254,8 @@ pub(crate) struct GroupMatcher {
 }
 
 impl GroupMatcher {
-    /// Compiles the rules `range` of `rules`, putting at most `automaton_budget` pattern bytes
-    /// into automata.
-    pub(crate) fn new(
-        rules: &[Rule],
-        range: Range<RuleId>,
-        automaton_budget: usize,
-    ) -> GroupMatcher {
+    /// Compiles the rules `range` of `rules` as `plan` says.
+    pub(crate) fn new(rules: &[Rule], range: Range<RuleId>, plan: &Plan) -> GroupMatcher {
         let mut candidates = Vec::new();
         for id in range {
             let Some(rule) = rules.get(id as usize) else {
@@ -147,7 +283,7 @@ impl GroupMatcher {
         }
         candidates.sort_unstable_by_key(Candidate::rank);
         GroupMatcher {
-            chunks: Chunker::new(rules, automaton_budget).run(candidates),
+            chunks: Chunker::new(rules, plan).run(candidates),
         }
     }
 
@@ -164,6 +300,7 @@ fn priority(len: usize) -> u32 {
 /// Cuts candidates, sorted best first, into chunks that keep that order.
 struct Chunker<'r> {
     rules: &'r [Rule],
+    plan: &'r Plan,
     chunks: Vec<Chunk>,
     automaton: Vec<Candidate>,
     automaton_bytes: usize,
@@ -173,14 +310,15 @@ struct Chunker<'r> {
 }
 
 impl<'r> Chunker<'r> {
-    fn new(rules: &'r [Rule], budget: usize) -> Chunker<'r> {
+    fn new(rules: &'r [Rule], plan: &'r Plan) -> Chunker<'r> {
         Chunker {
             rules,
+            plan,
             chunks: Vec::new(),
             automaton: Vec::new(),
             automaton_bytes: 0,
             fallback: Vec::new(),
-            budget,
+            budget: plan.group_automaton_bytes,
         }
     }
 
@@ -190,8 +328,8 @@ impl<'r> Chunker<'r> {
             // Every pattern costs NFA states beyond its bytes, so even `$` costs one.
             let cost = body.len() + 1;
             let fits = cost <= self.budget
-                && body.len() <= AUTOMATON_MAX_PATTERN_BYTES
-                && memchr::memchr_iter(b'*', body).count() <= AUTOMATON_MAX_STARS;
+                && body.len() <= self.plan.max_pattern_bytes
+                && memchr::memchr_iter(b'*', body).count() <= self.plan.max_stars;
             if !fits {
                 self.flush_automaton();
                 self.fallback.push(candidate);
@@ -214,8 +352,8 @@ impl<'r> Chunker<'r> {
     fn flush_fallback(&mut self) {
         if !self.fallback.is_empty() {
             let candidates = std::mem::take(&mut self.fallback);
-            self.chunks
-                .push(Chunk::Fallback(Fallback::new(self.rules, &candidates)));
+            let fallback = Fallback::new(self.rules, &candidates, self.plan.min_literal_table);
+            self.chunks.push(Chunk::Fallback(fallback));
         }
     }
 
@@ -224,8 +362,8 @@ impl<'r> Chunker<'r> {
     fn flush_automaton(&mut self) {
         self.automaton_bytes = 0;
         let candidates = std::mem::take(&mut self.automaton);
-        let automaton = (candidates.len() >= MIN_AUTOMATON_CANDIDATES)
-            .then(|| Automaton::new(self.rules, &candidates))
+        let automaton = (candidates.len() >= self.plan.min_automaton_candidates)
+            .then(|| Automaton::new(self.rules, &candidates, lazy_dfa_config(self.plan.lazy_dfa)))
             .flatten();
         match automaton {
             Some(automaton) => {
@@ -423,9 +561,11 @@ struct Literals {
 const MIN_LITERAL_TABLE: usize = 32;
 
 impl Fallback {
-    fn new(rules: &[Rule], candidates: &[Candidate]) -> Fallback {
+    /// Scans `candidates`, or, when `min_table` or more of them are wildcard-free, looks
+    /// those up in hash tables and scans the rest.
+    fn new(rules: &[Rule], candidates: &[Candidate], min_table: usize) -> Fallback {
         let is_literal = |candidate: &&Candidate| !candidate.parts(rules).0.contains(&b'*');
-        if candidates.iter().filter(is_literal).count() < MIN_LITERAL_TABLE {
+        if candidates.iter().filter(is_literal).count() < min_table {
             return Fallback {
                 literals: None,
                 scan: Scan::new(rules, candidates.iter()),
@@ -534,8 +674,9 @@ impl std::fmt::Debug for Automaton {
 }
 
 impl Automaton {
-    /// Builds the automaton of `candidates`, or `None` when it exceeds the budget.
-    fn new(rules: &[Rule], candidates: &[Candidate]) -> Option<Automaton> {
+    /// Builds the automaton of `candidates` with the lazy DFA configuration `config`, or `None`
+    /// when it exceeds the budget.
+    fn new(rules: &[Rule], candidates: &[Candidate], config: LazyDfaConfig) -> Option<Automaton> {
         let hirs: Vec<Hir> = candidates
             .iter()
             .map(|candidate| {
@@ -551,14 +692,7 @@ impl Automaton {
             )
             .build_many_from_hir(&hirs)
             .ok()?;
-        let dfa = DFA::builder()
-            .configure(
-                DFA::config()
-                    .match_kind(MatchKind::All)
-                    .cache_capacity(DFA_CACHE_CAPACITY),
-            )
-            .build_from_nfa(nfa)
-            .ok()?;
+        let dfa = DFA::builder().configure(config).build_from_nfa(nfa).ok()?;
         let factory = dfa.clone();
         let create: Box<dyn Fn() -> Cache + Send + Sync> = Box::new(move || factory.create_cache());
         Some(Automaton {
@@ -572,15 +706,16 @@ impl Automaton {
     ///
     /// A DFA enters a match state one byte after the match ends, so every match of an anchored
     /// pattern shows up as a match state on the way or at the end-of-input transition. An error
-    /// means the lazy DFA gave up; the caller then scans the chunk instead.
-    fn first_match(&self, path: &[u8]) -> Result<Option<usize>, CacheError> {
+    /// means the lazy DFA gave up, and says nothing about the path: the caller must then match
+    /// the chunk with the linear fallback.
+    fn first_match(&self, path: &[u8]) -> Result<Option<usize>, GaveUp> {
         let dfa = &self.dfa;
         let mut guard = self.caches.get();
         let cache: &mut Cache = &mut guard;
         let input = Input::new(path).anchored(Anchored::Yes);
-        let Ok(mut state) = dfa.start_state_forward(cache, &input) else {
-            return Ok(None);
-        };
+        let mut state = dfa
+            .start_state_forward(cache, &input)
+            .map_err(|_: MatchError| GaveUp::Start)?;
         let smallest = |state: LazyStateID, cache: &Cache| {
             (0..dfa.match_len(cache, state))
                 .map(|index| dfa.match_pattern(cache, state, index).as_usize())
@@ -588,21 +723,73 @@ impl Automaton {
         };
         let mut best: Option<usize> = None;
         for &byte in path {
-            state = dfa.next_state(cache, state, byte)?;
+            state = dfa
+                .next_state(cache, state, byte)
+                .map_err(|_: CacheError| GaveUp::Transition)?;
             if state.is_tagged() {
                 if state.is_dead() {
                     return Ok(best);
+                }
+                if state.is_quit() {
+                    return Err(GaveUp::Quit);
                 }
                 if state.is_match() {
                     best = min_some(best, smallest(state, cache));
                 }
             }
         }
-        state = dfa.next_eoi_state(cache, state)?;
+        state = dfa
+            .next_eoi_state(cache, state)
+            .map_err(|_: CacheError| GaveUp::EndOfInput)?;
         if state.is_match() {
             best = min_some(best, smallest(state, cache));
         }
         Ok(best)
+    }
+}
+
+impl Automaton {
+    /// The chunk's winner without the lazy DFA: its candidates in rank order, each matched with
+    /// the linear wildcard matcher.
+    fn linear_fallback(&self, rules: &[Rule], path: &[u8]) -> Option<Candidate> {
+        self.candidates
+            .iter()
+            .find(|candidate| candidate.matches(rules, path))
+            .copied()
+    }
+}
+
+/// Why a lazy DFA search gave up (see the module docs). Each one sends the search to the
+/// chunk's linear fallback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GaveUp {
+    /// No start state.
+    Start,
+    /// A transition on a byte of the path needed a state the cache could not hold.
+    Transition,
+    /// The end-of-input transition needed a state the cache could not hold.
+    EndOfInput,
+    /// The walk entered a quit state.
+    Quit,
+}
+
+/// The lazy DFA configuration of `mode`; only [`LazyDfaMode::NeverGiveUp`] is used outside
+/// tests and diagnosis.
+fn lazy_dfa_config(mode: LazyDfaMode) -> LazyDfaConfig {
+    let production = DFA::config()
+        .match_kind(MatchKind::All)
+        .cache_capacity(DFA_CACHE_CAPACITY)
+        .unicode_word_boundary(false)
+        .minimum_cache_clear_count(None);
+    match mode {
+        LazyDfaMode::NeverGiveUp => production,
+        LazyDfaMode::QuitEveryByte => {
+            (0..=u8::MAX).fold(production, |config, byte| config.quit(byte, true))
+        }
+        LazyDfaMode::Starved => production
+            .cache_capacity(0)
+            .skip_cache_capacity_check(true)
+            .minimum_cache_clear_count(Some(1)),
     }
 }
 
@@ -619,11 +806,9 @@ impl Chunk {
             Chunk::Fallback(fallback) => fallback.best(path),
             Chunk::Automaton(automaton) => match automaton.first_match(path) {
                 Ok(first) => first.and_then(|index| automaton.candidates.get(index).copied()),
-                Err(_) => automaton
-                    .candidates
-                    .iter()
-                    .find(|candidate| candidate.matches(rules, path))
-                    .copied(),
+                Err(GaveUp::Start | GaveUp::Transition | GaveUp::EndOfInput | GaveUp::Quit) => {
+                    automaton.linear_fallback(rules, path)
+                }
             },
         }
     }
@@ -633,6 +818,7 @@ impl Chunk {
 mod tests {
     use super::*;
     use crate::pattern::glob_matches;
+    use crate::reference;
     use proptest::prelude::*;
 
     fn rule(id: u32, kind: RuleKind, pattern: &[u8]) -> Rule {
@@ -645,59 +831,12 @@ mod tests {
         }
     }
 
-    /// Google's position-set matcher, written independently of both engines.
-    fn reference_matches(pattern: &[u8], path: &[u8]) -> bool {
-        let mut positions = vec![0usize];
-        for (i, &byte) in pattern.iter().enumerate() {
-            if byte == b'$' && i + 1 == pattern.len() {
-                return positions.last() == Some(&path.len());
-            }
-            if byte == b'*' {
-                let from = positions[0];
-                positions = (from..=path.len()).collect();
-            } else {
-                positions = positions
-                    .into_iter()
-                    .filter(|&at| path.get(at) == Some(&byte))
-                    .map(|at| at + 1)
-                    .collect();
-                if positions.is_empty() {
-                    return false;
-                }
-            }
-        }
-        true
+    fn reference_best(rules: &[Rule], path: &[u8]) -> Option<(u32, bool)> {
+        reference::best_rule(rules, path).map(|id| (id, rules[id as usize].kind == RuleKind::Allow))
     }
 
-    fn reference_best(rules: &[Rule], path: &[u8]) -> Option<(u32, bool)> {
-        let mut best: Option<(u32, bool, u32)> = None;
-        for (id, rule) in (0..).zip(rules) {
-            let allow = rule.kind == RuleKind::Allow;
-            let mut consider = |priority: u32| {
-                let better = match best {
-                    None => true,
-                    Some((p, a, _)) => priority > p || (priority == p && allow && !a),
-                };
-                if better {
-                    best = Some((priority, allow, id));
-                }
-            };
-            if rule.pattern.is_empty() {
-                continue;
-            }
-            if reference_matches(&rule.pattern, path) {
-                consider(priority(rule.pattern.len()));
-            } else if allow {
-                if let Some(prefix) = index_htm_prefix(&rule.pattern) {
-                    let mut rewritten = rule.pattern[..prefix].to_vec();
-                    rewritten.push(b'$');
-                    if reference_matches(&rewritten, path) {
-                        consider(priority(rewritten.len()));
-                    }
-                }
-            }
-        }
-        best.map(|(_, allow, id)| (id, allow))
+    fn plan(strategy: MatchStrategy) -> Plan {
+        Plan::of(strategy)
     }
 
     fn winner(matcher: &GroupMatcher, rules: &[Rule], path: &[u8]) -> Option<(u32, bool)> {
@@ -732,20 +871,188 @@ mod tests {
 
         #[test]
         fn linear_matcher_agrees_with_position_sets(pattern in pattern_strategy(), path in path_strategy()) {
-            prop_assert_eq!(glob_matches(&pattern, &path), reference_matches(&pattern, &path));
+            prop_assert_eq!(glob_matches(&pattern, &path), reference::position_set_matches(&path, &pattern));
         }
 
         #[test]
-        fn scanned_groups_agree_with_the_reference(
+        fn small_groups_agree_with_the_reference(
             patterns in prop::collection::vec((any::<bool>(), pattern_strategy()), 1..12),
             path in path_strategy(),
+            strategy in prop::sample::select(MatchStrategy::ALL.to_vec()),
         ) {
             let rules: Vec<Rule> = (0..).zip(&patterns).map(|(id, (allow, pattern))| {
                 rule(id, if *allow { RuleKind::Allow } else { RuleKind::Disallow }, pattern)
             }).collect();
-            let matcher = GroupMatcher::new(&rules, 0..priority(rules.len()), 0);
+            let matcher = GroupMatcher::new(&rules, 0..priority(rules.len()), &plan(strategy));
             prop_assert_eq!(winner(&matcher, &rules, &path), reference_best(&rules, &path));
         }
+    }
+
+    /// A literal pattern whose every byte is a lazy DFA state of its own.
+    fn long_pattern() -> Vec<u8> {
+        [b"/long/".as_slice(), &b"abcdefghij".repeat(30)].concat()
+    }
+
+    /// A group whose automaton needs many lazy DFA states: literals that share prefixes, a long
+    /// literal, wildcards in the middle and at the end, anchors and an index.htm rewrite.
+    fn state_hungry_rules() -> Vec<Rule> {
+        let mut rules = Vec::new();
+        for i in 0..40u32 {
+            let kind = if i % 3 == 0 {
+                RuleKind::Allow
+            } else {
+                RuleKind::Disallow
+            };
+            let pattern = match i % 5 {
+                0 => format!("/shop/{i}/item"),
+                1 => format!("/*{i}*.php$"),
+                2 => format!("/shop/{}*/x{i}", i % 7),
+                3 => format!("/docs/{i}/index.html"),
+                _ => format!("/shop/{}/{i}$", i % 4),
+            };
+            rules.push(rule(i, kind, pattern.as_bytes()));
+        }
+        rules.push(rule(40, RuleKind::Disallow, &long_pattern()));
+        rules
+    }
+
+    /// Paths that reach deep into the automaton, and others that die early.
+    fn probing_paths() -> Vec<Vec<u8>> {
+        let mut paths: Vec<Vec<u8>> = vec![b"/".to_vec(), b"/x".to_vec(), b"/docs/".to_vec()];
+        paths.push([long_pattern().as_slice(), b"/end"].concat());
+        for i in 0..40 {
+            paths.push(format!("/shop/{i}/item/more").into_bytes());
+            paths.push(format!("/shop/{}/abc/x{i}", i % 7).into_bytes());
+            paths.push(format!("/a/{i}/b/page.php").into_bytes());
+            paths.push(format!("/docs/{i}/").into_bytes());
+            paths.push(format!("/shop/{}/{i}", i % 4).into_bytes());
+        }
+        paths
+    }
+
+    fn automata(matcher: &GroupMatcher) -> Vec<&Automaton> {
+        matcher
+            .chunks
+            .iter()
+            .filter_map(|chunk| match chunk {
+                Chunk::Automaton(automaton) => Some(&**automaton),
+                Chunk::Fallback(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn production_lazy_dfas_never_give_up() {
+        let config = lazy_dfa_config(LazyDfaMode::NeverGiveUp);
+        assert!(
+            (0..=u8::MAX).all(|byte| !config.get_quit(byte)),
+            "a quit byte"
+        );
+        assert!(!config.get_unicode_word_boundary());
+        assert_eq!(config.get_minimum_cache_clear_count(), None);
+        // Even with the smallest cache, which is cleared over and over, no search gives up.
+        let rules = state_hungry_rules();
+        let matcher = GroupMatcher::new(&rules, 0..41, &plan(MatchStrategy::Automaton));
+        let candidates = &automata(&matcher)[0].candidates;
+        let small = config.cache_capacity(0).skip_cache_capacity_check(true);
+        let automaton = Automaton::new(&rules, candidates, small).expect("automaton");
+        for path in probing_paths() {
+            let first = automaton.first_match(&path).expect("never gives up");
+            let winner = first.map(|index| {
+                let candidate = automaton.candidates[index];
+                (candidate.rule, candidate.allow)
+            });
+            assert_eq!(winner, reference_best(&rules, &path), "path {path:?}");
+        }
+    }
+
+    #[test]
+    fn starved_caches_fall_back_to_googles_verdict() {
+        let rules = state_hungry_rules();
+        let matcher = GroupMatcher::new(&rules, 0..41, &plan(MatchStrategy::StarvedCache));
+        let [automaton] = automata(&matcher)[..] else {
+            panic!("one automaton");
+        };
+        // On a fresh cache, the long path fills the cache, clears it once, fills it again and
+        // gives up; the start state, dropped by the clear and larger than the state that did not
+        // fit, then has no room either.
+        let long_path = [long_pattern().as_slice(), b"/end"].concat();
+        assert_eq!(automaton.first_match(&long_path), Err(GaveUp::Transition));
+        assert_eq!(automaton.first_match(b"/shop/1/item"), Err(GaveUp::Start));
+        assert_eq!(
+            winner(&matcher, &rules, &long_path),
+            Some((40, false)),
+            "the long rule"
+        );
+        assert_eq!(winner(&matcher, &rules, b"/shop/1/item"), None);
+        assert_eq!(winner(&matcher, &rules, b"/shop/5/item"), Some((5, false)));
+        // Searches that succeed and searches that give up, mixed.
+        let matcher = GroupMatcher::new(&rules, 0..41, &plan(MatchStrategy::StarvedCache));
+        let [automaton] = automata(&matcher)[..] else {
+            panic!("one automaton");
+        };
+        let mut outcomes = std::collections::BTreeMap::new();
+        for path in probing_paths() {
+            let outcome = match automaton.first_match(&path) {
+                Ok(_) => "ok",
+                Err(GaveUp::Start) => "start",
+                Err(GaveUp::Transition) => "transition",
+                Err(GaveUp::EndOfInput) => "end of input",
+                Err(GaveUp::Quit) => "quit",
+            };
+            *outcomes.entry(outcome).or_insert(0) += 1;
+            assert_eq!(
+                winner(&matcher, &rules, &path),
+                reference_best(&rules, &path),
+                "path {path:?}"
+            );
+        }
+        for expected in ["ok", "transition"] {
+            assert!(
+                outcomes.contains_key(expected),
+                "no {expected}: {outcomes:?}"
+            );
+        }
+        assert!(!outcomes.contains_key("quit"), "{outcomes:?}");
+    }
+
+    #[test]
+    fn quit_bytes_send_every_search_to_the_fallback() {
+        let rules = state_hungry_rules();
+        let matcher = GroupMatcher::new(&rules, 0..41, &plan(MatchStrategy::Fallback));
+        let [automaton] = automata(&matcher)[..] else {
+            panic!("one automaton");
+        };
+        for path in probing_paths() {
+            assert_eq!(automaton.first_match(&path), Err(GaveUp::Quit));
+            let expected = reference_best(&rules, &path);
+            assert_eq!(winner(&matcher, &rules, &path), expected, "path {path:?}");
+        }
+    }
+
+    #[test]
+    fn strategies_build_the_matchers_they_name() {
+        let rules = state_hungry_rules();
+        let kinds = |strategy| {
+            let matcher = GroupMatcher::new(&rules[..3], 0..3, &plan(strategy));
+            matcher
+                .chunks
+                .iter()
+                .map(|chunk| match chunk {
+                    Chunk::Automaton(_) => "automaton",
+                    Chunk::Fallback(Fallback { literals: None, .. }) => "scan",
+                    Chunk::Fallback(Fallback {
+                        literals: Some(_), ..
+                    }) => "tables",
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(kinds(MatchStrategy::Auto), ["scan"]);
+        assert_eq!(kinds(MatchStrategy::Automaton), ["automaton"]);
+        assert_eq!(kinds(MatchStrategy::Scan), ["scan"]);
+        assert_eq!(kinds(MatchStrategy::LiteralTables), ["tables"]);
+        assert_eq!(kinds(MatchStrategy::Fallback), ["automaton"]);
+        assert_eq!(kinds(MatchStrategy::StarvedCache), ["automaton"]);
     }
 
     #[test]
@@ -837,9 +1144,13 @@ mod tests {
             rules.push(rule(i, kind, &pattern));
         }
         let range = 0..priority(rules.len());
-        let full = GroupMatcher::new(&rules, range.clone(), GROUP_AUTOMATON_BYTES);
-        let partial = GroupMatcher::new(&rules, range.clone(), 2_000);
-        let none = GroupMatcher::new(&rules, range, 0);
+        let full = GroupMatcher::new(&rules, range.clone(), &plan(MatchStrategy::Auto));
+        let partial_plan = Plan {
+            group_automaton_bytes: 2_000,
+            ..plan(MatchStrategy::Auto)
+        };
+        let partial = GroupMatcher::new(&rules, range.clone(), &partial_plan);
+        let none = GroupMatcher::new(&rules, range, &plan(MatchStrategy::Scan));
         let automata = |m: &GroupMatcher| {
             m.chunks
                 .iter()
@@ -885,7 +1196,8 @@ mod tests {
             .map(|i| rule(i, RuleKind::Disallow, format!("/x{i}").as_bytes()))
             .collect();
         rules.push(rule(99, RuleKind::Allow, &oversized));
-        let all = GroupMatcher::new(&rules, 0..priority(rules.len()), GROUP_AUTOMATON_BYTES);
+        let auto = plan(MatchStrategy::Auto);
+        let all = GroupMatcher::new(&rules, 0..priority(rules.len()), &auto);
         let engines: Vec<bool> = all
             .chunks
             .iter()
@@ -898,7 +1210,7 @@ mod tests {
         assert_eq!(winner(&all, &rules, &path), Some((oversized_id, true)));
         assert_eq!(winner(&all, &rules, b"/x3/y"), Some((3, false)));
 
-        let few = GroupMatcher::new(&rules, 0..3, GROUP_AUTOMATON_BYTES);
+        let few = GroupMatcher::new(&rules, 0..3, &auto);
         assert!(matches!(few.chunks[..], [Chunk::Fallback(_)]));
         assert_eq!(winner(&few, &rules, b"/x2"), Some((2, false)));
     }

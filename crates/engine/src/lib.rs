@@ -45,10 +45,13 @@ mod directives;
 mod legacy;
 mod parse;
 mod pattern;
+#[cfg(any(test, feature = "reference"))]
+pub mod reference;
 mod robots;
 mod select;
 mod url;
 
+pub use compile::MatchStrategy;
 pub use directives::{
     Directive, DirectiveKind, DirectiveValue, IgnoredDirective, IgnoredReason, Preference,
     RequestRate, Stance, Statement, Use, VisitTime,

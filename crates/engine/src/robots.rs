@@ -4,7 +4,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use crate::compile::{Candidate, GROUP_AUTOMATON_BYTES, GroupMatcher};
+use crate::compile::{Candidate, GroupMatcher, MatchStrategy, Plan};
 use crate::directives::{
     Directive, DirectiveKind, DirectiveValue, Directives, IgnoredDirective, Preference,
     RequestRate, Stance, Use, VisitTime,
@@ -89,8 +89,7 @@ pub struct Robots {
     sitemaps: Vec<Box<[u8]>>,
     directives: Directives,
     matchers: Box<[OnceLock<GroupMatcher>]>,
-    /// Pattern bytes each group may put into automata.
-    automaton_budget: usize,
+    strategy: MatchStrategy,
 }
 
 impl Robots {
@@ -104,10 +103,6 @@ impl Robots {
     /// Parses a body with `options`. Never fails and never panics.
     #[must_use]
     pub fn parse_with(body: &[u8], options: &ParseOptions) -> Robots {
-        Robots::build(body, options, GROUP_AUTOMATON_BYTES)
-    }
-
-    fn build(body: &[u8], options: &ParseOptions, automaton_budget: usize) -> Robots {
         let parsed = parse(body, options);
         let matchers = parsed.groups.iter().map(|_| OnceLock::new()).collect();
         Robots {
@@ -117,8 +112,36 @@ impl Robots {
             sitemaps: parsed.sitemaps,
             directives: parsed.directives,
             matchers,
-            automaton_budget,
+            strategy: MatchStrategy::Auto,
         }
+    }
+
+    /// The same robots.txt, with its groups compiled as `strategy` says from now on (groups
+    /// compiled before are compiled again). For testing and diagnosis: every strategy gives
+    /// the same verdicts, and [`MatchStrategy::Auto`], the default, is the fastest.
+    ///
+    /// ```
+    /// use robots_audit_engine::{MatchStrategy, Robots, TokenMatch};
+    ///
+    /// let body = b"user-agent: *\ndisallow: /a\nallow: /a/b$\n";
+    /// for strategy in MatchStrategy::ALL {
+    ///     let robots = Robots::parse(body).with_strategy(strategy);
+    ///     let all = robots.select(&[], TokenMatch::Google);
+    ///     assert!(!robots.verdict(&all, b"/a/c").allowed);
+    ///     assert!(robots.verdict(&all, b"/a/b").allowed);
+    /// }
+    /// ```
+    #[must_use]
+    pub fn with_strategy(mut self, strategy: MatchStrategy) -> Robots {
+        self.strategy = strategy;
+        self.matchers = self.groups.iter().map(|_| OnceLock::new()).collect();
+        self
+    }
+
+    /// How the groups are compiled.
+    #[must_use]
+    pub fn strategy(&self) -> MatchStrategy {
+        self.strategy
     }
 
     /// What the parser saw.
@@ -394,7 +417,7 @@ impl Robots {
             return Some(matcher);
         }
         let rules = self.groups.get(group as usize)?.rules.clone();
-        Some(slot.get_or_init(|| GroupMatcher::new(&self.rules, rules, self.automaton_budget)))
+        Some(slot.get_or_init(|| GroupMatcher::new(&self.rules, rules, &Plan::of(self.strategy))))
     }
 }
 
@@ -444,7 +467,7 @@ mod tests {
             );
         }
         let automata = Robots::parse(&body);
-        let scan = Robots::build(&body, &ParseOptions::default(), 0);
+        let scan = Robots::parse(&body).with_strategy(MatchStrategy::Scan);
         let all = automata.select(&[], TokenMatch::Google);
         for path in [
             "/",

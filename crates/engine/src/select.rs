@@ -1,4 +1,5 @@
-//! Which groups apply to a crawler (rep-reference section 5 and SPEC step 5).
+//! Which groups apply to a crawler: Google's group rules, and the audit's reading of group names
+//! (`docs/robots-txt.md` and `docs/contract.md`).
 
 use crate::parse::is_space;
 use crate::{Group, GroupId};
@@ -11,8 +12,12 @@ use crate::{Group, GroupId};
 /// let robots = Robots::parse(b"user-agent: MJ12bot\ndisallow: /\n");
 /// // Google reduces the group's value to `MJ`, so `MJ12bot` is not named.
 /// assert!(robots.select(&[b"MJ12bot"], TokenMatch::Google).is_empty());
-/// // The audit compares the whole product name.
+/// // The audit also compares the whole product name.
 /// assert!(!robots.select(&[b"MJ12bot"], TokenMatch::ProductName).is_empty());
+///
+/// // And it names every token Google's reduction names.
+/// let robots = Robots::parse(b"user-agent: bingbot(at)microsoft.com\ndisallow: /\n");
+/// assert!(!robots.select(&[b"bingbot"], TokenMatch::ProductName).is_empty());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TokenMatch {
@@ -20,9 +25,14 @@ pub enum TokenMatch {
     /// ASCII case-insensitively with each token taken verbatim. Every group naming any of the
     /// tokens applies, and their rules merge.
     Google,
-    /// The audit's rule: a group's name is its value up to the first whitespace, `/`, `*` or `;`,
-    /// compared ASCII case-insensitively. The tokens are a fallback order: the first token that
-    /// some group names selects every group naming it, and later tokens are not consulted.
+    /// The audit's rule: a group names a token when the token equals, ASCII case-insensitively,
+    /// either Google's reduction of the value (its leading `[A-Za-z_-]` run) or the value's
+    /// product name, its leading run of letters, digits, `_`, `-` and `.`. So `MJ12bot` and
+    /// `archive.org_bot` name themselves whole (Google cuts them to `MJ` and `archive`), and
+    /// `Baiduspider+(+http://www.baidu.com/search/spider.htm)`, `bingbot(at)microsoft.com` and
+    /// `AhrefsBot,SlySearch` name `baiduspider`, `bingbot` and `ahrefsbot`, as for Google. The
+    /// tokens are a fallback order: the first token that some group names selects every group
+    /// naming it, and later tokens are not consulted.
     ProductName,
 }
 
@@ -75,11 +85,11 @@ pub(crate) fn google_token(value: &[u8]) -> &[u8] {
     value.get(..end).unwrap_or_default()
 }
 
-/// The audit's product name: the value up to the first whitespace, `/`, `*` or `;`.
+/// The audit's product name: the leading run of letters, digits, `_`, `-` and `.`.
 pub(crate) fn product_name(value: &[u8]) -> &[u8] {
     let end = value
         .iter()
-        .position(|b| is_space(*b) || matches!(b, b'/' | b'*' | b';'))
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))
         .unwrap_or(value.len());
     value.get(..end).unwrap_or_default()
 }
@@ -90,11 +100,9 @@ fn names(group: &Group, token: &[u8], mode: TokenMatch) -> bool {
         .iter()
         .filter(|agent| !is_global_agent(agent))
         .any(|agent| {
-            let name = match mode {
-                TokenMatch::Google => google_token(agent),
-                TokenMatch::ProductName => product_name(agent),
-            };
-            name.eq_ignore_ascii_case(token)
+            google_token(agent).eq_ignore_ascii_case(token)
+                || (mode == TokenMatch::ProductName
+                    && product_name(agent).eq_ignore_ascii_case(token))
         })
 }
 
@@ -184,6 +192,15 @@ mod tests {
             (b"FooBot*", b"FooBot"),
             (b"FooBot;x", b"FooBot"),
             (b"*Bot", b""),
+            (
+                b"Baiduspider+(+http://www.baidu.com/search/spider.htm)",
+                b"Baiduspider",
+            ),
+            (b"bingbot(at)microsoft.com", b"bingbot"),
+            (b"AhrefsBot,SlySearch", b"AhrefsBot"),
+            (b"Googlebot-Image/1.0", b"Googlebot-Image"),
+            (b"Mozilla/5.0 (compatible; FooBot/1.0)", b"Mozilla"),
+            ("Bötbot".as_bytes(), b"B"),
         ];
         for (value, expected) in cases {
             assert_eq!(product_name(value), *expected, "value {value:?}");

@@ -3,17 +3,17 @@
 //! On generated bodies and URLs, with `TokenMatch::Google`, the engine must decide exactly as the
 //! reference model does, and wherever the crate decides differently, the difference must be fully
 //! explained by a set of the crate's known defects ([`Quirks`], each documented with the
-//! rep-reference section it violates): the model with those quirks switched on must reproduce the
+//! behaviour of Google's it departs from): the model with those quirks switched on must reproduce the
 //! crate's answers for every URL of the body. Anything else fails the test.
 
-mod common;
+mod corpus;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use common::{NONE, Quirks};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use robots_audit_engine::reference::{self, NONE, Quirks};
 use robots_audit_engine::{Robots, TokenMatch, path_params_query};
 
 /// The crate's known defects, one at a time.
@@ -107,7 +107,7 @@ fn explain(body: &str, agent: &str, urls: &[String], crate_answers: &[bool]) -> 
     masks.into_iter().find_map(|mask| {
         let (name, quirks) = quirks_of(mask);
         let reproduced = urls.iter().zip(crate_answers).all(|(url, answer)| {
-            common::model(body.as_bytes(), &[agent.as_bytes()], url.as_bytes(), quirks).allowed
+            reference::model(body.as_bytes(), &[agent.as_bytes()], url.as_bytes(), quirks).allowed
                 == *answer
         });
         reproduced.then_some(name)
@@ -268,7 +268,7 @@ fn verdicts_agree_with_robotstxt_except_for_its_known_defects() {
             .map(|url| engine_allowed(&robots, agent, url))
             .collect();
         for (url, ours) in urls.iter().zip(&ours) {
-            let google = common::google(body.as_bytes(), &[agent.as_bytes()], url.as_bytes());
+            let google = reference::google(body.as_bytes(), &[agent.as_bytes()], url.as_bytes());
             prop_assert_eq!(*ours, google.allowed, "engine vs model on url {:?}", url);
         }
         let theirs: Vec<bool> = urls
@@ -364,7 +364,7 @@ fn each_known_defect_of_robotstxt_is_a_departure_from_google() {
             *google_allows,
             "{name}: engine"
         );
-        let model = common::google(body.as_bytes(), &[agent.as_bytes()], url.as_bytes());
+        let model = reference::google(body.as_bytes(), &[agent.as_bytes()], url.as_bytes());
         assert_eq!(model.allowed, *google_allows, "{name}: model");
         assert_eq!(
             crate_allowed(body, agent, url),
@@ -376,23 +376,13 @@ fn each_known_defect_of_robotstxt_is_a_departure_from_google() {
             .find(|(known, _)| known == name)
             .map(|(_, quirk)| *quirk)
             .unwrap_or(NONE);
-        let reproduced = common::model(body.as_bytes(), &[agent.as_bytes()], url.as_bytes(), quirk);
+        let reproduced =
+            reference::model(body.as_bytes(), &[agent.as_bytes()], url.as_bytes(), quirk);
         assert_eq!(
             reproduced.allowed, !google_allows,
             "{name}: quirk reproduces the crate"
         );
     }
-}
-
-/// The shared corpus of real robots.txt files: in `ROBOTS_AUDIT_DATA`, else in `../shared/data`
-/// beside the repository root.
-fn real_corpus() -> std::path::PathBuf {
-    std::env::var_os("ROBOTS_AUDIT_DATA")
-        .map_or_else(
-            || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
-            std::path::PathBuf::from,
-        )
-        .join("robots/protego_real_robots_4231.tar.gz")
 }
 
 /// Paths derived from a file's own rules, so that most URLs meet a matching rule.
@@ -425,29 +415,12 @@ fn urls_for(robots: &Robots) -> Vec<String> {
 #[test]
 #[ignore = "needs ../shared/data or ROBOTS_AUDIT_DATA; slow in debug builds"]
 fn real_files_agree_with_the_reference() {
-    let archive = real_corpus();
-    if !archive.is_file() {
-        eprintln!("skipped: {} is missing", archive.display());
+    let Some(files) = corpus::real_files() else {
         return;
-    }
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let status = std::process::Command::new("tar")
-        .arg("-xzf")
-        .arg(archive)
-        .arg("-C")
-        .arg(dir.path())
-        .status()
-        .expect("tar runs");
-    assert!(status.success(), "tar failed");
-    let mut files: Vec<_> = std::fs::read_dir(dir.path().join("test_data"))
-        .expect("unpacked corpus")
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .collect();
-    files.sort();
+    };
     let (mut checked, mut explained) = (0usize, BTreeMap::<String, usize>::new());
-    for file in &files {
-        let body = std::fs::read(file).expect("readable file");
-        let robots = Robots::parse(&body);
+    for (file, body) in &files {
+        let robots = Robots::parse(body);
         let urls = urls_for(&robots);
         for agent in ["Googlebot", "FooBot"] {
             let ours: Vec<bool> = urls
@@ -455,15 +428,15 @@ fn real_files_agree_with_the_reference() {
                 .map(|url| engine_allowed(&robots, agent, url))
                 .collect();
             for (url, ours) in urls.iter().zip(&ours) {
-                let google = common::google(&body, &[agent.as_bytes()], url.as_bytes());
-                assert_eq!(*ours, google.allowed, "{} {agent} {url}", file.display());
+                let google = reference::google(body, &[agent.as_bytes()], url.as_bytes());
+                assert_eq!(*ours, google.allowed, "{file} {agent} {url}");
                 checked += 1;
             }
-            let Ok(text) = std::str::from_utf8(&body) else {
+            let Ok(text) = std::str::from_utf8(body) else {
                 continue;
             };
             // The crate counts the line cap in chars but slices bytes, so a long line with
-            // multi-byte characters makes it panic (rep-reference §2: the cap is 16,663 bytes).
+            // multi-byte characters makes it panic (Google's cap is 16,663 bytes).
             let theirs = std::panic::catch_unwind(|| {
                 urls.iter()
                     .map(|url| crate_allowed(text, agent, url))
@@ -477,8 +450,7 @@ fn real_files_agree_with_the_reference() {
             };
             if ours != theirs {
                 let class = explain(text, agent, &urls, &theirs);
-                let class =
-                    class.unwrap_or_else(|| panic!("unexplained: {} {agent}", file.display()));
+                let class = class.unwrap_or_else(|| panic!("unexplained: {file} {agent}"));
                 *explained.entry(class).or_default() += 1;
             }
         }

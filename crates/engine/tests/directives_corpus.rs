@@ -7,16 +7,10 @@
 //! `cargo test -p robots-audit-engine --test directives_corpus -- --ignored --nocapture`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
 use robots_audit_engine::{DirectiveKind, Robots};
 
-fn data_dir() -> PathBuf {
-    std::env::var_os("ROBOTS_AUDIT_DATA").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")),
-        PathBuf::from,
-    )
-}
+mod corpus;
 
 #[derive(Default)]
 struct Tally {
@@ -31,33 +25,16 @@ struct Tally {
 #[test]
 #[ignore = "needs the shared corpus"]
 fn directive_counts_in_real_files() {
-    let archive = data_dir().join("robots/protego_real_robots_4231.tar.gz");
-    if !archive.is_file() {
-        eprintln!("skipped: {} is missing", archive.display());
+    let Some(files) = corpus::real_files() else {
         return;
-    }
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let status = std::process::Command::new("tar")
-        .arg("-xzf")
-        .arg(&archive)
-        .arg("-C")
-        .arg(dir.path())
-        .status()
-        .expect("tar runs");
-    assert!(status.success(), "tar failed");
-    let mut files: Vec<_> = std::fs::read_dir(dir.path().join("test_data"))
-        .expect("unpacked corpus")
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .collect();
-    files.sort();
+    };
 
     let mut tallies: BTreeMap<DirectiveKind, Tally> = BTreeMap::new();
     let mut any_directive = 0;
     // Groups with several Crawl-delay lines in effect, and the files holding them.
     let (mut several_delays, mut several_delay_files) = (0, 0);
-    for file in &files {
-        let body = std::fs::read(file).expect("readable file");
-        let robots = Robots::parse(&body);
+    for (_, body) in &files {
+        let robots = Robots::parse(body);
         any_directive += usize::from(!robots.directives().is_empty());
         let groups = (0..robots.groups().len())
             .filter(|group| {

@@ -1,9 +1,13 @@
-//! The examples of Google's "How Google interprets the robots.txt specification".
+//! The examples of Google's "How Google interprets the robots.txt specification", under every
+//! matching strategy.
 
-use robots_audit_engine::{Robots, TokenMatch, path_params_query};
+mod strategies;
+
+use robots_audit_engine::{TokenMatch, path_params_query};
+use strategies::parse;
 
 fn allowed(body: &str, tokens: &[&str], mode: TokenMatch, url: &str) -> bool {
-    let robots = Robots::parse(body.as_bytes());
+    let robots = parse(body.as_bytes());
     let tokens: Vec<&[u8]> = tokens.iter().map(|token| token.as_bytes()).collect();
     let selection = robots.select(&tokens, mode);
     robots
@@ -11,7 +15,6 @@ fn allowed(body: &str, tokens: &[&str], mode: TokenMatch, url: &str) -> bool {
         .allowed
 }
 
-#[test]
 fn url_matching_based_on_path_values() {
     // (path value, matching paths, non-matching paths)
     let table: &[(&str, &[&str], &[&str])] = &[
@@ -94,7 +97,6 @@ fn url_matching_based_on_path_values() {
     }
 }
 
-#[test]
 fn order_of_precedence_for_rules() {
     let table: &[(&str, &str, bool)] = &[
         ("allow: /p\ndisallow: /", "https://example.com/page", true),
@@ -130,7 +132,6 @@ fn order_of_precedence_for_rules() {
     }
 }
 
-#[test]
 fn user_agent_groups() {
     let body = "user-agent: googlebot-news\ndisallow: /group1\n\n\
                 user-agent: *\ndisallow: /group2\n\n\
@@ -174,7 +175,6 @@ fn user_agent_groups() {
     assert_eq!(group(&["googlebot-image"], TokenMatch::Google), "/group2");
 }
 
-#[test]
 fn grouping_of_rules_merges_groups_for_the_same_agent() {
     let body = "user-agent: googlebot-news\ndisallow: /fish\n\n\
                 user-agent: *\ndisallow: /carrots\n\n\
@@ -203,7 +203,6 @@ fn grouping_of_rules_merges_groups_for_the_same_agent() {
     }
 }
 
-#[test]
 fn sitemap_between_user_agents_keeps_one_group() {
     let body =
         "user-agent: a\nsitemap: https://example.com/sitemap.xml\n\nuser-agent: b\ndisallow: /\n";
@@ -222,3 +221,11 @@ fn sitemap_between_user_agents_keeps_one_group() {
         "https://example.com/x"
     ));
 }
+
+every_strategy!(
+    url_matching_based_on_path_values,
+    order_of_precedence_for_rules,
+    user_agent_groups,
+    grouping_of_rules_merges_groups_for_the_same_agent,
+    sitemap_between_user_agents_keeps_one_group,
+);

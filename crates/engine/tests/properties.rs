@@ -1,9 +1,8 @@
 //! Property tests: the compiled engine against plain reference implementations.
 
-mod common;
-
 use proptest::prelude::*;
-use robots_audit_engine::{Robots, RuleKind, TokenMatch, path_params_query};
+use robots_audit_engine::reference;
+use robots_audit_engine::{MatchStrategy, Robots, RuleKind, TokenMatch, path_params_query};
 
 /// Pieces of patterns: rich in wildcards, anchors, escapes and non-ASCII bytes.
 const PATTERN_PIECES: &[&[u8]] = &[
@@ -56,41 +55,25 @@ fn pieces(
     prop::collection::vec(prop::sample::select(alphabet), count).prop_map(|parts| parts.concat())
 }
 
+/// The engine's own choice half of the time, else any forced strategy.
+fn strategy() -> impl Strategy<Value = MatchStrategy> {
+    prop_oneof![
+        Just(MatchStrategy::Auto),
+        prop::sample::select(MatchStrategy::ALL.to_vec()),
+    ]
+}
+
 fn path_strategy() -> impl Strategy<Value = Vec<u8>> {
     pieces(PATH_PIECES, 0..9).prop_map(|tail| [b"/".as_slice(), &tail].concat())
 }
 
-/// Google's precedence computed directly from the parsed rules with the position-set matcher.
+/// Google's precedence computed directly from the parsed rules by the reference model.
 fn reference_verdict(robots: &Robots, path: &[u8]) -> (bool, Option<u32>) {
-    let mut best: Option<(usize, bool, u32)> = None;
-    for (id, rule) in (0..).zip(robots.rules()) {
-        if rule.pattern.is_empty() {
-            continue;
-        }
-        let allow = rule.kind == RuleKind::Allow;
-        let mut priority = None;
-        if common::position_set_matches(path, &rule.pattern) {
-            priority = Some(rule.pattern.len());
-        } else if allow {
-            if let Some(slash) = rule.pattern.iter().rposition(|&b| b == b'/') {
-                if rule.pattern[slash..].starts_with(b"/index.htm") {
-                    let rewritten = [&rule.pattern[..=slash], b"$"].concat();
-                    if common::position_set_matches(path, &rewritten) {
-                        priority = Some(rewritten.len());
-                    }
-                }
-            }
-        }
-        let Some(priority) = priority else {
-            continue;
-        };
-        let better = best.is_none_or(|(p, a, _)| priority > p || (priority == p && allow && !a));
-        if better {
-            best = Some((priority, allow, id));
-        }
-    }
-    match best {
-        Some((_, allow, id)) => (allow, Some(id)),
+    match reference::best_rule(robots.rules(), path) {
+        Some(id) => (
+            robots.rules()[id as usize].kind == RuleKind::Allow,
+            Some(id),
+        ),
         None => (true, None),
     }
 }
@@ -187,11 +170,13 @@ proptest! {
     /// The compiled automaton agrees with the position-set reference and Google's precedence.
     /// Groups of 32 candidates or more go into an automaton: 34 or more non-empty patterns of
     /// at most 6 pieces stay within every per-pattern and per-chunk limit. Smaller groups are
-    /// scanned; the whole-body property below and the unit tests of the scan cover them.
+    /// scanned; the whole-body property below and the unit tests of the scan cover them. One
+    /// case in two is compiled with another strategy, drawn at random.
     #[test]
     fn compiled_matcher_agrees_with_position_sets(
         rules in prop::collection::vec((any::<bool>(), pieces(PATTERN_PIECES, 1..7)), 34..46),
         paths in prop::collection::vec(path_strategy(), 8),
+        strategy in strategy(),
     ) {
         let mut body = b"user-agent: *\n".to_vec();
         for (allow, pattern) in &rules {
@@ -199,7 +184,7 @@ proptest! {
             body.extend_from_slice(pattern);
             body.push(b'\n');
         }
-        let robots = Robots::parse(&body);
+        let robots = Robots::parse(&body).with_strategy(strategy);
         prop_assert_eq!(robots.rules().len(), rules.len());
         let everyone = robots.select(&[], TokenMatch::Google);
         for path in &paths {
@@ -217,19 +202,20 @@ proptest! {
     })]
 
     /// Whole bodies, tokens and URLs: the engine decides as Google's matcher does and reports the
-    /// line that decided.
+    /// line that decided, whatever the strategy.
     #[test]
     fn whole_bodies_agree_with_the_reference(
         body in body_strategy(),
         agents in prop::collection::vec(prop::sample::select(AGENTS), 1..3),
         urls in prop::collection::vec(prop::sample::select(URLS), 4),
+        strategy in strategy(),
     ) {
-        let robots = Robots::parse(&body);
+        let robots = Robots::parse(&body).with_strategy(strategy);
         let selection = robots.select(&agents, TokenMatch::Google);
         for url in &urls {
             let verdict = robots.verdict(&selection, &path_params_query(url));
             let line = verdict.rule.map(|id| robots.rules()[id as usize].line);
-            let expected = common::google(&body, &agents, url);
+            let expected = reference::google(&body, &agents, url);
             prop_assert_eq!((verdict.allowed, line), (expected.allowed, expected.line), "url {:?}", url);
         }
     }
@@ -247,7 +233,7 @@ proptest! {
         let verdict = robots.verdict(&selection, &path);
         prop_assert!(verdict.rule.is_none_or(|id| (id as usize) < robots.rules().len()));
         let _ = robots.disallowed_1994(&selection, &path);
-        prop_assert_eq!(path_params_query(&url).into_owned(), common::path_params_query(&url));
+        prop_assert_eq!(path_params_query(&url).into_owned(), reference::path_params_query(&url));
     }
 
     /// For RFC 9309 product tokens the audit's name comparison equals Google's reduction.
@@ -266,5 +252,27 @@ proptest! {
             robots.select(&[token], TokenMatch::ProductName),
             robots.select(&[token], TokenMatch::Google)
         );
+    }
+
+    /// Whatever the user-agent values, every group Google's reduction names for a token is also
+    /// named by the audit's rule (which only adds whole product names such as `MJ12bot`).
+    #[test]
+    fn the_audit_names_every_group_google_names(
+        values in prop::collection::vec("[A-Za-z0-9_.+(),;:/* -]{0,12}", 1..5),
+        token in prop_oneof!["[A-Za-z_-]{1,6}", "[A-Za-z0-9_.-]{1,8}"],
+    ) {
+        let mut body = Vec::new();
+        for value in &values {
+            body.extend_from_slice(format!("user-agent: {value}\ndisallow: /\n").as_bytes());
+        }
+        let robots = Robots::parse(&body);
+        let token = token.as_bytes();
+        let google = robots.select(&[token], TokenMatch::Google);
+        let audit = robots.select(&[token], TokenMatch::ProductName);
+        if !google.is_global() {
+            for group in google.groups() {
+                prop_assert!(audit.groups().contains(group), "group {} of {:?}", group, values);
+            }
+        }
     }
 }

@@ -1,43 +1,53 @@
-//! A plain, line-by-line restatement of Google's matcher (`robots.cc` as described in
-//! rep-reference sections 2 to 10), written independently of the engine: no automata, no
-//! pre-parsing, one pass over the body per URL, exactly like the reference library.
+//! The reference model: a plain, line-by-line restatement of Google's matcher (`robots.cc`,
+//! described in `docs/robots-txt.md`), written independently of the engine. No automata, no
+//! pre-parsing: one pass over the body per URL, the position-set wildcard algorithm, exactly as
+//! the reference library works. It shares no code with the engine, so that a test comparing the
+//! two compares two readings of the same behaviour.
+//!
+//! This is the one model that the engine's tests, property tests, differential tests and the
+//! fuzz target compare the engine with. It is compiled only for the crate's own unit tests and
+//! behind the non-default cargo feature `reference`, which the crate's integration tests (through
+//! its dev-dependency on itself) and the fuzz crate enable; production code never calls it.
 //!
 //! It can also reproduce the known defects of the `robotstxt` crate ([`Quirks`]) so that the
 //! differential test can show that each disagreement with that crate is one of its bugs.
 
+use crate::{Rule, RuleId, RuleKind};
+
 /// Deviations of the `robotstxt` crate (0.3.0) from Google's library, each switchable so that
-/// the model can reproduce the crate. Every one contradicts rep-reference; see the field docs.
+/// the model can reproduce the crate. Every one contradicts Google's behaviour as
+/// `docs/robots-txt.md` describes it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Quirks {
     /// The crate's `handle_sitemap` and `handle_unknown_action` set `seen_separator`, so a
-    /// sitemap or unknown line between user-agent lines splits the group. rep-reference §4:
+    /// sitemap or unknown line between user-agent lines splits the group. Google:
     /// sitemap and unknown lines "do not end a group" (`ID_LineSyntax_Groups_OtherRules`).
     pub other_lines_end_group: bool,
     /// The crate's `escape_pattern`, when it rewrites a value at all (non-ASCII byte or
     /// lowercase `%xx` present), drops a `%` that is not followed by two hex digits together
-    /// with the two bytes after it. rep-reference §8: "A `%` not followed by two hex digits
+    /// with the two bytes after it. Google (`MaybeEscapePattern`): "A `%` not followed by two hex digits
     /// stays as it is."
     pub bad_percent_dropped: bool,
     /// The crate's `matches` inserts into its position vector instead of overwriting it, so
     /// after a `*` only the first occurrence of the next byte is tried. `/*ab` never matches
-    /// `/aab`. rep-reference §7: `*` matches any run of bytes (position-set algorithm).
+    /// `/aab`. Google: `*` matches any run of bytes (position-set algorithm).
     pub greedy_wildcard: bool,
     /// The crate walks the body as `char`s and compares them with the BOM's bytes: a real BOM
     /// (U+FEFF) is never skipped, while leading `ï`, `»`, `¿` (U+00EF, U+00BB, U+00BF) are.
-    /// rep-reference §2: the longest prefix of the bytes `EF BB BF` is skipped.
+    /// Google: the longest prefix of the bytes `EF BB BF` is skipped.
     pub bom_as_chars: bool,
     /// The crate trims with Unicode `White_Space` (`str::trim`, `char::is_whitespace`), so a
     /// no-break space around a key or value, or after a leading `*`, is whitespace to it.
-    /// rep-reference §3 and §5: ASCII whitespace only (`absl::StripAsciiWhitespace`, C `isspace`).
+    /// Google: ASCII whitespace only (`absl::StripAsciiWhitespace`, C `isspace`).
     pub unicode_trim: bool,
-    /// The crate does not end a line at NUL. rep-reference §2: "a `0x00` byte ends the line's
+    /// The crate does not end a line at NUL. Google: "a `0x00` byte ends the line's
     /// content".
     pub nul_kept: bool,
     /// The crate's `parse_key_value` trims the line only when it had a comment, tests for an
     /// empty key before trimming it, and in a line without a colon trims all whitespace after
     /// the first blank before looking for another one. So `  disallow /x` (no colon, no
     /// comment) is rejected, `  : /x` becomes an unknown directive, and `disallow \x0b /x` is
-    /// accepted. rep-reference §3: the line is trimmed first, then split, and without a colon
+    /// accepted. Google: the line is trimmed first, then split, and without a colon
     /// only SP and HTAB separate the two tokens.
     pub crate_key_value: bool,
 }
@@ -56,7 +66,9 @@ pub const NONE: Quirks = Quirks {
 /// The decision for one URL and the line of the rule that decided, if one did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outcome {
+    /// Whether the URL may be crawled.
     pub allowed: bool,
+    /// The line of the rule that decided, or `None` when no rule matched.
     pub line: Option<u32>,
 }
 
@@ -380,6 +392,46 @@ pub fn position_set_matches(path: &[u8], pattern: &[u8]) -> bool {
     true
 }
 
+/// `HandleAllow`'s retry for an allow pattern that did not match: a pattern whose last segment
+/// starts with `/index.htm` also allows its directory, as the pattern `directory/$`.
+fn index_htm_rewrite(pattern: &[u8]) -> Option<Vec<u8>> {
+    let slash = pattern.iter().rposition(|&b| b == b'/')?;
+    pattern[slash..]
+        .starts_with(b"/index.htm")
+        .then(|| [&pattern[..=slash], b"$"].concat())
+}
+
+/// Google's precedence applied directly to rules the engine parsed (so it checks matching and
+/// precedence, not parsing): among the non-empty patterns that match `path`, the longest wins,
+/// allow wins a tie, and the first in file order is reported among equals. An allow pattern
+/// that does not match gets the index.htm retry. `None` when no rule matches.
+pub fn best_rule(rules: &[Rule], path: &[u8]) -> Option<RuleId> {
+    let mut best: Option<(usize, bool, RuleId)> = None;
+    for (id, rule) in (0..).zip(rules) {
+        if rule.pattern.is_empty() {
+            continue;
+        }
+        let allow = rule.kind == RuleKind::Allow;
+        let priority = if position_set_matches(path, &rule.pattern) {
+            Some(rule.pattern.len())
+        } else if allow {
+            index_htm_rewrite(&rule.pattern)
+                .filter(|rewritten| position_set_matches(path, rewritten))
+                .map(|rewritten| rewritten.len())
+        } else {
+            None
+        };
+        let Some(priority) = priority else {
+            continue;
+        };
+        let better = best.is_none_or(|(p, a, _)| priority > p || (priority == p && allow && !a));
+        if better {
+            best = Some((priority, allow, id));
+        }
+    }
+    best.map(|(_, _, id)| id)
+}
+
 /// The crate's matcher: after a `*`, only the first occurrence of the next byte is tried.
 fn greedy_matches(path: &[u8], pattern: &[u8]) -> bool {
     let mut at = 0;
@@ -523,12 +575,8 @@ impl State<'_> {
                 };
             }
         } else if allow {
-            if let Some(slash) = pattern.iter().rposition(|&b| b == b'/') {
-                if pattern[slash..].starts_with(b"/index.htm") {
-                    let mut rewritten = pattern[..=slash].to_vec();
-                    rewritten.push(b'$');
-                    self.rule(number, &rewritten, true);
-                }
+            if let Some(rewritten) = index_htm_rewrite(pattern) {
+                self.rule(number, &rewritten, true);
             }
         }
     }
