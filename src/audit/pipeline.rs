@@ -705,6 +705,7 @@ mod tests {
                 tokens: vec![name.to_ascii_lowercase()],
                 operator: String::new(),
                 category: robots_audit_bots::Category::Other,
+                policy: Default::default(),
             });
         AgentInfo { bot, is_bot: true }
     }

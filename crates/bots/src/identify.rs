@@ -94,6 +94,7 @@ impl Catalog {
                     tokens: vec![token],
                     operator: String::new(),
                     category: Category::Other,
+                    policy: Default::default(),
                 })
             }
             None => Identity::NotBot,
