@@ -5,7 +5,10 @@
 //!
 //! * the project's own format, the one of the built-in `data/catalog.json`: an object with a
 //!   `bots` array (or that array alone), each entry
-//!   `{"name", "operator", "category", "tokens", "patterns", "regexes", "examples"}`;
+//!   `{"name", "operator", "category", "tokens", "patterns", "regexes", "examples"}` and what
+//!   the operator documents, each claim with its page: `"robots"` and `"robots_source"`,
+//!   `"dns_suffixes"` and `"dns_source"`, `"ranges"` and `"ranges_source"`,
+//!   `"honours_crawl_delay"` and `"crawl_delay_source"` (see [`BotPolicy`]);
 //! * the public crawler-user-agents format: an array of `{"pattern", "instances", ...}`.
 
 use std::fmt;

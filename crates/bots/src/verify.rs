@@ -517,6 +517,46 @@ impl Verifier {
         Ok(files)
     }
 
+    /// Loads what a `--verify [KEY=]PATH` names: a directory of dated snapshots (see
+    /// [`add_snapshot_dir`](Verifier::add_snapshot_dir); its subdirectories name the lists, so
+    /// it takes no key), or one range file for `key`, or, without a key, for the key its name
+    /// implies ([`key_from_file_name`](Verifier::key_from_file_name)). Returns how many files
+    /// were read.
+    pub fn add_path(
+        &mut self,
+        catalog: &Catalog,
+        key: Option<&str>,
+        path: &Path,
+    ) -> Result<usize, LoadError> {
+        let label = path.display().to_string();
+        if path.is_dir() {
+            if let Some(key) = key {
+                return Err(LoadError::new(
+                    &label,
+                    None,
+                    format!(
+                        "a snapshot directory names its lists itself (DIR/<list, bot or operator>/<time>.json): drop {key:?}="
+                    ),
+                ));
+            }
+            return self.add_snapshot_dir(catalog, path);
+        }
+        let key = match key {
+            Some(key) => key.to_owned(),
+            None => Verifier::key_from_file_name(catalog, path).ok_or_else(|| {
+                LoadError::new(
+                    &label,
+                    None,
+                    "cannot tell which bot or operator these ranges belong to: give KEY=",
+                )
+            })?,
+        };
+        let bytes = fs::read(path)
+            .map_err(|error| LoadError::new(&label, None, format!("cannot read: {error}")))?;
+        self.add_ranges(&key, &bytes, &label)?;
+        Ok(1)
+    }
+
     /// The keys that ranges were loaded for, as first given, each once.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         let mut seen: Vec<&str> = Vec::new();

@@ -863,3 +863,46 @@ proptest! {
         }
     }
 }
+
+/// `--verify [KEY=]PATH`: a file with or without a key, or a snapshot directory.
+#[test]
+fn paths_as_the_command_line_gives_them() {
+    let catalog = Catalog::builtin();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("special-crawlers.json");
+    fs::write(&file, google_list("192.0.2.0/24")).unwrap();
+    let snapshots = dir.path().join("snapshots");
+    fs::create_dir_all(snapshots.join("chatgpt-user")).unwrap();
+    fs::write(
+        snapshots.join("chatgpt-user/2025-01-01.txt"),
+        b"198.51.100.0/24\n",
+    )
+    .unwrap();
+    let mut verifier = Verifier::new();
+    assert_eq!(verifier.add_path(&catalog, None, &file), Ok(1));
+    assert_eq!(verifier.add_path(&catalog, None, &snapshots), Ok(1));
+    let adsbot = builtin_bot(&catalog, "AdsBot-Google");
+    let chatgpt = builtin_bot(&catalog, "ChatGPT-User");
+    assert_eq!(verifier.verify(adsbot, b"192.0.2.1"), Verified);
+    assert_eq!(verifier.verify(adsbot, b"203.0.113.1"), Spoofed);
+    assert_eq!(
+        verifier.verify_at(chatgpt, b"198.51.100.1", at("2025-01-02T00:00:00Z")),
+        Verified
+    );
+    assert_eq!(verifier.keys().collect::<Vec<_>>(), ["Google", "OpenAI"]);
+
+    let unnamed = dir.path().join("ranges.txt");
+    fs::write(&unnamed, b"192.0.2.0/24\n").unwrap();
+    let error = verifier.add_path(&catalog, None, &unnamed).unwrap_err();
+    assert!(error.message.contains("KEY="), "{error}");
+    assert_eq!(verifier.add_path(&catalog, Some("GPTBot"), &unnamed), Ok(1));
+    let error = verifier
+        .add_path(&catalog, Some("Google"), &snapshots)
+        .unwrap_err();
+    assert!(error.message.contains("names its lists itself"), "{error}");
+    let missing = dir.path().join("missing.json");
+    let error = verifier
+        .add_path(&catalog, Some("Google"), &missing)
+        .unwrap_err();
+    assert!(error.message.contains("cannot read"), "{error}");
+}
