@@ -1429,6 +1429,85 @@ mod tests {
     }
 
     #[test]
+    fn client_fields() {
+        let ip = |text: &str| ClientAddress::Public(IpAddr::from_str(text).unwrap());
+        let cases: &[(&[u8], ClientAddress<'_>)] = &[
+            (b"66.249.66.1", ip("66.249.66.1")),
+            (b"[2001:4860:4801:10::1]:443", ip("2001:4860:4801:10::1")),
+            (b"::ffff:66.249.66.1", ip("66.249.66.1")),
+            (b"10.1.2.3", ClientAddress::NotPublic),
+            (b"172.16.0.1", ClientAddress::NotPublic),
+            (b"192.168.0.1", ClientAddress::NotPublic),
+            (b"100.64.0.1", ClientAddress::NotPublic),
+            (b"169.254.0.1", ClientAddress::NotPublic),
+            (b"0.0.0.0", ClientAddress::NotPublic),
+            (b"255.255.255.255", ClientAddress::NotPublic),
+            (b"224.0.0.1", ClientAddress::NotPublic),
+            (b"fe80::1%eth0", ClientAddress::NotPublic),
+            (b"fc00::1", ClientAddress::NotPublic),
+            (b"ff02::1", ClientAddress::NotPublic),
+            (b"100.128.0.1", ip("100.128.0.1")),
+            (b"66.249.66.1, 10.0.0.1", ip("66.249.66.1")),
+            (b"10.0.0.1, 66.249.66.1, 203.0.113.9", ip("66.249.66.1")),
+            (b"10.0.0.1 ,  [2001:db8::7]:80", ip("2001:db8::7")),
+            (b"10.0.0.1, 127.0.0.1", ClientAddress::NotPublic),
+            (b"unknown, -", ClientAddress::Unknown),
+            (
+                b"crawl-1-2-3-4.googlebot.com",
+                ClientAddress::HostName(b"crawl-1-2-3-4.googlebot.com"),
+            ),
+            (b" host.example. ", ClientAddress::HostName(b"host.example")),
+            (
+                b"my_host.example",
+                ClientAddress::HostName(b"my_host.example"),
+            ),
+            (b"localhost", ClientAddress::Unknown),
+            (b"1.2.3", ClientAddress::Unknown),
+            (b"1.2.3.4.5", ClientAddress::Unknown),
+            (b"a..b", ClientAddress::Unknown),
+            (b"-", ClientAddress::Unknown),
+            (b"unknown", ClientAddress::Unknown),
+            (b"", ClientAddress::Unknown),
+            (b"h\xc3\xa9.example", ClientAddress::Unknown),
+        ];
+        for &(raw, expected) in cases {
+            assert_eq!(
+                client_address(raw),
+                expected,
+                "{}",
+                String::from_utf8_lossy(raw)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the field, it is read without panicking, and only a public address is ever
+        /// given as the client's.
+        #[test]
+        fn client_fields_of_any_bytes(raw in proptest::collection::vec(any::<u8>(), 0..80)) {
+            if let ClientAddress::Public(ip) = client_address(&raw) {
+                proptest::prop_assert!(is_public(ip));
+            }
+        }
+
+        /// In a list, the first public address is the client, wherever it stands.
+        #[test]
+        fn first_public_address_of_a_list(
+            private in proptest::collection::vec(any::<u8>(), 0..4),
+            public in any::<u32>(),
+            tail in any::<u32>(),
+        ) {
+            let public = Ipv4Addr::from(public);
+            proptest::prop_assume!(is_public(IpAddr::V4(public)));
+            let mut items: Vec<String> = private.iter().map(|n| format!("10.0.0.{n}")).collect();
+            items.push(public.to_string());
+            items.push(Ipv4Addr::from(tail).to_string());
+            let field = items.join(", ");
+            proptest::prop_assert_eq!(client_address(field.as_bytes()), ClientAddress::Public(IpAddr::V4(public)));
+        }
+    }
+
+    #[test]
     fn word_containment() {
         let cases: &[(&str, &str, bool)] = &[
             ("googlebot", "Googlebot", true),
