@@ -687,13 +687,11 @@ mod tests {
             }
             if reference_matches(&rule.pattern, path) {
                 consider(priority(rule.pattern.len()));
-            } else if allow {
-                if let Some(prefix) = index_htm_prefix(&rule.pattern) {
-                    let mut rewritten = rule.pattern[..prefix].to_vec();
-                    rewritten.push(b'$');
-                    if reference_matches(&rewritten, path) {
-                        consider(priority(rewritten.len()));
-                    }
+            } else if allow && let Some(prefix) = index_htm_prefix(&rule.pattern) {
+                let mut rewritten = rule.pattern[..prefix].to_vec();
+                rewritten.push(b'$');
+                if reference_matches(&rewritten, path) {
+                    consider(priority(rewritten.len()));
                 }
             }
         }

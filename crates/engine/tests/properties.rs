@@ -71,14 +71,13 @@ fn reference_verdict(robots: &Robots, path: &[u8]) -> (bool, Option<u32>) {
         let mut priority = None;
         if common::position_set_matches(path, &rule.pattern) {
             priority = Some(rule.pattern.len());
-        } else if allow {
-            if let Some(slash) = rule.pattern.iter().rposition(|&b| b == b'/') {
-                if rule.pattern[slash..].starts_with(b"/index.htm") {
-                    let rewritten = [&rule.pattern[..=slash], b"$"].concat();
-                    if common::position_set_matches(path, &rewritten) {
-                        priority = Some(rewritten.len());
-                    }
-                }
+        } else if allow
+            && let Some(slash) = rule.pattern.iter().rposition(|&b| b == b'/')
+            && rule.pattern[slash..].starts_with(b"/index.htm")
+        {
+            let rewritten = [&rule.pattern[..=slash], b"$"].concat();
+            if common::position_set_matches(path, &rewritten) {
+                priority = Some(rewritten.len());
             }
         }
         let Some(priority) = priority else {

@@ -137,10 +137,10 @@ impl Format {
             if line.starts_with(b"#") {
                 continue;
             }
-            if let Some(format) = classify(line) {
-                if let Some(count) = votes.get_mut(format as usize) {
-                    *count += 1;
-                }
+            if let Some(format) = classify(line)
+                && let Some(count) = votes.get_mut(format as usize)
+            {
+                *count += 1;
             }
         }
         let mut best: Option<(Format, usize)> = None;
