@@ -420,3 +420,46 @@ fn reports_do_not_depend_on_thread_count() {
     assert_eq!(outputs[0], outputs[1]);
     assert_eq!(outputs[0], outputs[2]);
 }
+
+#[test]
+fn verify_directory_checks_each_request_against_the_snapshot_in_force() {
+    let dir = tempfile::tempdir().unwrap();
+    scenario(dir.path());
+    // Until 09:02 Google's list held only the spoofer's network; from 09:02 only Google's.
+    write(
+        dir.path(),
+        "ranges/common-crawlers/2026-01-01.txt",
+        "203.0.113.0/24\n",
+    );
+    write(
+        dir.path(),
+        "ranges/common-crawlers/2026-01-01T09:02:00Z.txt",
+        "66.249.64.0/19\n",
+    );
+    let mut cmd = robots_audit();
+    cmd.current_dir(dir.path())
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "robots",
+            "--robots",
+            "manifest.csv",
+        ])
+        .args(["--verify", "ranges", "--out", "out", "logs/night.log.gz"]);
+    cmd.assert().success().code(0);
+    let agents = read_csv(&dir.path().join("out/agents.csv"));
+    let googlebot = row(&agents, "agent", "Googlebot");
+    // 09:00 and 09:01 from Google's address: outside the list then; 09:02: inside; 09:04 from
+    // 203.0.113.5: outside the list by then.
+    assert_eq!(
+        (
+            googlebot["verified"].as_str(),
+            googlebot["spoofed"].as_str()
+        ),
+        ("1", "3")
+    );
+    assert_eq!(row(&agents, "agent", "Googlebot-Image")["verified"], "1");
+    // Google's common-crawlers list does not cover MJ12bot.
+    assert_eq!(row(&agents, "agent", "MJ12bot")["spoofed"], "0");
+}

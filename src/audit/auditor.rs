@@ -178,7 +178,9 @@ impl OriginCache {
 }
 
 /// One thread's knowledge of which agents have published ranges. Most crawlers publish none,
-/// and then every request is unverified: the address need not even be parsed.
+/// and then every request is unverified: the address need not even be parsed. A request is
+/// checked against the snapshot in force at its time; with one snapshot (the usual case) no
+/// search for it is made. Without DNS, a host-name client is unverified, never spoofed.
 #[derive(Debug, Default)]
 struct AgentRanges {
     /// By [`AgentId`]: the `--verify` ranges that apply to the agent, merged; `None` until
@@ -192,6 +194,7 @@ impl AgentRanges {
         verifier: &Verifier,
         (agent, info): (AgentId, &AgentInfo),
         client_ip: &[u8],
+        time: Timestamp,
     ) -> Verification {
         let slot = agent.index();
         if self.by_agent.len() <= slot {
@@ -202,7 +205,7 @@ impl AgentRanges {
             // Not even the address needs reading.
             Verification::Unverified
         } else {
-            ranges.verify(client_ip)
+            ranges.check_at(client_ip, time).without_dns()
         }
     }
 }
@@ -304,8 +307,12 @@ impl<'c> Auditor<'c> {
             Judgement::unjudged()
         };
         let verification = if info.is_bot {
-            self.ranges
-                .verify(context.verifier, (agent, info), request.client_ip)
+            self.ranges.verify(
+                context.verifier,
+                (agent, info),
+                request.client_ip,
+                request.time,
+            )
         } else {
             Verification::Unverified
         };

@@ -34,6 +34,7 @@ impl AgentInfo {
             tokens: Vec::new(),
             operator: String::new(),
             category: Category::Other,
+            policy: Default::default(),
         };
         AgentInfo { bot, is_bot: false }
     }

@@ -76,9 +76,9 @@ pub struct AuditArgs {
     /// Extra or replacement bot definitions (catalog JSON or crawler-user-agents JSON). Repeatable.
     #[arg(long, value_name = "FILE")]
     pub bots: Vec<PathBuf>,
-    /// Published IP ranges of a bot or operator: FILE (bot inferred from the name) or BOT=FILE.
-    /// Repeatable.
-    #[arg(long, value_name = "[BOT=]FILE")]
+    /// Published IP ranges of a bot or operator: FILE (bot inferred from the name), BOT=FILE,
+    /// or a directory of dated snapshots (DIR/<list, bot or operator>/<time>.json). Repeatable.
+    #[arg(long, value_name = "[BOT=]PATH")]
     pub verify: Vec<String>,
     /// Also judge requests whose user-agent is not a bot.
     #[arg(long)]
@@ -100,12 +100,12 @@ pub struct AuditArgs {
     pub quiet: bool,
 }
 
-/// A `--verify` range file and the bot or operator it belongs to.
+/// A `--verify` range file and the bot or operator it belongs to, or a snapshot directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct RangeFile {
     /// A bot name or operator; `None`: inferred from the file name.
     key: Option<String>,
-    /// The file.
+    /// The file or snapshot directory.
     path: PathBuf,
 }
 
@@ -244,25 +244,24 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     })
 }
 
+/// Loads every `--verify` source: a range file (its key given or inferred from its name) or a
+/// directory of dated snapshots, in force from their times.
 fn load_verifier(catalog: &Catalog, files: &[RangeFile]) -> Result<Verifier, Error> {
     let mut verifier = Verifier::new();
     for file in files {
-        let key = match &file.key {
-            Some(key) => key.clone(),
-            None => Verifier::key_from_file_name(catalog, &file.path).ok_or_else(|| {
-                Error::Usage(format!(
-                    "--verify {}: cannot tell which bot these ranges belong to; write --verify BOT={}",
-                    file.path.display(),
-                    file.path.display()
-                ))
-            })?,
-        };
-        let bytes = fs::read(&file.path)
-            .map_err(|e| Error::Fatal(format!("--verify {}: {e}", file.path.display())))?;
-        let name = file.path.display().to_string();
+        if file.key.is_none()
+            && !file.path.is_dir()
+            && Verifier::key_from_file_name(catalog, &file.path).is_none()
+        {
+            return Err(Error::Usage(format!(
+                "--verify {}: cannot tell which bot these ranges belong to; write --verify BOT={}",
+                file.path.display(),
+                file.path.display()
+            )));
+        }
         verifier
-            .add_ranges(&key, &bytes, &name)
-            .map_err(|e| Error::Fatal(format!("--verify {name}: {e}")))?;
+            .add_path(catalog, file.key.as_deref(), &file.path)
+            .map_err(|e| Error::Fatal(format!("--verify {}: {e}", file.path.display())))?;
     }
     Ok(verifier)
 }

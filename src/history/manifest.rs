@@ -114,10 +114,10 @@ impl Manifest {
             .rows
             .partition_point(|r| (r.key.as_str(), r.from) <= (key.as_str(), Some(at)));
         let in_force = end.checked_sub(1).filter(|&i| self.rows[i].key == key);
-        if let Some(i) = in_force {
-            if self.same_as(i, observation)? {
-                return Ok(Recorded::Unchanged);
-            }
+        if let Some(i) = in_force
+            && self.same_as(i, observation)?
+        {
+            return Ok(Recorded::Unchanged);
         }
         let row = self.new_row(observation)?;
         self.changed = true;

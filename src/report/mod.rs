@@ -144,18 +144,17 @@ impl RowWriter {
     fn time_field(&mut self, t: Timestamp) {
         let second = t.as_second();
         let whole = t.subsec_nanosecond() == 0;
-        if whole && self.time_minute == Some(second.div_euclid(60)) {
-            if let Some(minute) = self.time_text.as_bytes().get(..MINUTE_TEXT_LEN) {
-                let in_minute = second.rem_euclid(60) as u8;
-                self.csv.separate();
-                self.csv.out.extend_from_slice(minute);
-                self.csv.out.extend_from_slice(&[
-                    b'0' + in_minute / 10,
-                    b'0' + in_minute % 10,
-                    b'Z',
-                ]);
-                return;
-            }
+        if whole
+            && self.time_minute == Some(second.div_euclid(60))
+            && let Some(minute) = self.time_text.as_bytes().get(..MINUTE_TEXT_LEN)
+        {
+            let in_minute = second.rem_euclid(60) as u8;
+            self.csv.separate();
+            self.csv.out.extend_from_slice(minute);
+            self.csv
+                .out
+                .extend_from_slice(&[b'0' + in_minute / 10, b'0' + in_minute % 10, b'Z']);
+            return;
         }
         self.time_text.clear();
         // Writing to a String cannot fail.

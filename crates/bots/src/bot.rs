@@ -1,10 +1,13 @@
-//! Who a crawler is: the [`Bot`] every identification ends in and its [`Category`]. A leaf:
-//! the catalog, the matcher and the verifier all build on these types, and they depend on none
-//! of them.
+//! Who a crawler is: the [`Bot`] every identification ends in and its [`Category`]. Above only
+//! the policy module (what operators document about a bot): the catalog, the matcher and the
+//! verifier all build on these types, and they depend on none of them.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+
+use crate::policy::{BotPolicy, ContentUse};
 
 /// What a crawler is for. Reports group bots by it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
@@ -76,6 +79,29 @@ impl Category {
             .into_iter()
             .find(|category| category.as_str() == name)
     }
+
+    /// The use that a usage preference about this category of crawler concerns, if any:
+    /// `ai-training` -> [`ContentUse::AiTraining`]; `ai-search` and `ai-assistant` ->
+    /// [`ContentUse::AiInput`]; `search` -> [`ContentUse::Search`]; other categories have none.
+    ///
+    /// ```
+    /// use robots_audit_bots::{Category, ContentUse};
+    /// assert_eq!(Category::AiAssistant.content_use(), Some(ContentUse::AiInput));
+    /// assert_eq!(Category::AiTraining.content_use().map(ContentUse::aipref_label), Some("train-ai"));
+    /// assert_eq!(Category::Seo.content_use(), None);
+    /// ```
+    pub fn content_use(self) -> Option<ContentUse> {
+        match self {
+            Category::Search => Some(ContentUse::Search),
+            Category::AiTraining => Some(ContentUse::AiTraining),
+            Category::AiSearch | Category::AiAssistant => Some(ContentUse::AiInput),
+            Category::Seo
+            | Category::Social
+            | Category::Archive
+            | Category::Monitor
+            | Category::Other => None,
+        }
+    }
 }
 
 impl fmt::Display for Category {
@@ -97,6 +123,11 @@ pub struct Bot {
     pub operator: String,
     /// What it is for.
     pub category: Category,
+    /// What its operator documents about robots.txt, DNS, range lists and `Crawl-delay`
+    /// (the default for bots nobody documented). Shared: agents clone bots freely. Serialised
+    /// as the entry's policy fields, each left out while it has its default.
+    #[serde(flatten)]
+    pub policy: Arc<BotPolicy>,
 }
 
 #[cfg(test)]
@@ -108,6 +139,27 @@ mod tests {
         for category in Category::ALL {
             assert_eq!(Category::from_name(category.as_str()), Some(category));
             assert_eq!(category.to_string(), category.as_str());
+        }
+    }
+
+    #[test]
+    fn category_uses() {
+        let cases: &[(Category, Option<(&str, &str)>)] = &[
+            (Category::Search, Some(("search", "search"))),
+            (Category::AiTraining, Some(("ai-train", "train-ai"))),
+            (Category::AiSearch, Some(("ai-input", "ai-use"))),
+            (Category::AiAssistant, Some(("ai-input", "ai-use"))),
+            (Category::Seo, None),
+            (Category::Social, None),
+            (Category::Archive, None),
+            (Category::Monitor, None),
+            (Category::Other, None),
+        ];
+        for &(category, expected) in cases {
+            let found = category
+                .content_use()
+                .map(|used| (used.content_signal_key(), used.aipref_label()));
+            assert_eq!(found, expected, "{category}");
         }
     }
 }

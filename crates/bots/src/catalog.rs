@@ -5,11 +5,15 @@
 //!
 //! * the project's own format, the one of the built-in `data/catalog.json`: an object with a
 //!   `bots` array (or that array alone), each entry
-//!   `{"name", "operator", "category", "tokens", "patterns", "regexes", "examples"}`;
+//!   `{"name", "operator", "category", "tokens", "patterns", "regexes", "examples"}` and what
+//!   the operator documents, each claim with its page: `"robots"` and `"robots_source"`,
+//!   `"dns_suffixes"` and `"dns_source"`, `"ranges"` and `"ranges_source"`,
+//!   `"honours_crawl_delay"` and `"crawl_delay_source"` (see [`BotPolicy`]);
 //! * the public crawler-user-agents format: an array of `{"pattern", "instances", ...}`.
 
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -18,6 +22,7 @@ pub(crate) use crate::bot::{Bot, Category};
 use crate::crawler_user_agents;
 use crate::error::{LoadError, Position};
 use crate::identify::{self, Identity, Matcher, Pattern, Syntax, compile_pattern};
+use crate::policy::{BotPolicy, RobotsPolicy, list_problem, source_problem, suffix_problem};
 
 /// The built-in catalog, embedded at compile time.
 const BUILTIN: &str = include_str!("../data/catalog.json");
@@ -303,6 +308,17 @@ struct OwnEntry {
     regexes: Vec<String>,
     #[serde(default)]
     examples: Vec<String>,
+    #[serde(default)]
+    robots: RobotsPolicy,
+    robots_source: Option<String>,
+    #[serde(default)]
+    dns_suffixes: Vec<String>,
+    dns_source: Option<String>,
+    ranges: Option<Vec<String>>,
+    ranges_source: Option<String>,
+    #[serde(default)]
+    honours_crawl_delay: bool,
+    crawl_delay_source: Option<String>,
 }
 
 /// Applies own-format entries; returns `(entry position in the file, bot index)` of each.
@@ -385,11 +401,13 @@ fn validate(spec: OwnEntry) -> Result<(Bot, Entry), String> {
             "{name}: `examples` without `patterns` or `regexes` can never identify as it"
         ));
     }
+    let policy = validate_policy(&spec).map_err(|problem| format!("{name}: {problem}"))?;
     let bot = Bot {
         name: name.to_owned(),
         tokens,
         operator: spec.operator.trim().to_owned(),
         category: spec.category,
+        policy: Arc::new(policy),
     };
     Ok((
         bot,
@@ -398,6 +416,72 @@ fn validate(spec: OwnEntry) -> Result<(Bot, Entry), String> {
             examples: spec.examples,
         },
     ))
+}
+
+/// The documented policy of an own-format entry, or what is wrong with it: every documented
+/// claim carries the https URL of the operator's page that makes it.
+fn validate_policy(spec: &OwnEntry) -> Result<BotPolicy, String> {
+    let source = |field: &str, url: &Option<String>, needed: bool| match url {
+        Some(url) => match source_problem(url.trim()) {
+            Some(problem) => Err(format!("`{field}` {url:?}: {problem}")),
+            None => Ok(Some(url.trim().to_owned())),
+        },
+        None if needed => Err(format!(
+            "`{field}` is required: the operator's page that documents it"
+        )),
+        None => Ok(None),
+    };
+    let robots_source = source(
+        "robots_source",
+        &spec.robots_source,
+        spec.robots != RobotsPolicy::Obeys,
+    )?;
+    let mut dns_suffixes: Vec<String> = Vec::with_capacity(spec.dns_suffixes.len());
+    for suffix in &spec.dns_suffixes {
+        let clean = suffix.trim().trim_matches('.').to_ascii_lowercase();
+        if let Some(problem) = suffix_problem(&clean) {
+            return Err(format!("DNS suffix {suffix:?}: {problem}"));
+        }
+        if !dns_suffixes.contains(&clean) {
+            dns_suffixes.push(clean);
+        }
+    }
+    let dns_source = source("dns_source", &spec.dns_source, !dns_suffixes.is_empty())?;
+    let ranges = match &spec.ranges {
+        Some(lists) => {
+            let mut clean: Vec<String> = Vec::with_capacity(lists.len());
+            for list in lists {
+                if let Some(problem) = list_problem(list) {
+                    return Err(format!("range list {list:?}: {problem}"));
+                }
+                if !clean.contains(list) {
+                    clean.push(list.clone());
+                }
+            }
+            Some(clean)
+        }
+        None => None,
+    };
+    let ranges_source = source(
+        "ranges_source",
+        &spec.ranges_source,
+        ranges.as_ref().is_some_and(|lists| !lists.is_empty()),
+    )?;
+    let crawl_delay_source = source(
+        "crawl_delay_source",
+        &spec.crawl_delay_source,
+        spec.honours_crawl_delay,
+    )?;
+    Ok(BotPolicy {
+        robots: spec.robots,
+        robots_source,
+        dns_suffixes,
+        dns_source,
+        ranges,
+        ranges_source,
+        honours_crawl_delay: spec.honours_crawl_delay,
+        crawl_delay_source,
+    })
 }
 
 /// Why `token` (already lower-cased) cannot be a robots.txt product token, if it cannot.
@@ -441,6 +525,7 @@ fn add_crawler_user_agents(
                     tokens: vec![token],
                     operator: String::new(),
                     category: Category::Other,
+                    policy: Arc::default(),
                 });
                 entries.push(Entry {
                     patterns: Vec::new(),

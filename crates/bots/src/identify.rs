@@ -73,6 +73,7 @@ impl Identity {
             tokens: vec![token],
             operator: String::new(),
             category: Category::Other,
+            policy: Default::default(),
         })
     }
 }

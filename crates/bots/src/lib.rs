@@ -6,7 +6,12 @@
 //! * [`Catalog::identify`]: a User-Agent header to an [`Identity`]: a catalog bot, an unknown
 //!   bot that declares itself one (named after its product token), or not a bot.
 //! * [`Verifier`]: published crawler IP ranges (Google-style JSON, MISP warning lists, plain
-//!   CIDR lists) and a per-request [`Verification`].
+//!   CIDR lists), single files or dated snapshots, and a per-request [`Verification`] against
+//!   the lists that cover the bot, as they stood at the request's time.
+//! * [`BotPolicy`]: what each operator documents about its crawlers: the robots.txt policy
+//!   ([`RobotsPolicy`]), reverse-DNS host suffixes ([`host_has_suffix`]), which published range
+//!   lists cover it, whether it honours `Crawl-delay`; and [`Category::content_use`], the use
+//!   a usage preference about a category of crawler concerns.
 //!
 //! ```
 //! use robots_audit_bots::{Catalog, Identity, Verification, Verifier};
@@ -18,7 +23,7 @@
 //! assert_eq!((bot.name.as_str(), bot.operator.as_str()), ("GPTBot", "OpenAI"));
 //!
 //! let mut verifier = Verifier::new();
-//! verifier.add_ranges("OpenAI", b"# published ranges\n192.0.2.0/28\n", "openai.txt").unwrap();
+//! verifier.add_ranges("OpenAI", b"# published ranges\n192.0.2.0/28\n", "gptbot.txt").unwrap();
 //! assert_eq!(verifier.verify(bot, b"192.0.2.3"), Verification::Verified);
 //! assert_eq!(verifier.verify(bot, b"203.0.113.9"), Verification::Spoofed);
 //! ```
@@ -61,7 +66,15 @@
 //!   {"name": "Googlebot-Image", "operator": "Google", "category": "search",
 //!    "tokens": ["googlebot-image", "googlebot"],
 //!    "patterns": ["Googlebot-Image"], "regexes": [],
-//!    "examples": ["Googlebot-Image/1.0"]}
+//!    "examples": ["Googlebot-Image/1.0"],
+//!    "dns_suffixes": ["googlebot.com", "google.com"],
+//!    "dns_source": "https://developers.google.com/crawling/docs/crawlers-fetchers/verify-google-requests",
+//!    "ranges": ["common-crawlers", "googlebot"],
+//!    "ranges_source": "https://developers.google.com/crawling/docs/crawlers-fetchers/verify-google-requests"},
+//!   {"name": "AdsBot-Google", "operator": "Google", "category": "other",
+//!    "tokens": ["adsbot-google"], "patterns": ["AdsBot-Google"],
+//!    "robots": "ignores_global",
+//!    "robots_source": "https://developers.google.com/crawling/docs/crawlers-fetchers/google-special-case-crawlers"}
 //! ]}
 //! ```
 //!
@@ -80,6 +93,19 @@
 //! patterns is known only by its tokens (`Google-Extended`, `Applebot-Extended`: robots.txt
 //! switches, never sent as a user-agent). Unknown fields are errors, named with the file and
 //! the entry.
+//!
+//! What the operator documents, each claim with the `https` URL of its page (loading refuses a
+//! claim without one):
+//!
+//! * `robots`: `obeys` (the default), `ignores_global` (only groups naming one of its tokens
+//!   apply, never `*`), `user_triggered` (fetches on a person's request; robots.txt does not
+//!   apply) or `ignores`; `robots_source` is required for all but `obeys`.
+//! * `dns_suffixes`: host names its addresses reverse-resolve to, with `dns_source`.
+//! * `ranges`: the operator's published range lists that cover it, by file stem
+//!   (`common-crawlers`, `special-crawlers`, `gptbot`, ...), with `ranges_source`; `[]` when
+//!   none does. Absent: a list loaded for its operator covers it, whatever its name.
+//! * `honours_crawl_delay` (default `false`, also when undocumented) and
+//!   `crawl_delay_source` (the page that says whether it does).
 //!
 //! A file in the public crawler-user-agents format (an array of
 //! `{"pattern": ..., "instances": [...], ...}`) loads too: each `pattern` is a regular
@@ -101,13 +127,17 @@ mod error;
 mod identify;
 mod listing;
 mod naming;
+mod policy;
 mod verify;
 
 pub use bot::{Bot, Category};
 pub use catalog::Catalog;
 pub use error::{LoadError, Position};
 pub use identify::Identity;
-pub use verify::{BotRanges, Verification, Verifier};
+pub use policy::{BotPolicy, ContentUse, RobotsPolicy, host_has_suffix};
+pub use verify::{
+    BotRanges, ClientAddress, ListInfo, RangeCheck, Verification, Verifier, client_address,
+};
 
 #[cfg(test)]
 mod tests {

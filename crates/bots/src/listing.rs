@@ -172,4 +172,33 @@ mod tests {
              Fetchit  -         other     fetchit  0         1         0\n"
         );
     }
+
+    #[test]
+    fn documented_policy_is_listed_and_loads_back() {
+        let entry = br#"{"bots": [{"name": "Zed", "operator": "Zed Inc", "category": "search",
+             "tokens": ["zed"], "patterns": ["Zed/"],
+             "robots": "ignores_global", "robots_source": "https://zed.example/bot",
+             "dns_suffixes": ["crawl.zed.example"], "dns_source": "https://zed.example/dns",
+             "ranges": [], "honours_crawl_delay": true,
+             "crawl_delay_source": "https://zed.example/delay"}]}"#;
+        let mut catalog = Catalog::empty();
+        catalog.extend_from_bytes(entry, "own.json").unwrap();
+        let json: serde_json::Value = serde_json::from_str(&catalog.render_json()).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"bots": [
+                {"name": "Zed", "tokens": ["zed"], "operator": "Zed Inc", "category": "search",
+                 "robots": "ignores_global", "robots_source": "https://zed.example/bot",
+                 "dns_suffixes": ["crawl.zed.example"], "dns_source": "https://zed.example/dns",
+                 "ranges": [], "honours_crawl_delay": true,
+                 "crawl_delay_source": "https://zed.example/delay",
+                 "patterns": ["Zed/"], "regexes": [], "examples": []}
+            ]})
+        );
+        let mut reloaded = Catalog::empty();
+        reloaded
+            .extend_from_bytes(catalog.render_json().as_bytes(), "listing")
+            .unwrap();
+        assert_eq!(reloaded.bots(), catalog.bots());
+    }
 }

@@ -118,10 +118,10 @@ pub(crate) fn longest_word(pattern: &str) -> Option<String> {
             .iter()
             .position(|&b| !is_name_byte(b))
             .unwrap_or(tail.len());
-        if let Some((name, _)) = leading_name(tail.get(..len).unwrap_or_default()) {
-            if best.is_none_or(|best| name.len() > best.len()) {
-                best = Some(name);
-            }
+        if let Some((name, _)) = leading_name(tail.get(..len).unwrap_or_default())
+            && best.is_none_or(|best| name.len() > best.len())
+        {
+            best = Some(name);
         }
         rest = tail.get(len..).unwrap_or_default();
     }

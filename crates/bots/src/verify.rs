@@ -1,8 +1,17 @@
-//! Checking a bot's client IP against the address ranges its operator publishes.
+//! Checking a bot's client address against the address ranges its operator publishes, as they
+//! stood at the time of the request.
 //!
-//! Range files are tied to a key: a bot name (the ranges apply to that bot only) or an operator
-//! (they apply to every bot of that operator), compared ignoring ASCII case. Three formats are
-//! read, told apart by content:
+//! Range lists are tied to a key: a bot name (the list covers that bot only) or an operator. An
+//! operator publishes several lists, each for some of its crawlers (Google's
+//! `common-crawlers.json`, `special-crawlers.json`, `user-triggered-fetchers.json`, ...); a list
+//! keyed by an operator covers the bots whose catalog entry names that list (by file stem, see
+//! [`BotPolicy::covered_by_list`](crate::BotPolicy::covered_by_list)). A bot is verified or
+//! spoofed only against the lists that cover it; with none it is unverified.
+//!
+//! A list may be a single file, in force at every time, or a series of dated snapshots, each in
+//! force from its time (the file's own `creationTime` when it has one) until the next: a
+//! request is checked against the snapshot in force when it was made. Three formats are read,
+//! told apart by content:
 //!
 //! * the JSON that Google, Bing, OpenAI and Perplexity publish:
 //!   `{"creationTime": ..., "prefixes": [{"ipv4Prefix": "..."}, {"ipv6Prefix": "..."}]}` (an
@@ -10,30 +19,42 @@
 //! * a MISP warning list: `{"list": ["192.0.2.0/24", "2001:db8::/32", ...], ...}`;
 //! * plain text: one CIDR or bare address (a /32 or /128) per line, `#` starts a comment.
 //!
-//! Ranges are kept sorted and merged per key and address family; [`Verifier::ranges_for`]
-//! merges the keys that apply to a bot into one [`BotRanges`], whose lookup is a binary search
-//! without allocation.
+//! Ranges are kept sorted and merged per snapshot and address family;
+//! [`Verifier::ranges_for`] merges the lists that cover one bot into a [`BotRanges`]: one set
+//! per period between snapshot times (usually a single period), whose lookup is a binary
+//! search without allocation.
+//!
+//! The client field of a log line is not always one address: it may be a host name
+//! (`HostnameLookups On`), `-`, `unknown`, or an `X-Forwarded-For` list. Such a field is never
+//! spoofed: a list is checked by its first public address, a host name needs forward DNS
+//! ([`RangeCheck::ForwardDns`]), anything else is unverified. So is a private, loopback or
+//! link-local address, which is the logging proxy's, not the crawler's.
 
+use std::fs;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::Path;
 use std::str::FromStr;
 
 use ipnet::IpNet;
+use jiff::Timestamp;
 use serde_json::Value;
 
-use crate::catalog::{Bot, Catalog};
+use crate::bot::Bot;
+use crate::catalog::Catalog;
 use crate::error::{LoadError, Position};
+use crate::policy::contains_word;
 
 /// Whether a request really came from the bot its user-agent names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Verification {
-    /// The client IP is inside a range published for the bot (or its operator).
+    /// The client IP is inside a range list that covers the bot, in force at the request's
+    /// time.
     Verified,
-    /// Ranges of the client's address family are published for the bot, but the IP is outside
-    /// all of them, or the logged client address is not an IP at all.
+    /// Lists covering the bot publish ranges of the client's address family, but the public
+    /// client address is outside all of them.
     Spoofed,
-    /// No ranges to check against: none loaded for the bot or its operator, or only ranges of
-    /// the other address family.
+    /// Nothing to check against: no list covering the bot (at that time, or of the client's
+    /// address family), or a client field that is not a public address.
     Unverified,
 }
 
@@ -48,8 +69,141 @@ impl Verification {
     }
 }
 
+/// What the ranges can say about one request (see [`BotRanges::check_at`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeCheck<'a> {
+    /// The ranges decided, or there was nothing to decide with.
+    Done(Verification),
+    /// The client field is a host name that ends with one of the bot's DNS suffixes: only a
+    /// forward lookup of the name (it must resolve to an address whose PTR is that name) can
+    /// verify it. Without DNS the request is [`Verification::Unverified`].
+    ForwardDns(&'a [u8]),
+}
+
+impl RangeCheck<'_> {
+    /// The verification when no DNS lookup is made: a host name is unverified.
+    pub fn without_dns(self) -> Verification {
+        match self {
+            RangeCheck::Done(verification) => verification,
+            RangeCheck::ForwardDns(_) => Verification::Unverified,
+        }
+    }
+}
+
+/// What a logged client field holds (see [`client_address`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientAddress<'a> {
+    /// A public address: the field's only address, or the first public one of a list.
+    Public(IpAddr),
+    /// Addresses, none of them public (a private, loopback, link-local, multicast or
+    /// unspecified address): the logging proxy's, not the client's.
+    NotPublic,
+    /// A host name, as `HostnameLookups On` logs it (trailing dot removed).
+    HostName(&'a [u8]),
+    /// Anything else: `-`, `unknown`, empty, garbage.
+    Unknown,
+}
+
+/// Reads a logged client field: `192.0.2.1`, `192.0.2.1:8080`, `[2001:db8::1]:443`,
+/// `fe80::1%eth0`, IPv4-mapped `::ffff:192.0.2.1` (read as IPv4), an `X-Forwarded-For` list
+/// `198.51.100.7, 10.0.0.1` (its first public address), or a host name.
+///
+/// ```
+/// use std::net::IpAddr;
+/// use robots_audit_bots::{ClientAddress, client_address};
+///
+/// let ip: IpAddr = "66.249.66.1".parse().unwrap();
+/// assert_eq!(client_address(b"66.249.66.1"), ClientAddress::Public(ip));
+/// assert_eq!(client_address(b"10.0.0.3, 66.249.66.1"), ClientAddress::Public(ip));
+/// assert_eq!(client_address(b"10.0.0.3"), ClientAddress::NotPublic);
+/// assert_eq!(
+///     client_address(b"crawl-66-249-66-1.googlebot.com"),
+///     ClientAddress::HostName(b"crawl-66-249-66-1.googlebot.com")
+/// );
+/// assert_eq!(client_address(b"-"), ClientAddress::Unknown);
+/// ```
+pub fn client_address(raw: &[u8]) -> ClientAddress<'_> {
+    if let Some(ip) = parse_client_ip(raw) {
+        return public(ip);
+    }
+    if raw.contains(&b',') {
+        let mut any = false;
+        for item in raw.split(|&b| b == b',') {
+            if let Some(ip) = parse_client_ip(item.trim_ascii()) {
+                any = true;
+                if is_public(ip) {
+                    return ClientAddress::Public(ip);
+                }
+            }
+        }
+        return if any {
+            ClientAddress::NotPublic
+        } else {
+            ClientAddress::Unknown
+        };
+    }
+    let trimmed = raw.trim_ascii();
+    match host_name(trimmed) {
+        Some(host) => ClientAddress::HostName(host),
+        None => ClientAddress::Unknown,
+    }
+}
+
+fn public(ip: IpAddr) -> ClientAddress<'static> {
+    if is_public(ip) {
+        ClientAddress::Public(ip)
+    } else {
+        ClientAddress::NotPublic
+    }
+}
+
+/// Whether a crawler can send requests from `ip`: not private, shared (100.64.0.0/10),
+/// loopback, link-local, multicast, broadcast or unspecified. Documentation ranges count as
+/// public (tests and examples use them).
+fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(ip) => {
+            let [a, b, ..] = ip.octets();
+            !(ip.is_private()
+                || ip.is_loopback()
+                || ip.is_link_local()
+                || ip.is_multicast()
+                || ip.is_broadcast()
+                || ip.is_unspecified()
+                || (a == 100 && (64..128).contains(&b))
+                || a == 0)
+        }
+        IpAddr::V6(ip) => {
+            let first = ip.segments()[0];
+            !(ip.is_loopback()
+                || ip.is_unspecified()
+                || ip.is_multicast()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80)
+        }
+    }
+}
+
+/// `raw` without a trailing dot when it is a host name: at most 253 bytes, two or more labels
+/// of letters, digits, `-` and `_`, with a letter somewhere (so that no malformed address is
+/// taken for a name).
+fn host_name(raw: &[u8]) -> Option<&[u8]> {
+    let name = raw.strip_suffix(b".").unwrap_or(raw);
+    let labels_ok = name.split(|&b| b == b'.').all(|label| {
+        (1..=63).contains(&label.len())
+            && label
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    });
+    let shaped = name.len() <= 253
+        && name.contains(&b'.')
+        && name.iter().any(u8::is_ascii_alphabetic)
+        && labels_ok;
+    shaped.then_some(name)
+}
+
 /// Sorted, non-overlapping, non-adjacent inclusive ranges of one address family.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct RangeSet<T> {
     ranges: Vec<(T, T)>,
 }
@@ -98,43 +252,118 @@ impl Successor for u128 {
     }
 }
 
-/// The ranges loaded for one key.
-#[derive(Debug, Clone)]
-struct KeyRanges {
-    key: String,
+/// The addresses of one snapshot (or of a union of snapshots), both families.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Ranges {
     v4: RangeSet<u32>,
     v6: RangeSet<u128>,
 }
 
-impl KeyRanges {
-    fn applies_to(&self, bot: &Bot) -> bool {
-        self.key.eq_ignore_ascii_case(&bot.name) || self.key.eq_ignore_ascii_case(&bot.operator)
+impl Ranges {
+    fn add_nets(&mut self, nets: &[IpNet]) {
+        self.v4.extend(nets.iter().filter_map(|net| match net {
+            IpNet::V4(net) => Some((u32::from(net.network()), u32::from(net.broadcast()))),
+            IpNet::V6(_) => None,
+        }));
+        self.v6.extend(nets.iter().filter_map(|net| match net {
+            IpNet::V6(net) => Some((u128::from(net.network()), u128::from(net.broadcast()))),
+            IpNet::V4(_) => None,
+        }));
+    }
+
+    fn add(&mut self, other: &Ranges) {
+        self.v4.extend(other.v4.ranges.iter().copied());
+        self.v6.extend(other.v6.ranges.iter().copied());
+    }
+
+    fn is_empty(&self) -> bool {
+        self.v4.is_empty() && self.v6.is_empty()
+    }
+
+    fn verify(&self, ip: IpAddr) -> Verification {
+        let (has_family, inside) = match ip {
+            IpAddr::V4(ip) => (!self.v4.is_empty(), self.v4.contains(u32::from(ip))),
+            IpAddr::V6(ip) => (!self.v6.is_empty(), self.v6.contains(u128::from(ip))),
+        };
+        match (inside, has_family) {
+            (true, _) => Verification::Verified,
+            (false, true) => Verification::Spoofed,
+            (false, false) => Verification::Unverified,
+        }
     }
 }
 
-/// Published crawler IP ranges, keyed by bot name or operator.
+/// One range list loaded for a key: the files without a time (in force at every time) and the
+/// dated snapshots (each in force from its time until the next).
+#[derive(Debug, Clone)]
+struct RangeList {
+    /// A bot name or an operator, as first given.
+    key: String,
+    /// The list's name, lower case: a file stem such as `common-crawlers`, or the directory
+    /// name of a snapshot series.
+    list: String,
+    timeless: Ranges,
+    /// Sorted by time, one per distinct time.
+    dated: Vec<(Timestamp, Ranges)>,
+}
+
+impl RangeList {
+    fn covers(&self, bot: &Bot) -> bool {
+        self.key.eq_ignore_ascii_case(&bot.name)
+            || (!bot.operator.is_empty()
+                && self.key.eq_ignore_ascii_case(&bot.operator)
+                && bot.policy.covered_by_list(&self.list))
+    }
+
+    /// The times at which what this list says changes.
+    fn times(&self) -> impl Iterator<Item = Timestamp> + '_ {
+        self.dated.iter().map(|(time, _)| *time)
+    }
+
+    /// What the list says at `time` (`None`: before any snapshot, only the timeless files).
+    fn at(&self, time: Option<Timestamp>) -> impl Iterator<Item = &Ranges> {
+        let snapshot = time.and_then(|time| {
+            let after = self.dated.partition_point(|(from, _)| *from <= time);
+            after.checked_sub(1).and_then(|index| self.dated.get(index))
+        });
+        std::iter::once(&self.timeless).chain(snapshot.map(|(_, ranges)| ranges))
+    }
+}
+
+/// One summary line per loaded list (see [`Verifier::lists`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListInfo {
+    /// The bot name or operator the list was loaded for.
+    pub key: String,
+    /// The list's name (a file stem, lower case), which decides which of the operator's bots
+    /// it covers.
+    pub list: String,
+    /// The snapshot times, oldest first; empty for a list in force at every time.
+    pub snapshots: Vec<Timestamp>,
+}
+
+/// Published crawler IP ranges, keyed by bot name or operator, possibly dated.
 ///
 /// ```
-/// use robots_audit_bots::{Bot, Category, Verification, Verifier};
+/// use robots_audit_bots::{Catalog, Verification, Verifier};
 ///
+/// let catalog = Catalog::builtin();
+/// let bot = |name: &str| &catalog.bots()[catalog.find(name).unwrap()];
 /// let mut verifier = Verifier::new();
 /// let json = br#"{"creationTime": "2025-01-01T00:00:00", "prefixes": [{"ipv4Prefix": "192.0.2.0/24"}]}"#;
-/// assert_eq!(verifier.add_ranges("Google", json, "googlebot.json").unwrap(), 1);
+/// assert_eq!(verifier.add_ranges("Google", json, "ranges/common-crawlers.json").unwrap(), 1);
 ///
-/// let bot = Bot {
-///     name: "Googlebot-Image".into(),
-///     tokens: vec!["googlebot-image".into(), "googlebot".into()],
-///     operator: "Google".into(),
-///     category: Category::Search,
-/// };
-/// assert_eq!(verifier.verify(&bot, b"192.0.2.7"), Verification::Verified);
-/// assert_eq!(verifier.verify(&bot, b"[::ffff:192.0.2.7]:443"), Verification::Verified);
-/// assert_eq!(verifier.verify(&bot, b"198.51.100.1"), Verification::Spoofed);
-/// assert_eq!(verifier.verify(&bot, b"2001:db8::1"), Verification::Unverified);
+/// let image = bot("Googlebot-Image");
+/// assert_eq!(verifier.verify(image, b"192.0.2.7"), Verification::Verified);
+/// assert_eq!(verifier.verify(image, b"[::ffff:192.0.2.7]:443"), Verification::Verified);
+/// assert_eq!(verifier.verify(image, b"198.51.100.1"), Verification::Spoofed);
+/// assert_eq!(verifier.verify(image, b"2001:db8::1"), Verification::Unverified);
+/// // Google publishes FeedFetcher's addresses in another list: not loaded, so not judged.
+/// assert_eq!(verifier.verify(bot("FeedFetcher-Google"), b"198.51.100.1"), Verification::Unverified);
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Verifier {
-    keys: Vec<KeyRanges>,
+    lists: Vec<RangeList>,
 }
 
 impl Verifier {
@@ -143,10 +372,39 @@ impl Verifier {
         Verifier::default()
     }
 
-    /// Loads a range file (any of the three formats) for `key`, a bot name or an operator, and
-    /// returns how many prefixes it listed. Loading several files for one key adds them up.
-    /// `name` labels the input in errors; on error nothing is added.
+    /// Loads a range file (any of the three formats) for `key`, a bot name or an operator, in
+    /// force at every time, and returns how many prefixes it listed. The list is named after
+    /// the stem of `name` (`ranges/common-crawlers.json` is the list `common-crawlers`), which
+    /// decides which of an operator's bots it covers. Files loaded for the same key and list
+    /// add up. `name` labels the input in errors; on error nothing is added.
     pub fn add_ranges(&mut self, key: &str, bytes: &[u8], name: &str) -> Result<usize, LoadError> {
+        let list = list_name(Path::new(name));
+        self.add(key, &list, None, bytes, name)
+    }
+
+    /// Loads one dated snapshot of the list `list` (a file stem such as `common-crawlers`) for
+    /// `key`: in force from `from`, or from the file's own `creationTime` when it has one, until
+    /// the next snapshot of that list. Snapshots of the same time add up. Returns how many
+    /// prefixes it listed.
+    pub fn add_snapshot(
+        &mut self,
+        key: &str,
+        list: &str,
+        from: Timestamp,
+        bytes: &[u8],
+        name: &str,
+    ) -> Result<usize, LoadError> {
+        self.add(key, &list.to_ascii_lowercase(), Some(from), bytes, name)
+    }
+
+    fn add(
+        &mut self,
+        key: &str,
+        list: &str,
+        from: Option<Timestamp>,
+        bytes: &[u8],
+        name: &str,
+    ) -> Result<usize, LoadError> {
         let key = key.trim();
         if key.is_empty() {
             return Err(LoadError::new(
@@ -155,81 +413,237 @@ impl Verifier {
                 "the key (a bot name or an operator) is empty",
             ));
         }
-        let nets = parse_ranges(bytes, name)?;
+        let (nets, created) = parse_ranges(bytes, name)?;
+        // Only a snapshot's time matters: a file in force at every time ignores its own.
+        let from = match (from, created) {
+            (Some(_), Some(created)) => Some(parse_time(&created).ok_or_else(|| {
+                LoadError::new(
+                    name,
+                    None,
+                    format!("`creationTime` {created:?} is not a time (RFC 3339)"),
+                )
+            })?),
+            (from, _) => from,
+        };
         let index = match self
-            .keys
+            .lists
             .iter()
-            .position(|ranges| ranges.key.eq_ignore_ascii_case(key))
+            .position(|known| known.key.eq_ignore_ascii_case(key) && known.list == list)
         {
             Some(index) => index,
             None => {
-                self.keys.push(KeyRanges {
+                self.lists.push(RangeList {
                     key: key.to_owned(),
-                    v4: RangeSet::default(),
-                    v6: RangeSet::default(),
+                    list: list.to_owned(),
+                    timeless: Ranges::default(),
+                    dated: Vec::new(),
                 });
-                self.keys.len() - 1
+                self.lists.len() - 1
             }
         };
-        if let Some(ranges) = self.keys.get_mut(index) {
-            ranges.v4.extend(nets.iter().filter_map(|net| match net {
-                IpNet::V4(net) => Some((u32::from(net.network()), u32::from(net.broadcast()))),
-                IpNet::V6(_) => None,
-            }));
-            ranges.v6.extend(nets.iter().filter_map(|net| match net {
-                IpNet::V6(net) => Some((u128::from(net.network()), u128::from(net.broadcast()))),
-                IpNet::V4(_) => None,
-            }));
+        if let Some(known) = self.lists.get_mut(index) {
+            match from {
+                None => known.timeless.add_nets(&nets),
+                Some(from) => {
+                    let at = known.dated.partition_point(|(time, _)| *time < from);
+                    match known.dated.get_mut(at) {
+                        Some((time, ranges)) if *time == from => ranges.add_nets(&nets),
+                        _ => {
+                            let mut ranges = Ranges::default();
+                            ranges.add_nets(&nets);
+                            known.dated.insert(at, (from, ranges));
+                        }
+                    }
+                }
+            }
         }
         Ok(nets.len())
     }
 
-    /// The keys that ranges were loaded for, as first given.
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.keys.iter().map(|ranges| ranges.key.as_str())
+    /// Loads a directory of dated snapshots, `DIR/<name>/<time>.<ext>`, and returns how many
+    /// files it read. `<name>` is a published list (`common-crawlers`, `googlebot`, `gptbot`:
+    /// the key is then the operator of the catalog bots that name it), a bot name or an
+    /// operator. `<time>` is RFC 3339 (`2025-06-01T00:00:00Z`), a date-time without offset
+    /// (UTC) or a date; a file's own `creationTime` takes precedence. Hidden entries are
+    /// skipped; anything else that does not fit is an error naming it.
+    pub fn add_snapshot_dir(&mut self, catalog: &Catalog, dir: &Path) -> Result<usize, LoadError> {
+        let label = dir.display().to_string();
+        let mut next = self.clone();
+        let mut files = 0;
+        for entry in sorted_entries(dir, &label)? {
+            let sub_label = entry.display().to_string();
+            if !entry.is_dir() {
+                return Err(LoadError::new(
+                    &sub_label,
+                    None,
+                    "expected a directory named after a bot, an operator or a published list, holding <time>.json snapshots",
+                ));
+            }
+            let sub_name = entry
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let (key, list) = snapshot_key(catalog, &sub_name).ok_or_else(|| {
+                LoadError::new(
+                    &sub_label,
+                    None,
+                    format!(
+                        "{sub_name:?} names no bot, operator or published range list of the catalog"
+                    ),
+                )
+            })?;
+            for file in sorted_entries(&entry, &sub_label)? {
+                let file_label = file.display().to_string();
+                let stem = file
+                    .file_stem()
+                    .map(|stem| stem.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let from = parse_time(&stem).ok_or_else(|| {
+                    LoadError::new(
+                        &file_label,
+                        None,
+                        format!(
+                            "the file name {stem:?} is not a time (RFC 3339, e.g. 2025-06-01T00:00:00Z, or a date)"
+                        ),
+                    )
+                })?;
+                let bytes = fs::read(&file).map_err(|error| {
+                    LoadError::new(&file_label, None, format!("cannot read: {error}"))
+                })?;
+                next.add(&key, &list, Some(from), &bytes, &file_label)?;
+                files += 1;
+            }
+        }
+        *self = next;
+        Ok(files)
     }
 
-    /// Checks a logged client address against the ranges of `bot` (its name's and its
-    /// operator's), as [`BotRanges::verify`] does. To check many requests of one bot, take its
-    /// [`ranges_for`](Verifier::ranges_for) once instead: this merges them at every call.
+    /// Loads what a `--verify [KEY=]PATH` names: a directory of dated snapshots (see
+    /// [`add_snapshot_dir`](Verifier::add_snapshot_dir); its subdirectories name the lists, so
+    /// it takes no key), or one range file for `key`, or, without a key, for the key its name
+    /// implies ([`key_from_file_name`](Verifier::key_from_file_name)). Returns how many files
+    /// were read.
+    pub fn add_path(
+        &mut self,
+        catalog: &Catalog,
+        key: Option<&str>,
+        path: &Path,
+    ) -> Result<usize, LoadError> {
+        let label = path.display().to_string();
+        if path.is_dir() {
+            if let Some(key) = key {
+                return Err(LoadError::new(
+                    &label,
+                    None,
+                    format!(
+                        "a snapshot directory names its lists itself (DIR/<list, bot or operator>/<time>.json): drop {key:?}="
+                    ),
+                ));
+            }
+            return self.add_snapshot_dir(catalog, path);
+        }
+        let key = match key {
+            Some(key) => key.to_owned(),
+            None => Verifier::key_from_file_name(catalog, path).ok_or_else(|| {
+                LoadError::new(
+                    &label,
+                    None,
+                    "cannot tell which bot or operator these ranges belong to: give KEY=",
+                )
+            })?,
+        };
+        let bytes = fs::read(path)
+            .map_err(|error| LoadError::new(&label, None, format!("cannot read: {error}")))?;
+        self.add_ranges(&key, &bytes, &label)?;
+        Ok(1)
+    }
+
+    /// The keys that ranges were loaded for, as first given, each once.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        let mut seen: Vec<&str> = Vec::new();
+        for list in &self.lists {
+            if !seen.iter().any(|key| key.eq_ignore_ascii_case(&list.key)) {
+                seen.push(&list.key);
+            }
+        }
+        seen.into_iter()
+    }
+
+    /// Every loaded list, in loading order.
+    pub fn lists(&self) -> Vec<ListInfo> {
+        self.lists
+            .iter()
+            .map(|list| ListInfo {
+                key: list.key.clone(),
+                list: list.list.clone(),
+                snapshots: list.times().collect(),
+            })
+            .collect()
+    }
+
+    /// Checks a logged client address against the lists that cover `bot`, as they stand now
+    /// (their latest snapshots), as [`BotRanges::verify`] does. To check many requests of one
+    /// bot, take its [`ranges_for`](Verifier::ranges_for) once instead: this merges them at
+    /// every call.
     pub fn verify(&self, bot: &Bot, client_ip: &[u8]) -> Verification {
         self.ranges_for(bot).verify(client_ip)
     }
 
-    /// The ranges that apply to `bot`, its name's and its operator's, merged into one set per
-    /// address family.
+    /// [`verify`](Verifier::verify) against the snapshots in force at `time`.
+    pub fn verify_at(&self, bot: &Bot, client_ip: &[u8], time: Timestamp) -> Verification {
+        self.ranges_for(bot).verify_at(client_ip, time)
+    }
+
+    /// The ranges of the lists that cover `bot` (keyed by its name, or by its operator and
+    /// named as one of its lists), merged per period between snapshot times, with its DNS
+    /// suffixes.
     ///
     /// ```
-    /// use robots_audit_bots::{Bot, Category, Verification, Verifier};
+    /// use robots_audit_bots::{Catalog, Verification, Verifier};
     ///
+    /// let catalog = Catalog::builtin();
+    /// let bingbot = &catalog.bots()[catalog.find("Bingbot").unwrap()];
     /// let mut verifier = Verifier::new();
-    /// verifier.add_ranges("Bing", b"192.0.2.0/25", "bing.txt").unwrap();
-    /// verifier.add_ranges("Bingbot", b"192.0.2.128/25", "bingbot.txt").unwrap();
-    /// let bot = Bot {
-    ///     name: "Bingbot".into(),
-    ///     tokens: vec!["bingbot".into()],
-    ///     operator: "Bing".into(),
-    ///     category: Category::Search,
-    /// };
-    /// let ranges = verifier.ranges_for(&bot);
+    /// verifier.add_ranges("Microsoft", b"192.0.2.0/25", "bingbot.json").unwrap();
+    /// verifier.add_ranges("Bingbot", b"192.0.2.128/25", "extra.txt").unwrap();
+    /// let ranges = verifier.ranges_for(bingbot);
     /// assert_eq!(ranges.verify(b"192.0.2.1"), Verification::Verified);
     /// assert_eq!(ranges.verify(b"192.0.2.200"), Verification::Verified);
     /// assert_eq!(ranges.verify(b"192.0.3.1"), Verification::Spoofed);
     /// ```
     pub fn ranges_for(&self, bot: &Bot) -> BotRanges {
-        let mut merged = BotRanges::default();
-        for ranges in self.keys.iter().filter(|ranges| ranges.applies_to(bot)) {
-            merged.v4.extend(ranges.v4.ranges.iter().copied());
-            merged.v6.extend(ranges.v6.ranges.iter().copied());
+        let covering: Vec<&RangeList> = self.lists.iter().filter(|list| list.covers(bot)).collect();
+        let mut times: Vec<Timestamp> = covering.iter().flat_map(|list| list.times()).collect();
+        times.sort_unstable();
+        times.dedup();
+        let starts = std::iter::once(None).chain(times.into_iter().map(Some));
+        let mut periods: Vec<Period> = Vec::new();
+        for start in starts {
+            let mut ranges = Ranges::default();
+            for list in &covering {
+                for part in list.at(start) {
+                    ranges.add(part);
+                }
+            }
+            // A period that says what the previous one said is the previous one.
+            if periods.last().is_some_and(|last| last.ranges == ranges) {
+                continue;
+            }
+            periods.push(Period { start, ranges });
         }
-        merged
+        BotRanges {
+            periods,
+            dns_suffixes: bot.policy.dns_suffixes.clone(),
+        }
     }
 
     /// Infers the key of a range file from its name, so that `--verify googlebot.json` needs no
-    /// explicit key: the longest bot name, first robots.txt token or operator of `catalog` that
-    /// the file stem contains as a whole word (delimited by non-alphanumerics), ignoring case. A
-    /// bot wins over an operator of the same length, an earlier bot over a later one. Returns
-    /// the bot name or operator as the catalog writes it.
+    /// explicit key: the longest name of the catalog that the file stem contains as a whole
+    /// word (delimited by non-alphanumerics), ignoring case. A published list (`common-crawlers`,
+    /// `googlebot`, `special-crawlers`, `gptbot`, ...) stands for the operator of the bots that
+    /// name it, and wins over a bot name, first robots.txt token or operator of the same
+    /// length; a bot wins over an operator of the same length, an earlier bot over a later one.
+    /// Returns the bot name or operator as the catalog writes it.
     ///
     /// ```
     /// use std::path::Path;
@@ -237,13 +651,17 @@ impl Verifier {
     ///
     /// let catalog = Catalog::builtin();
     /// let key = |file: &str| Verifier::key_from_file_name(&catalog, Path::new(file));
-    /// assert_eq!(key("ranges/googlebot.json").as_deref(), Some("Googlebot"));
+    /// assert_eq!(key("ranges/googlebot.json").as_deref(), Some("Google"));
+    /// assert_eq!(key("user-triggered-fetchers-google.json").as_deref(), Some("Google"));
     /// assert_eq!(key("lord-alfred_openai_ipv4.txt").as_deref(), Some("OpenAI"));
-    /// assert_eq!(key("misp_openai-gptbot_list.json").as_deref(), Some("GPTBot"));
+    /// assert_eq!(key("misp_openai-gptbot_list.json").as_deref(), Some("OpenAI"));
+    /// assert_eq!(key("googlebot-image.txt").as_deref(), Some("Googlebot-Image"));
+    /// assert_eq!(key("yandexbot.txt").as_deref(), Some("YandexBot"));
     /// assert_eq!(key("ranges.txt"), None);
     /// ```
     pub fn key_from_file_name<'a>(catalog: &'a Catalog, path: &Path) -> Option<String> {
         let stem = path.file_stem()?.to_string_lossy().to_ascii_lowercase();
+        let list = list_operator(catalog, &stem);
         // (needle length, is a bot, key): the greatest wins; `>` keeps the earliest of equals.
         let mut best: Option<(usize, bool, &str)> = None;
         let mut offer = |candidate: (usize, bool, &'a str)| {
@@ -267,56 +685,175 @@ impl Verifier {
                 offer((bot.operator.len(), false, bot.operator.as_str()));
             }
         }
-        best.map(|(_, _, key)| key.to_owned())
-    }
-}
-
-/// The published ranges of one bot (see [`Verifier::ranges_for`]), ready to check its requests.
-#[derive(Debug, Clone, Default)]
-pub struct BotRanges {
-    v4: RangeSet<u32>,
-    v6: RangeSet<u128>,
-}
-
-impl BotRanges {
-    /// Whether no ranges apply to the bot: every request is [`Verification::Unverified`].
-    pub fn is_empty(&self) -> bool {
-        self.v4.is_empty() && self.v6.is_empty()
-    }
-
-    /// Checks a logged client address. Accepts `192.0.2.1`, `192.0.2.1:8080`, `2001:db8::1`,
-    /// `[2001:db8::1]`, `[2001:db8::1]:443`, `fe80::1%eth0` and IPv4-mapped
-    /// `::ffff:192.0.2.1` (compared as IPv4), with surrounding whitespace. An address inside a
-    /// range is verified; outside all ranges of its family, or no address at all, spoofed; with
-    /// no ranges of its family, unverified. A binary search, no allocation.
-    pub fn verify(&self, client_ip: &[u8]) -> Verification {
-        let (has_family, inside) = match parse_client_ip(client_ip) {
-            Some(IpAddr::V4(ip)) => (!self.v4.is_empty(), self.v4.contains(u32::from(ip))),
-            Some(IpAddr::V6(ip)) => (!self.v6.is_empty(), self.v6.contains(u128::from(ip))),
-            None => (!self.is_empty(), false),
-        };
-        match (inside, has_family) {
-            (true, _) => Verification::Verified,
-            (false, true) => Verification::Spoofed,
-            (false, false) => Verification::Unverified,
+        match (list, best) {
+            (Some((list_len, operator)), best)
+                if best.is_none_or(|(len, _, _)| list_len >= len) =>
+            {
+                Some(operator.to_owned())
+            }
+            (_, best) => best.map(|(_, _, key)| key.to_owned()),
         }
     }
 }
 
-/// Whether `haystack` (lower-case) contains `needle` (any case, at least 3 bytes so that short
-/// operator names such as `X` cannot match by accident) delimited by non-alphanumerics.
-fn contains_word(haystack: &str, needle: &str) -> bool {
-    if needle.len() < 3 {
-        return false;
+/// The operator of the catalog bots that name a published list contained in `stem` (the
+/// longest such list), with that list's length, if any.
+fn list_operator<'a>(catalog: &'a Catalog, stem: &str) -> Option<(usize, &'a str)> {
+    let mut best: Option<(usize, &str)> = None;
+    for bot in catalog.bots() {
+        if bot.operator.is_empty() {
+            continue;
+        }
+        for list in bot.policy.ranges.iter().flatten() {
+            let found = stem == list.as_str() || contains_word(stem, list);
+            if found && best.is_none_or(|(len, _)| list.len() > len) {
+                best = Some((list.len(), bot.operator.as_str()));
+            }
+        }
     }
-    let needle = needle.to_ascii_lowercase();
-    let bytes = haystack.as_bytes();
-    haystack.match_indices(&needle).any(|(at, found)| {
-        let before = at.checked_sub(1).and_then(|i| bytes.get(i));
-        let after = bytes.get(at + found.len());
-        !before.is_some_and(u8::is_ascii_alphanumeric)
-            && !after.is_some_and(u8::is_ascii_alphanumeric)
-    })
+    best
+}
+
+/// The key and list name of a snapshot directory named `name`: a published list (its
+/// operator's), a bot name or an operator.
+fn snapshot_key(catalog: &Catalog, name: &str) -> Option<(String, String)> {
+    let lower = name.to_ascii_lowercase();
+    if let Some(operator) = catalog.bots().iter().find_map(|bot| {
+        bot.policy
+            .ranges
+            .iter()
+            .flatten()
+            .any(|list| *list == lower)
+            .then_some(bot.operator.as_str())
+            .filter(|operator| !operator.is_empty())
+    }) {
+        return Some((operator.to_owned(), lower));
+    }
+    let known = catalog.bots().iter().find_map(|bot| {
+        if bot.name.eq_ignore_ascii_case(name) {
+            Some(bot.name.as_str())
+        } else if !bot.operator.is_empty() && bot.operator.eq_ignore_ascii_case(name) {
+            Some(bot.operator.as_str())
+        } else {
+            None
+        }
+    })?;
+    Some((known.to_owned(), lower))
+}
+
+/// The entries of a directory, sorted, hidden ones left out.
+fn sorted_entries(dir: &Path, label: &str) -> Result<Vec<std::path::PathBuf>, LoadError> {
+    let read = fs::read_dir(dir)
+        .map_err(|error| LoadError::new(label, None, format!("cannot read: {error}")))?;
+    let mut paths = Vec::new();
+    for entry in read {
+        let entry =
+            entry.map_err(|error| LoadError::new(label, None, format!("cannot read: {error}")))?;
+        if !entry.file_name().to_string_lossy().starts_with('.') {
+            paths.push(entry.path());
+        }
+    }
+    paths.sort();
+    Ok(paths)
+}
+
+/// The list a file is: its stem, lower case.
+fn list_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|stem| stem.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// A snapshot time: RFC 3339, a date-time without offset (UTC, as Google's `creationTime`
+/// writes it), or a date (midnight UTC).
+fn parse_time(text: &str) -> Option<Timestamp> {
+    let text = text.trim();
+    if let Ok(time) = Timestamp::from_str(text) {
+        return Some(time);
+    }
+    let utc = jiff::tz::TimeZone::UTC;
+    if let Ok(civil) = jiff::civil::DateTime::from_str(text) {
+        return civil.to_zoned(utc).ok().map(|zoned| zoned.timestamp());
+    }
+    jiff::civil::Date::from_str(text)
+        .ok()?
+        .to_zoned(utc)
+        .ok()
+        .map(|zoned| zoned.timestamp())
+}
+
+/// A period of time during which the same ranges cover a bot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Period {
+    /// `None`: since always.
+    start: Option<Timestamp>,
+    ranges: Ranges,
+}
+
+/// The published ranges that cover one bot (see [`Verifier::ranges_for`]), ready to check its
+/// requests.
+#[derive(Debug, Clone, Default)]
+pub struct BotRanges {
+    /// Sorted by start; the first starts at `None`. Usually one.
+    periods: Vec<Period>,
+    /// The bot's DNS suffixes, to tell which host-name clients forward DNS can verify.
+    dns_suffixes: Vec<String>,
+}
+
+impl BotRanges {
+    /// Whether no ranges cover the bot at any time: every request is
+    /// [`Verification::Unverified`] (or needs DNS).
+    pub fn is_empty(&self) -> bool {
+        self.periods.iter().all(|period| period.ranges.is_empty())
+    }
+
+    /// Checks a logged client field against the latest snapshots (see
+    /// [`check_at`](BotRanges::check_at) for the rules): for runs without request times.
+    pub fn verify(&self, client_ip: &[u8]) -> Verification {
+        self.check(client_ip, self.periods.last()).without_dns()
+    }
+
+    /// Checks a logged client field against the snapshots in force at `time`; a host name is
+    /// unverified (see [`check_at`](BotRanges::check_at) to tell it apart).
+    pub fn verify_at(&self, client_ip: &[u8], time: Timestamp) -> Verification {
+        self.check_at(client_ip, time).without_dns()
+    }
+
+    /// What the ranges in force at `time` say of a logged client field (see
+    /// [`client_address`] for the forms read): a public address inside them is verified,
+    /// outside all ranges of its family spoofed, with none of its family unverified; a host
+    /// name ending with one of the bot's DNS suffixes needs forward DNS; anything else
+    /// (another host name, `-`, `unknown`, a private address, a list without a public
+    /// address) is unverified, never spoofed. A binary search, no allocation.
+    pub fn check_at<'a>(&self, client_ip: &'a [u8], time: Timestamp) -> RangeCheck<'a> {
+        let period = match self.periods.as_slice() {
+            [only] => Some(only),
+            periods => {
+                let after = periods.partition_point(|period| period.start <= Some(time));
+                after.checked_sub(1).and_then(|index| periods.get(index))
+            }
+        };
+        self.check(client_ip, period)
+    }
+
+    fn check<'a>(&self, client_ip: &'a [u8], period: Option<&Period>) -> RangeCheck<'a> {
+        match client_address(client_ip) {
+            ClientAddress::Public(ip) => RangeCheck::Done(
+                period.map_or(Verification::Unverified, |period| period.ranges.verify(ip)),
+            ),
+            ClientAddress::HostName(host)
+                if self
+                    .dns_suffixes
+                    .iter()
+                    .any(|suffix| crate::policy::host_has_suffix(host, suffix)) =>
+            {
+                RangeCheck::ForwardDns(host)
+            }
+            ClientAddress::HostName(_) | ClientAddress::NotPublic | ClientAddress::Unknown => {
+                RangeCheck::Done(Verification::Unverified)
+            }
+        }
+    }
 }
 
 /// Parses a logged client address (see [`Verifier::verify`]).
@@ -470,19 +1007,24 @@ fn is_port(text: &str) -> bool {
     (1..=5).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Reads every prefix of a range file.
-fn parse_ranges(bytes: &[u8], file: &str) -> Result<Vec<IpNet>, LoadError> {
+/// Reads every prefix of a range file, and its `creationTime` (as written) when it has one.
+fn parse_ranges(bytes: &[u8], file: &str) -> Result<(Vec<IpNet>, Option<String>), LoadError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if bytes.trim_ascii_start().starts_with(b"{") {
         parse_json_ranges(bytes, file)
     } else {
-        parse_text_ranges(bytes, file)
+        Ok((parse_text_ranges(bytes, file)?, None))
     }
 }
 
-fn parse_json_ranges(bytes: &[u8], file: &str) -> Result<Vec<IpNet>, LoadError> {
+fn parse_json_ranges(bytes: &[u8], file: &str) -> Result<(Vec<IpNet>, Option<String>), LoadError> {
     let value: Value = serde_json::from_slice(bytes)
         .map_err(|error| LoadError::new(file, None, format!("not valid JSON: {error}")))?;
+    let created = match value.get("creationTime") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(time)) => Some(time.clone()),
+        Some(time) => Some(time.to_string()),
+    };
     let mut nets = Vec::new();
     if let Some(prefixes) = value.get("prefixes") {
         let prefixes = prefixes
@@ -522,7 +1064,7 @@ fn parse_json_ranges(bytes: &[u8], file: &str) -> Result<Vec<IpNet>, LoadError> 
             "expected a `prefixes` array (Google/Bing/OpenAI format) or a `list` array (MISP warning list)",
         ));
     }
-    Ok(nets)
+    Ok((nets, created))
 }
 
 fn parse_text_ranges(bytes: &[u8], file: &str) -> Result<Vec<IpNet>, LoadError> {
@@ -860,6 +1402,7 @@ mod tests {
             tokens: Vec::new(),
             operator: operator.into(),
             category: crate::Category::Other,
+            policy: Default::default(),
         };
         let (ours, name_only, stranger) = (
             bot("ExampleBot", "Example Corp"),
@@ -872,7 +1415,7 @@ mod tests {
             (&ours, b"[2001:db8::9]:80", Verified),
             (&ours, b"198.51.100.1", Spoofed),
             (&ours, b"2001:db9::1", Spoofed),
-            (&ours, b"unknown", Spoofed),
+            (&ours, b"unknown", Unverified),
             (&name_only, b"2001:db8::9", Unverified),
             (&name_only, b"192.0.2.9", Verified),
             (&stranger, b"192.0.2.9", Unverified),
@@ -884,6 +1427,85 @@ mod tests {
             assert_eq!(verifier.verify(bot, address), expected);
         }
         assert!(verifier.ranges_for(&stranger).is_empty());
+    }
+
+    #[test]
+    fn client_fields() {
+        let ip = |text: &str| ClientAddress::Public(IpAddr::from_str(text).unwrap());
+        let cases: &[(&[u8], ClientAddress<'_>)] = &[
+            (b"66.249.66.1", ip("66.249.66.1")),
+            (b"[2001:4860:4801:10::1]:443", ip("2001:4860:4801:10::1")),
+            (b"::ffff:66.249.66.1", ip("66.249.66.1")),
+            (b"10.1.2.3", ClientAddress::NotPublic),
+            (b"172.16.0.1", ClientAddress::NotPublic),
+            (b"192.168.0.1", ClientAddress::NotPublic),
+            (b"100.64.0.1", ClientAddress::NotPublic),
+            (b"169.254.0.1", ClientAddress::NotPublic),
+            (b"0.0.0.0", ClientAddress::NotPublic),
+            (b"255.255.255.255", ClientAddress::NotPublic),
+            (b"224.0.0.1", ClientAddress::NotPublic),
+            (b"fe80::1%eth0", ClientAddress::NotPublic),
+            (b"fc00::1", ClientAddress::NotPublic),
+            (b"ff02::1", ClientAddress::NotPublic),
+            (b"100.128.0.1", ip("100.128.0.1")),
+            (b"66.249.66.1, 10.0.0.1", ip("66.249.66.1")),
+            (b"10.0.0.1, 66.249.66.1, 203.0.113.9", ip("66.249.66.1")),
+            (b"10.0.0.1 ,  [2001:db8::7]:80", ip("2001:db8::7")),
+            (b"10.0.0.1, 127.0.0.1", ClientAddress::NotPublic),
+            (b"unknown, -", ClientAddress::Unknown),
+            (
+                b"crawl-1-2-3-4.googlebot.com",
+                ClientAddress::HostName(b"crawl-1-2-3-4.googlebot.com"),
+            ),
+            (b" host.example. ", ClientAddress::HostName(b"host.example")),
+            (
+                b"my_host.example",
+                ClientAddress::HostName(b"my_host.example"),
+            ),
+            (b"localhost", ClientAddress::Unknown),
+            (b"1.2.3", ClientAddress::Unknown),
+            (b"1.2.3.4.5", ClientAddress::Unknown),
+            (b"a..b", ClientAddress::Unknown),
+            (b"-", ClientAddress::Unknown),
+            (b"unknown", ClientAddress::Unknown),
+            (b"", ClientAddress::Unknown),
+            (b"h\xc3\xa9.example", ClientAddress::Unknown),
+        ];
+        for &(raw, expected) in cases {
+            assert_eq!(
+                client_address(raw),
+                expected,
+                "{}",
+                String::from_utf8_lossy(raw)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the field, it is read without panicking, and only a public address is ever
+        /// given as the client's.
+        #[test]
+        fn client_fields_of_any_bytes(raw in proptest::collection::vec(any::<u8>(), 0..80)) {
+            if let ClientAddress::Public(ip) = client_address(&raw) {
+                proptest::prop_assert!(is_public(ip));
+            }
+        }
+
+        /// In a list, the first public address is the client, wherever it stands.
+        #[test]
+        fn first_public_address_of_a_list(
+            private in proptest::collection::vec(any::<u8>(), 0..4),
+            public in any::<u32>(),
+            tail in any::<u32>(),
+        ) {
+            let public = Ipv4Addr::from(public);
+            proptest::prop_assume!(is_public(IpAddr::V4(public)));
+            let mut items: Vec<String> = private.iter().map(|n| format!("10.0.0.{n}")).collect();
+            items.push(public.to_string());
+            items.push(Ipv4Addr::from(tail).to_string());
+            let field = items.join(", ");
+            proptest::prop_assert_eq!(client_address(field.as_bytes()), ClientAddress::Public(IpAddr::V4(public)));
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use robots_audit_bots::{Catalog, Category, Identity, LoadError, Position};
+use robots_audit_bots::{Catalog, Category, Identity, LoadError, Position, RobotsPolicy};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -588,4 +588,308 @@ fn unreadable_file() {
     let error = catalog.extend_from_file(&path).unwrap_err();
     assert_eq!(error.file, path.display().to_string());
     assert!(error.message.starts_with("cannot read: "), "{error}");
+}
+
+fn bot<'a>(catalog: &'a Catalog, name: &str) -> &'a robots_audit_bots::Bot {
+    &catalog.bots()[catalog
+        .find(name)
+        .unwrap_or_else(|| panic!("{name} is in the catalog"))]
+}
+
+/// Every documented claim of the built-in catalog names the operator's page, and every page is
+/// an https URL.
+#[test]
+fn every_documented_claim_has_an_https_source() {
+    let catalog = Catalog::builtin();
+    let mut sources = 0;
+    for entry in catalog.bots() {
+        let policy = &entry.policy;
+        let name = &entry.name;
+        assert_eq!(
+            policy.robots != RobotsPolicy::Obeys,
+            policy.robots_source.is_some(),
+            "{name}: a robots source goes with, and only with, a documented exception"
+        );
+        assert_eq!(
+            !policy.dns_suffixes.is_empty(),
+            policy.dns_source.is_some(),
+            "{name}: DNS suffixes and their source"
+        );
+        assert_eq!(
+            policy
+                .ranges
+                .as_ref()
+                .is_some_and(|lists| !lists.is_empty()),
+            policy.ranges_source.is_some(),
+            "{name}: range lists and their source"
+        );
+        if policy.honours_crawl_delay {
+            assert!(policy.crawl_delay_source.is_some(), "{name}");
+        }
+        for source in [
+            &policy.robots_source,
+            &policy.dns_source,
+            &policy.ranges_source,
+            &policy.crawl_delay_source,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            assert!(source.starts_with("https://"), "{name}: {source}");
+            assert!(!source.contains(char::is_whitespace), "{name}: {source}");
+            sources += 1;
+        }
+    }
+    assert!(sources > 60, "only {sources} sources");
+}
+
+/// The crawlers whose operators document an exception, each class in full: a new exception
+/// must be added here (and to the README).
+#[test]
+fn robots_policy_classes() {
+    let catalog = Catalog::builtin();
+    let cases: &[(RobotsPolicy, &[&str])] = &[
+        (
+            RobotsPolicy::IgnoresGlobal,
+            &[
+                "AdsBot-Google",
+                "AdsBot-Google-Mobile",
+                "Mediapartners-Google",
+                "APIs-Google",
+            ],
+        ),
+        (
+            RobotsPolicy::UserTriggered,
+            &[
+                "FeedFetcher-Google",
+                "Google-Read-Aloud",
+                "Google-Site-Verification",
+                "GoogleProducer",
+                "Google-CWS",
+                "Google-GeminiNotebook",
+                "ChatGPT-User",
+                "Perplexity-User",
+            ],
+        ),
+        (RobotsPolicy::Ignores, &["Google-Safety"]),
+    ];
+    for &(policy, names) in cases {
+        let mut found: Vec<&str> = catalog
+            .bots()
+            .iter()
+            .filter(|entry| entry.policy.robots == policy)
+            .map(|entry| entry.name.as_str())
+            .collect();
+        found.sort_unstable();
+        let mut expected = names.to_vec();
+        expected.sort_unstable();
+        assert_eq!(found, expected, "{policy}");
+    }
+    for name in [
+        "Googlebot",
+        "Googlebot-Image",
+        "Bingbot",
+        "GPTBot",
+        "OAI-SearchBot",
+        "PerplexityBot",
+        "ClaudeBot",
+        // Anthropic says robots.txt controls Claude-User's user-initiated fetches.
+        "Claude-User",
+        "Applebot",
+    ] {
+        assert_eq!(
+            bot(&catalog, name).policy.robots,
+            RobotsPolicy::Obeys,
+            "{name}"
+        );
+    }
+    // The user-agents Google documents for its new fetchers identify as them.
+    for (ua, name) in [
+        ("Mozilla/5.0 (compatible; Google-CWS)", "Google-CWS"),
+        ("Google-Safety", "Google-Safety"),
+        (
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/137.0.0.0 Safari/537.36 (compatible; Google-GeminiNotebook; +https://developers.google.com/crawling/docs/crawlers-fetchers/google-gemininotebook)",
+            "Google-GeminiNotebook",
+        ),
+    ] {
+        assert_eq!(identified(&catalog, ua), name, "{ua}");
+    }
+}
+
+#[test]
+fn crawl_delay_is_honoured_only_where_documented() {
+    let catalog = Catalog::builtin();
+    // (bot, honours, documented either way)
+    let cases: &[(&str, bool, bool)] = &[
+        ("Bingbot", true, true),
+        ("MSNBot", true, true),
+        ("ClaudeBot", true, true),
+        ("Amazonbot", false, true),
+        ("Googlebot", false, false),
+        ("YandexBot", false, false),
+        ("GPTBot", false, false),
+    ];
+    for &(name, honours, documented) in cases {
+        let policy = &bot(&catalog, name).policy;
+        assert_eq!(policy.honours_crawl_delay, honours, "{name}");
+        assert_eq!(policy.crawl_delay_source.is_some(), documented, "{name}");
+    }
+}
+
+/// The reverse-DNS names each operator documents satisfy its crawlers' suffixes; look-alikes
+/// do not.
+#[test]
+fn dns_suffixes_of_the_operators() {
+    let catalog = Catalog::builtin();
+    let cases: &[(&str, &str, bool)] = &[
+        ("Googlebot", "crawl-66-249-66-1.googlebot.com", true),
+        (
+            "Googlebot",
+            "geo-crawl-35-247-243-240.geo.googlebot.com.",
+            true,
+        ),
+        ("Googlebot-Image", "crawl-66-249-66-1.googlebot.com", true),
+        (
+            "AdsBot-Google",
+            "rate-limited-proxy-66-249-90-77.google.com",
+            true,
+        ),
+        ("AdsBot-Google", "crawl-66-249-66-1.googlebot.com", false),
+        (
+            "FeedFetcher-Google",
+            "1-2-3-4.gae.googleusercontent.com",
+            true,
+        ),
+        (
+            "FeedFetcher-Google",
+            "google-proxy-66-249-83-1.google.com",
+            true,
+        ),
+        ("FeedFetcher-Google", "1-2-3-4.googleusercontent.com", false),
+        ("Bingbot", "msnbot-157-55-33-18.search.msn.com", true),
+        (
+            "Bingbot",
+            "msnbot-157-55-33-18.search.msn.com.evil.example",
+            false,
+        ),
+        ("Applebot", "17-58-101-179.applebot.apple.com", true),
+        ("YandexBot", "spider-5-255-253-1.yandex.com", true),
+        ("YandexImages", "spider-5-255-253-1.yandex.ru", true),
+        ("YandexBot", "notyandex.com", false),
+        ("Amazonbot", "12-34-56-78.crawl.amazonbot.amazon", true),
+        ("GPTBot", "anything.openai.com", false),
+        ("Google Favicon", "crawl-66-249-66-1.googlebot.com", false),
+    ];
+    for &(name, host, expected) in cases {
+        assert_eq!(
+            bot(&catalog, name).policy.host_matches(host.as_bytes()),
+            expected,
+            "{name}: {host}"
+        );
+    }
+}
+
+#[test]
+fn policy_fields_are_checked_on_load() {
+    let entry = |fields: &str| {
+        format!(
+            r#"{{"bots": [{{"name": "X", "operator": "O", "category": "seo", "tokens": ["x"], {fields}}}]}}"#
+        )
+    };
+    let cases: &[(&str, Option<&str>)] = &[
+        (
+            r#""robots": "ignores""#,
+            Some("`robots_source` is required"),
+        ),
+        (
+            r#""robots": "sometimes", "robots_source": "https://o.example/bots""#,
+            Some("unknown variant"),
+        ),
+        (
+            r#""robots": "ignores", "robots_source": "http://o.example/bots""#,
+            Some("https://"),
+        ),
+        (
+            r#""robots": "user_triggered", "robots_source": "https://o.example/bots""#,
+            None,
+        ),
+        (
+            r#""dns_suffixes": ["crawl.o.example"]"#,
+            Some("`dns_source` is required"),
+        ),
+        (
+            r#""dns_suffixes": ["example"], "dns_source": "https://o.example/dns""#,
+            Some("two labels"),
+        ),
+        (
+            r#""dns_suffixes": [".Crawl.O.Example."], "dns_source": "https://o.example/dns""#,
+            None,
+        ),
+        (
+            r#""ranges": ["o-bots"]"#,
+            Some("`ranges_source` is required"),
+        ),
+        (
+            r#""ranges": ["O Bots"], "ranges_source": "https://o.example/r""#,
+            Some("file stem"),
+        ),
+        (r#""ranges": []"#, None),
+        (
+            r#""honours_crawl_delay": true"#,
+            Some("`crawl_delay_source` is required"),
+        ),
+        (
+            r#""honours_crawl_delay": false, "crawl_delay_source": "https://o.example/delay""#,
+            None,
+        ),
+        (r#""crawl_delay": 5"#, Some("unknown field")),
+    ];
+    for &(fields, problem) in cases {
+        let mut catalog = Catalog::empty();
+        let result = catalog.extend_from_bytes(entry(fields).as_bytes(), "o.json");
+        match problem {
+            None => assert_eq!(result, Ok(1), "{fields}"),
+            Some(needle) => {
+                let error = result.unwrap_err();
+                assert_eq!(error.position, Some(Position::Entry(0)), "{fields}");
+                assert!(error.message.contains(needle), "{fields}: {error}");
+            }
+        }
+    }
+    let mut catalog = Catalog::empty();
+    catalog
+        .extend_from_bytes(
+            entry(
+                r#""dns_suffixes": [".Crawl.O.Example."], "dns_source": "https://o.example/dns""#,
+            )
+            .as_bytes(),
+            "o.json",
+        )
+        .unwrap();
+    assert_eq!(catalog.bots()[0].policy.dns_suffixes, ["crawl.o.example"]);
+}
+
+/// The README lists every crawler with a documented exception, with its operator's page.
+#[test]
+fn readme_lists_the_documented_exceptions() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .expect("the repository's README");
+    let section = readme
+        .split("### Crawlers with documented exceptions")
+        .nth(1)
+        .expect("README section \"Crawlers with documented exceptions\"");
+    let section = section.split("\n#").next().unwrap_or(section);
+    let catalog = Catalog::builtin();
+    for entry in catalog.bots() {
+        let Some(source) = &entry.policy.robots_source else {
+            continue;
+        };
+        let row = section
+            .lines()
+            .find(|line| line.starts_with(&format!("| {} |", entry.name)))
+            .unwrap_or_else(|| panic!("README lacks a row for {}", entry.name));
+        assert!(row.contains(entry.policy.robots.as_str()), "{row}");
+        assert!(row.contains(source.as_str()), "{row}");
+    }
 }

@@ -399,10 +399,10 @@ impl Directives {
             let at = self.strictest.get(*group as usize)?.0?;
             self.all.get(at as usize)
         }) {
-            if let DirectiveValue::CrawlDelay(delay) = directive.value {
-                if best.is_none_or(|(longest, _)| delay > longest) {
-                    best = Some((delay, directive));
-                }
+            if let DirectiveValue::CrawlDelay(delay) = directive.value
+                && best.is_none_or(|(longest, _)| delay > longest)
+            {
+                best = Some((delay, directive));
             }
         }
         best
@@ -415,10 +415,10 @@ impl Directives {
             let at = self.strictest.get(*group as usize)?.1?;
             self.all.get(at as usize)
         }) {
-            if let DirectiveValue::RequestRate(rate) = directive.value {
-                if best.is_none_or(|(strictest, _)| rate.stricter_than(&strictest)) {
-                    best = Some((rate, directive));
-                }
+            if let DirectiveValue::RequestRate(rate) = directive.value
+                && best.is_none_or(|(strictest, _)| rate.stricter_than(&strictest))
+            {
+                best = Some((rate, directive));
             }
         }
         best
@@ -639,10 +639,9 @@ fn parse_content_signal(value: &[u8]) -> Result<Statement, IgnoredReason> {
         if let Some(use_) = Use::ALL
             .into_iter()
             .find(|use_| use_.signal_key().as_bytes().eq_ignore_ascii_case(key))
+            && let Some(slot) = stances.get_mut(use_.index())
         {
-            if let Some(slot) = stances.get_mut(use_.index()) {
-                *slot = Some(stance);
-            }
+            *slot = Some(stance);
         }
     }
     if stances.iter().all(Option::is_none) {

@@ -104,10 +104,10 @@ pub fn path_params_query(url: &[u8]) -> Vec<u8> {
     let find_str = |needle: &[u8]| (start..url.len()).find(|&i| url[i..].starts_with(needle));
     let early_path = find_any(start);
     let mut authority = start;
-    if let Some(scheme) = find_str(b"://") {
-        if early_path.is_none_or(|path| path > scheme) {
-            authority = scheme + 3;
-        }
+    if let Some(scheme) = find_str(b"://")
+        && early_path.is_none_or(|path| path > scheme)
+    {
+        authority = scheme + 3;
     }
     let Some(path_start) = find_any(authority) else {
         return b"/".to_vec();
@@ -186,10 +186,10 @@ fn is_ascii_space(byte: u8) -> bool {
 }
 
 fn trim(bytes: &[u8], quirks: Quirks) -> &[u8] {
-    if quirks.unicode_trim {
-        if let Ok(text) = std::str::from_utf8(bytes) {
-            return text.trim().as_bytes();
-        }
+    if quirks.unicode_trim
+        && let Ok(text) = std::str::from_utf8(bytes)
+    {
+        return text.trim().as_bytes();
     }
     let mut bytes = bytes;
     while let [first, rest @ ..] = bytes {
@@ -574,10 +574,8 @@ impl State<'_> {
                     line: number,
                 };
             }
-        } else if allow {
-            if let Some(rewritten) = index_htm_rewrite(pattern) {
-                self.rule(number, &rewritten, true);
-            }
+        } else if allow && let Some(rewritten) = index_htm_rewrite(pattern) {
+            self.rule(number, &rewritten, true);
         }
     }
 

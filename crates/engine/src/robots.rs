@@ -212,10 +212,10 @@ impl Robots {
             let Some(matcher) = self.matcher(group) else {
                 continue;
             };
-            if let Some(candidate) = matcher.best(&self.rules, path) {
-                if best.is_none_or(|best| candidate.beats(&best)) {
-                    best = Some(candidate);
-                }
+            if let Some(candidate) = matcher.best(&self.rules, path)
+                && best.is_none_or(|best| candidate.beats(&best))
+            {
+                best = Some(candidate);
             }
         }
         match best {

@@ -198,10 +198,10 @@ fn plan_groups(profile: Profile, agents: &[Agent], rng: &mut Rng) -> Vec<GroupPl
                 names.push(name);
             }
         }
-        if rng.chance(250_000) {
-            if let Some(token) = rng.pick(FOREIGN_TOKENS) {
-                names.push((*token).to_owned());
-            }
+        if rng.chance(250_000)
+            && let Some(token) = rng.pick(FOREIGN_TOKENS)
+        {
+            names.push((*token).to_owned());
         }
         if names.is_empty() {
             continue;
@@ -259,10 +259,10 @@ fn plan_groups(profile: Profile, agents: &[Agent], rng: &mut Rng) -> Vec<GroupPl
     // Fillers go anywhere that already has real rules; they match no request.
     for _ in 0..fillers {
         let index = rng.index(groups.len());
-        if let Some(group) = groups.get_mut(index) {
-            if !group.families.contains(&Family::Nothing) {
-                group.fillers += 1;
-            }
+        if let Some(group) = groups.get_mut(index)
+            && !group.families.contains(&Family::Nothing)
+        {
+            group.fillers += 1;
         }
     }
     groups

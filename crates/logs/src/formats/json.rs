@@ -699,10 +699,10 @@ impl<'a> Found<'a> {
 
     fn record(&mut self, targets: &[(usize, u8)], value: Value<'a>) {
         for &(slot, preference) in targets {
-            if let Some(entry) = self.slots.get_mut(slot) {
-                if entry.is_none_or(|(existing, _)| preference < existing) {
-                    *entry = Some((preference, value));
-                }
+            if let Some(entry) = self.slots.get_mut(slot)
+                && entry.is_none_or(|(existing, _)| preference < existing)
+            {
+                *entry = Some((preference, value));
             }
         }
     }
