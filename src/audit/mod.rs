@@ -279,20 +279,27 @@ impl AuditResult {
                 .collect();
             named.sort_unstable();
             named.dedup();
-            match named.first() {
-                None => cause.push_str("; the robots sources hold no robots.txt"),
-                Some(example) => cause.push_str(&format!(
-                    "; the robots sources name {} origins, e.g. {example}",
-                    named.len()
-                )),
+            if named.is_empty() {
+                cause.push_str("; the robots sources hold no robots.txt");
+            } else {
+                let shown = named.len().min(NAMED_SHOWN);
+                cause.push_str(&format!(
+                    "; the robots sources name {}",
+                    named[..shown].join(", ")
+                ));
+                if named.len() > shown {
+                    cause.push_str(&format!(" and {} more", named.len() - shown));
+                }
             }
             causes.push(cause);
         }
         if let Some((first, _, from)) = not_yet.first() {
-            let from = from.map_or_else(String::new, |t| format!(", valid from {t}"));
+            let from = from.map_or_else(String::new, |t| {
+                format!(", whose first version is valid from {t}")
+            });
             causes.push(format!(
                 "no robots.txt version was in force yet when {} origins were requested \
-                 (e.g. {first}: first version{from})",
+                 (e.g. {first}{from})",
                 not_yet.len()
             ));
         }
@@ -302,6 +309,9 @@ impl AuditResult {
         ))
     }
 }
+
+/// How many of the origins the robots sources name a "nothing judged" message shows.
+const NAMED_SHOWN: usize = 3;
 
 /// Expands `LOG` arguments: a directory stands for its regular files, sorted by name. A
 /// directory with no regular file, or one that cannot be listed, is an error naming it.
