@@ -552,6 +552,29 @@ fn host_less_lines_without_origin_judge_nothing_and_exit_3() {
     // The reports are written all the same.
     let agents = read_csv(&dir.path().join("out/agents.csv"));
     assert_eq!(row(&agents, "agent", "Googlebot")["unjudged"], "4");
+    // Mixed with lines whose host no source names, both causes are said, in one line.
+    write(
+        dir.path(),
+        "hosted.log",
+        line("b.example", 5, "/x", GOOGLEBOT),
+    );
+    audit_in(dir.path())
+        .args([
+            "--robots",
+            "robots",
+            "--out",
+            "out",
+            "access.log",
+            "hosted.log",
+        ])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "robots-audit: nothing judged: 5 requests could not be judged: the lines carry no \
+             host and --origin was not given (4 requests); no robots source names any of the 1 \
+             origins seen (most requested: https://b.example); the robots sources name \
+             a.example\n",
+        ));
     // With --origin the same log is judged.
     audit_in(dir.path())
         .args(["--robots", "robots", "--origin", "https://a.example"])

@@ -3,8 +3,9 @@
 //! [`run`] reads the inputs with the [`schedule`]r, whose worker threads each hand their
 //! blocks to a per-thread [`auditor`], which pushes one [`sink::Verdict`] per request into the
 //! counters ([`stats`]) and into the [`sink::Output`] the caller gives (the report writers, in
-//! the command). Loading the catalog, the ranges and the robots versions is the caller's; this
-//! module never sees a report's format.
+//! the command), and counts the requests of headers that are not bots ([`unknown`]). Loading
+//! the catalog, the ranges and the robots versions is the caller's; this module never sees a
+//! report's format.
 
 pub mod auditor;
 pub mod identity;
@@ -259,9 +260,11 @@ impl AuditResult {
         not_yet.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
         let mut causes = Vec::new();
         if hostless > 0 {
-            causes.push(format!(
-                "the lines carry no host and --origin was not given ({hostless} requests)"
-            ));
+            let mut cause = "the lines carry no host and --origin was not given".to_owned();
+            if hostless < total {
+                cause.push_str(&format!(" ({hostless} requests)"));
+            }
+            causes.push(cause);
         }
         if let Some((first, _)) = unnamed.first() {
             let seen = unnamed.len() + not_yet.len();
