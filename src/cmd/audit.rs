@@ -185,7 +185,6 @@ impl AuditArgs {
         }
         let defaults = AuditConfig::default();
         Ok(AuditConfig {
-            unknown_agents_limit: defaults.unknown_agents_limit,
             origin,
             format,
             fields,
@@ -195,6 +194,7 @@ impl AuditArgs {
             progress: !self.quiet,
             fallback_user_agent: self.user_agent.clone().map(String::into_bytes),
             interrupt: None,
+            unknown_agents_limit: defaults.unknown_agents_limit,
         })
     }
 }
