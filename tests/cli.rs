@@ -47,6 +47,7 @@ fn exit_0_when_done() {
         "robots.csv",
         "inputs.csv",
         "skipped_lines.csv",
+        "unknown_agents.csv",
     ] {
         assert!(dir.path().join("out").join(name).exists(), "{name}");
     }
@@ -96,7 +97,11 @@ fn headers_are_the_documented_ones() {
         ("skipped_lines.csv", "file,line,reason,excerpt"),
         (
             "decisions.csv",
-            "time,origin,agent,client_ip,method,path,status,verdict,rule,rule_line,robots_version,source",
+            "time,origin,agent,user_agent,client_ip,method,path,status,verdict,rule,rule_line,robots_version,source",
+        ),
+        (
+            "unknown_agents.csv",
+            "user_agent,requests,first_seen,last_seen,sample_path",
         ),
     ];
     for (name, want) in expected {

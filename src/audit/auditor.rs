@@ -20,6 +20,7 @@ use super::recent::RecentKeys;
 use super::schedule::{BlockHandler, LineBlock};
 use super::sink::{Sink, Verdict};
 use super::stats::Stats;
+use super::unknown::{EXACT_LIMIT, UnknownAgents};
 use super::{Input, Sample};
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::origin::Origin;
@@ -49,6 +50,8 @@ pub struct AuditContext<'a> {
     pub default_origin: Option<&'a Origin>,
     /// Stands in for an empty user-agent (`--user-agent`).
     pub fallback_user_agent: Option<&'a [u8]>,
+    /// How many distinct headers that are not bots each thread counts exactly.
+    pub unknown_agents_limit: usize,
     origins: Mutex<OriginTable>,
 }
 
@@ -67,6 +70,7 @@ impl<'a> AuditContext<'a> {
             inputs,
             default_origin: None,
             fallback_user_agent: None,
+            unknown_agents_limit: EXACT_LIMIT,
             origins: Mutex::new(OriginTable::default()),
         }
     }
@@ -217,6 +221,8 @@ pub struct Auditor<'c> {
     /// By input: what this thread counted of it.
     files: Vec<FileCounts>,
     identities: IdentityCache,
+    /// Requests of the headers that are not bots.
+    unknown: UnknownAgents,
     selections: SelectionCache,
     origins: OriginCache,
     ranges: AgentRanges,
@@ -231,6 +237,7 @@ impl<'c> Auditor<'c> {
             context,
             files: vec![FileCounts::default(); context.inputs.len()],
             identities: IdentityCache::default(),
+            unknown: UnknownAgents::new(context.unknown_agents_limit),
             selections: SelectionCache::default(),
             origins: OriginCache::default(),
             ranges: AgentRanges::default(),
@@ -241,6 +248,14 @@ impl<'c> Auditor<'c> {
     /// What this auditor counted of each input, by input.
     pub fn into_file_counts(self) -> Vec<FileCounts> {
         self.files
+    }
+
+    /// Takes the requests this auditor counted of the headers that are not bots.
+    pub fn take_unknown_agents(&mut self) -> UnknownAgents {
+        std::mem::replace(
+            &mut self.unknown,
+            UnknownAgents::new(self.context.unknown_agents_limit),
+        )
     }
 
     /// Counts line `line_no` of input `input` as skipped (`reason`), sampling it.
@@ -279,11 +294,20 @@ impl<'c> Auditor<'c> {
             counts.other_requests += 1;
             return;
         }
-        let Some((agent, info)) = self.identities.resolve(
+        let identified = self.identities.resolve(
             context.identifier,
             request.user_agent,
             context.fallback_user_agent,
-        ) else {
+            &mut self.unknown,
+        );
+        if let Some(slot) = identified.not_bot {
+            let path = &mut self.path;
+            self.unknown
+                .count(slot, request.time, (input, line_no), || {
+                    match_path(request.target, request.query, path).into()
+                });
+        }
+        let Some((agent, info)) = identified.agent else {
             counts.other_requests += 1;
             return;
         };

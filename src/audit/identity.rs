@@ -1,5 +1,6 @@
 //! Who made a request: the user-agent header resolved to an agent, once per distinct header.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ahash::AHashMap;
@@ -7,6 +8,7 @@ use robots_audit_bots::{Bot, Catalog, Category, Identity};
 use robots_audit_logs::{Text, TextEncoding};
 
 use super::recent::RecentKeys;
+use super::unknown::{HeaderSlot, UnknownAgents};
 use crate::ids::AgentId;
 
 /// The agent name under which `--all-agents` reports requests that are not from bots.
@@ -102,14 +104,32 @@ impl<'a> Identifier<'a> {
 /// scanner that randomises its user-agent) does not grow memory without bound.
 const CACHE_LIMIT: usize = 100_000;
 
+/// What the cache knows of one header: its agent (`None`: not judged) and, for a header that is
+/// not a bot's, its slot among the thread's [`UnknownAgents`].
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    agent: Option<AgentId>,
+    not_bot: Option<HeaderSlot>,
+}
+
+/// Who made a request, as [`IdentityCache::resolve`] answers.
+#[derive(Debug, Clone, Copy)]
+pub struct Identified<'a> {
+    /// The agent the request is judged as: a bot, or with `--all-agents` [`NOT_A_BOT`].
+    pub agent: Option<(AgentId, &'a AgentInfo)>,
+    /// For a header not identified as a bot: its slot in the [`UnknownAgents`] given.
+    pub not_bot: Option<HeaderSlot>,
+}
+
 /// One thread's cache of resolved headers, keyed by the raw bytes as they stand in the log.
 #[derive(Debug, Default)]
 pub struct IdentityCache {
-    /// Recent headers with their encoding slot and agent, looked at before `by_encoding`: most
-    /// lines repeat one of a few headers, and this finds them without hashing ~100 bytes.
-    recent: RecentKeys<(usize, Option<AgentId>)>,
-    /// The agent of each header seen (`None`: not judged), one map per encoding.
-    by_encoding: [AHashMap<Box<[u8]>, Option<AgentId>>; 4],
+    /// Recent headers with their encoding slot and what is known of them, looked at before
+    /// `by_encoding`: most lines repeat one of a few headers, and this finds them without
+    /// hashing ~100 bytes.
+    recent: RecentKeys<(usize, Known)>,
+    /// What is known of each header seen, one map per encoding.
+    by_encoding: [AHashMap<Box<[u8]>, Known>; 4],
     /// This thread's handles on the agents it resolved, by [`AgentId`], so that a cache hit
     /// lends the agent out instead of cloning an `Arc` per line.
     agents: Vec<Option<Arc<AgentInfo>>>,
@@ -117,30 +137,46 @@ pub struct IdentityCache {
 
 impl IdentityCache {
     /// Resolves `user_agent` through the cache. `fallback` stands in for an empty header (a
-    /// crawler's fetch log names no user-agent per line).
+    /// crawler's fetch log names no user-agent per line). A header that is not a bot's gets its
+    /// slot in `unknown` (the thread's table, the same one on every call).
+    #[inline]
     pub fn resolve(
         &mut self,
         identifier: &Identifier<'_>,
         user_agent: Text<'_>,
         fallback: Option<&[u8]>,
-    ) -> Option<(AgentId, &AgentInfo)> {
+        unknown: &mut UnknownAgents,
+    ) -> Identified<'_> {
         let encoding = encoding_slot(user_agent.encoding);
-        let id = match self.recent.get(user_agent.raw) {
-            Some((kept, hit)) if kept == encoding => hit,
+        let mut known = match self.recent.get(user_agent.raw) {
+            Some((kept, known)) if kept == encoding => known,
             _ => {
-                let hit = self.lookup(identifier, user_agent, encoding, fallback);
+                let known = self.lookup(identifier, user_agent, encoding, fallback, unknown);
                 // An agent's id never changes, so a kept answer stays right even after the
-                // map behind is cleared.
-                self.recent.insert(user_agent.raw, (encoding, hit));
-                hit
+                // map behind is cleared; a slot is checked against its table below.
+                self.recent.insert(user_agent.raw, (encoding, known));
+                known
             }
-        }?;
-        let info = self.agents.get(id.index())?.as_deref()?;
-        Some((id, info))
+        };
+        if let Some(slot) = known.not_bot
+            && !unknown.is_current(slot)
+        {
+            known.not_bot = Some(unknown.slot_of(&header(user_agent, fallback)));
+            self.recent.insert(user_agent.raw, (encoding, known));
+            if let Some(kept) = self.by_encoding[encoding].get_mut(user_agent.raw) {
+                *kept = known;
+            }
+        }
+        let agent = known.agent.and_then(|id| {
+            let info = self.agents.get(id.index())?.as_deref()?;
+            Some((id, info))
+        });
+        Identified {
+            agent,
+            not_bot: known.not_bot,
+        }
     }
-}
 
-impl IdentityCache {
     /// Resolves a header that is not among the recent ones, through the map of all.
     fn lookup(
         &mut self,
@@ -148,28 +184,41 @@ impl IdentityCache {
         user_agent: Text<'_>,
         encoding: usize,
         fallback: Option<&[u8]>,
-    ) -> Option<AgentId> {
+        unknown: &mut UnknownAgents,
+    ) -> Known {
         let map = &mut self.by_encoding[encoding];
-        if let Some(&hit) = map.get(user_agent.raw) {
-            return hit;
+        if let Some(&known) = map.get(user_agent.raw) {
+            return known;
         }
-        let decoded = user_agent.encoding.decode(user_agent.raw);
-        let header: &[u8] = match (decoded.as_ref(), fallback) {
-            (b"" | b"-", Some(fallback)) => fallback,
-            (header, _) => header,
+        let header = header(user_agent, fallback);
+        let resolved = identifier.resolve(&header);
+        let is_bot = resolved.as_ref().is_some_and(|(_, info)| info.is_bot);
+        let known = Known {
+            agent: resolved.as_ref().map(|(id, _)| *id),
+            not_bot: (!is_bot).then(|| unknown.slot_of(&header)),
         };
-        let resolved = identifier.resolve(header);
         if map.len() >= CACHE_LIMIT {
             map.clear();
         }
-        map.insert(user_agent.raw.into(), resolved.as_ref().map(|(id, _)| *id));
-        let (id, info) = resolved?;
-        let slot = id.index();
-        if self.agents.len() <= slot {
-            self.agents.resize(slot + 1, None);
+        map.insert(user_agent.raw.into(), known);
+        if let Some((id, info)) = resolved {
+            let slot = id.index();
+            if self.agents.len() <= slot {
+                self.agents.resize(slot + 1, None);
+            }
+            self.agents[slot] = Some(info);
         }
-        self.agents[slot] = Some(info);
-        Some(id)
+        known
+    }
+}
+
+/// The header a request is identified by: the decoded user-agent, or `fallback` for an empty
+/// one (`-` included).
+fn header<'h>(user_agent: Text<'h>, fallback: Option<&'h [u8]>) -> Cow<'h, [u8]> {
+    let decoded = user_agent.encoding.decode(user_agent.raw);
+    match (decoded.as_ref(), fallback) {
+        (b"" | b"-", Some(fallback)) => Cow::Borrowed(fallback),
+        _ => decoded,
     }
 }
 
@@ -185,6 +234,7 @@ fn encoding_slot(encoding: TextEncoding) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::unknown::UnknownAgents;
 
     const GOOGLEBOT: &[u8] =
         b"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -201,6 +251,7 @@ mod tests {
         for all_agents in [false, true] {
             let identifier = Identifier::new(&catalog, all_agents);
             let mut cache = IdentityCache::default();
+            let mut unknown = UnknownAgents::default();
             let escaped = Text {
                 raw: br"Googlebot-Image/1.0 \x41",
                 encoding: TextEncoding::Backslash,
@@ -214,7 +265,11 @@ mod tests {
             let mut first_ids = Vec::new();
             for round in 0..2 {
                 for (i, (header, want)) in cases.iter().enumerate() {
-                    let got = name(cache.resolve(&identifier, *header, None));
+                    let got = name(
+                        cache
+                            .resolve(&identifier, *header, None, &mut unknown)
+                            .agent,
+                    );
                     assert_eq!(got.as_ref().map(|(_, n)| n.as_str()), *want, "{i}");
                     if round == 0 {
                         first_ids.push(got.map(|(id, _)| id));
@@ -235,6 +290,7 @@ mod tests {
         let catalog = Catalog::builtin();
         let identifier = Identifier::new(&catalog, true);
         let mut cache = IdentityCache::default();
+        let mut unknown = UnknownAgents::default();
         let raw: &[u8] = b"%47ooglebot/2.1";
         for round in 0..3 {
             for encoding in [
@@ -243,7 +299,11 @@ mod tests {
                 TextEncoding::Percent,
                 TextEncoding::Plus,
             ] {
-                let got = name(cache.resolve(&identifier, Text { raw, encoding }, None));
+                let got = name(
+                    cache
+                        .resolve(&identifier, Text { raw, encoding }, None, &mut unknown)
+                        .agent,
+                );
                 let decoded = encoding.decode(raw);
                 let want = identifier
                     .resolve(&decoded)
@@ -251,15 +311,24 @@ mod tests {
                 assert_eq!(got, want, "round {round}, {encoding:?}");
             }
         }
-        let percent = name(cache.resolve(
-            &identifier,
-            Text {
-                raw,
-                encoding: TextEncoding::Percent,
-            },
-            None,
-        ));
-        let plain = name(cache.resolve(&identifier, Text::raw(raw), None));
+        let percent = name(
+            cache
+                .resolve(
+                    &identifier,
+                    Text {
+                        raw,
+                        encoding: TextEncoding::Percent,
+                    },
+                    None,
+                    &mut unknown,
+                )
+                .agent,
+        );
+        let plain = name(
+            cache
+                .resolve(&identifier, Text::raw(raw), None, &mut unknown)
+                .agent,
+        );
         assert_eq!(percent.map(|(_, n)| n).as_deref(), Some("Googlebot"));
         assert_ne!(plain.map(|(_, n)| n).as_deref(), Some("Googlebot"));
     }
@@ -270,13 +339,52 @@ mod tests {
         let identifier = Identifier::new(&catalog, false);
         // The fallback is the same for a whole run, and so for a cache.
         let (mut with, mut without) = (IdentityCache::default(), IdentityCache::default());
+        let mut unknown = UnknownAgents::default();
         for header in [&b""[..], b"-", b""] {
-            let got = name(with.resolve(&identifier, Text::raw(header), Some(GOOGLEBOT)));
+            let got = name(
+                with.resolve(
+                    &identifier,
+                    Text::raw(header),
+                    Some(GOOGLEBOT),
+                    &mut unknown,
+                )
+                .agent,
+            );
             assert_eq!(got.map(|(_, n)| n), Some("Googlebot".to_owned()));
             assert_eq!(
-                name(without.resolve(&identifier, Text::raw(header), None)),
+                name(
+                    without
+                        .resolve(&identifier, Text::raw(header), None, &mut unknown)
+                        .agent
+                ),
                 None
             );
+        }
+    }
+
+    /// A header that is not a bot's gets a slot in both modes (with `--all-agents` it is still
+    /// not a bot); a bot's gets none; a slot renumbered by a purge is found again.
+    #[test]
+    fn headers_that_are_not_bots_get_a_slot() {
+        let catalog = Catalog::builtin();
+        for all_agents in [false, true] {
+            let identifier = Identifier::new(&catalog, all_agents);
+            let mut cache = IdentityCache::default();
+            let mut unknown = UnknownAgents::new(2);
+            let bot = cache.resolve(&identifier, Text::raw(GOOGLEBOT), None, &mut unknown);
+            assert!(bot.not_bot.is_none());
+            let browser = cache.resolve(&identifier, Text::raw(BROWSER), None, &mut unknown);
+            assert_eq!(browser.agent.is_some(), all_agents);
+            let slot = browser.not_bot.expect("a slot");
+            assert_eq!(unknown.slot_of(BROWSER), slot);
+            for other in [&b"curl/8.0"[..], b"Wget/1.21", b"python-requests/2.31"] {
+                unknown.slot_of(other);
+            }
+            assert!(!unknown.is_current(slot));
+            let again = cache.resolve(&identifier, Text::raw(BROWSER), None, &mut unknown);
+            let again = again.not_bot.expect("a slot");
+            assert!(unknown.is_current(again));
+            assert_eq!(unknown.slot_of(BROWSER), again);
         }
     }
 }

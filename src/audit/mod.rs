@@ -3,8 +3,9 @@
 //! [`run`] reads the inputs with the [`schedule`]r, whose worker threads each hand their
 //! blocks to a per-thread [`auditor`], which pushes one [`sink::Verdict`] per request into the
 //! counters ([`stats`]) and into the [`sink::Output`] the caller gives (the report writers, in
-//! the command). Loading the catalog, the ranges and the robots versions is the caller's; this
-//! module never sees a report's format.
+//! the command), and counts the requests of headers that are not bots ([`unknown`]). Loading
+//! the catalog, the ranges and the robots versions is the caller's; this module never sees a
+//! report's format.
 
 pub mod auditor;
 pub mod identity;
@@ -13,7 +14,9 @@ mod recent;
 pub mod schedule;
 pub mod sink;
 pub mod stats;
+pub mod unknown;
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -29,6 +32,7 @@ use self::judge::Judge;
 use self::schedule::Schedule;
 use self::sink::Output;
 use self::stats::Stats;
+use self::unknown::UnknownAgents;
 use crate::error::Error;
 use crate::ids::{AgentId, OriginId};
 use crate::origin::Origin;
@@ -55,6 +59,9 @@ pub struct AuditConfig {
     pub fallback_user_agent: Option<Vec<u8>>,
     /// Set from a signal handler to stop the run; no report is written then.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// How many distinct user-agent headers that are not bots are counted exactly
+    /// (`unknown_agents.csv`); past that the counts are estimates ([`unknown`]).
+    pub unknown_agents_limit: usize,
 }
 
 impl Default for AuditConfig {
@@ -69,6 +76,7 @@ impl Default for AuditConfig {
             progress: false,
             fallback_user_agent: None,
             interrupt: None,
+            unknown_agents_limit: unknown::EXACT_LIMIT,
         }
     }
 }
@@ -188,6 +196,8 @@ pub struct AuditResult {
     pub files: Vec<FileReport>,
     /// The robots versions.
     pub policy: PolicySet,
+    /// Requests of the user-agent headers that were not identified as bots.
+    pub unknown_agents: UnknownAgents,
 }
 
 impl AuditResult {
@@ -207,9 +217,107 @@ impl AuditResult {
     pub fn input_errors(&self) -> bool {
         self.files.iter().any(|f| f.error.is_some())
     }
+
+    /// Why nothing could be judged, in one line, when requests that the audit judges were read
+    /// and none of them was (exit code 3): the lines carried no host and no `--origin` stood
+    /// in, no robots source names the origins seen, or no version was in force yet at the
+    /// requests' times. `None` when something was judged or nothing needed judging (robots.txt
+    /// fetches are never judged).
+    pub fn nothing_judged(&self) -> Option<String> {
+        let mut judged = 0u64;
+        let mut unjudged: BTreeMap<OriginId, u64> = BTreeMap::new();
+        for (&(_, origin), counts) in &self.stats.pairs {
+            judged += counts.judged();
+            if counts.unjudged > 0 {
+                *unjudged.entry(origin).or_default() += counts.unjudged;
+            }
+        }
+        let total: u64 = unjudged.values().sum();
+        if judged > 0 || total == 0 {
+            return None;
+        }
+        let mut hostless = 0u64;
+        // Origins with unjudged requests, the most requested first (ties by name).
+        let mut unnamed: Vec<(&str, u64)> = Vec::new();
+        let mut not_yet: Vec<(&str, u64, Option<Timestamp>)> = Vec::new();
+        for (&origin, &count) in &unjudged {
+            let name = self.origin_name(origin);
+            if name.is_empty() {
+                hostless += count;
+                continue;
+            }
+            let versions = Origin::parse(name)
+                .map(|o| self.policy.versions_of(&o))
+                .unwrap_or_default();
+            match versions.first() {
+                None => unnamed.push((name, count)),
+                Some(&first) => {
+                    not_yet.push((name, count, self.policy.version(first).valid_from));
+                }
+            }
+        }
+        unnamed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        not_yet.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let mut causes = Vec::new();
+        if hostless > 0 {
+            let mut cause = "the lines carry no host and --origin was not given".to_owned();
+            if hostless < total {
+                cause.push_str(&format!(" ({hostless} requests)"));
+            }
+            causes.push(cause);
+        }
+        if let Some((first, _)) = unnamed.first() {
+            let seen = unnamed.len() + not_yet.len();
+            let which = if not_yet.is_empty() {
+                format!("any of the {seen} origins seen")
+            } else {
+                format!("{} of the {seen} origins seen", unnamed.len())
+            };
+            let mut cause = format!("no robots source names {which} (most requested: {first})");
+            let mut named: Vec<&str> = self
+                .policy
+                .versions()
+                .iter()
+                .map(|v| v.origin.as_str())
+                .collect();
+            named.sort_unstable();
+            named.dedup();
+            if named.is_empty() {
+                cause.push_str("; the robots sources hold no robots.txt");
+            } else {
+                let shown = named.len().min(NAMED_SHOWN);
+                cause.push_str(&format!(
+                    "; the robots sources name {}",
+                    named[..shown].join(", ")
+                ));
+                if named.len() > shown {
+                    cause.push_str(&format!(" and {} more", named.len() - shown));
+                }
+            }
+            causes.push(cause);
+        }
+        if let Some((first, _, from)) = not_yet.first() {
+            let from = from.map_or_else(String::new, |t| {
+                format!(", whose first version is valid from {t}")
+            });
+            causes.push(format!(
+                "no robots.txt version was in force yet when {} origins were requested \
+                 (e.g. {first}{from})",
+                not_yet.len()
+            ));
+        }
+        Some(format!(
+            "nothing judged: {total} requests could not be judged: {}",
+            causes.join("; ")
+        ))
+    }
 }
 
-/// Expands `LOG` arguments: a directory stands for its regular files, sorted by name.
+/// How many of the origins the robots sources name a "nothing judged" message shows.
+const NAMED_SHOWN: usize = 3;
+
+/// Expands `LOG` arguments: a directory stands for its regular files, sorted by name. A
+/// directory with no regular file, or one that cannot be listed, is an error naming it.
 pub fn expand_inputs(logs: &[PathBuf]) -> Result<Vec<Input>, Error> {
     let mut inputs = Vec::new();
     for log in logs {
@@ -228,6 +336,13 @@ pub fn expand_inputs(logs: &[PathBuf]) -> Result<Vec<Input>, Error> {
                     Error::Fatal(format!("cannot list log directory {}: {e}", log.display()))
                 })?;
             files.retain(|p| fs::metadata(p).map(|m| m.is_file()).unwrap_or(true));
+            if files.is_empty() {
+                // An empty night would otherwise pass for a quiet one.
+                return Err(Error::Fatal(format!(
+                    "log directory {} holds no file to read (its subdirectories are not read)",
+                    log.display()
+                )));
+            }
             files.sort();
             inputs.extend(files.into_iter().map(|p| file_input(&p)));
         } else {
@@ -262,6 +377,7 @@ pub fn run<O: Output>(
     let mut context = AuditContext::new(&identifier, &judge, verifier, inputs);
     context.default_origin = config.origin.as_ref();
     context.fallback_user_agent = config.fallback_user_agent.as_deref();
+    context.unknown_agents_limit = config.unknown_agents_limit;
     let schedule = Schedule {
         threads: config.threads,
         format: config.format,
@@ -284,7 +400,9 @@ pub fn run<O: Output>(
         }
     })?;
     let mut stats = Stats::default();
-    for handler in handlers {
+    let mut unknown_agents = UnknownAgents::new(config.unknown_agents_limit);
+    for mut handler in handlers {
+        unknown_agents.merge(handler.auditor.take_unknown_agents());
         let (counters, _) = handler.sink;
         stats.merge(counters);
         for (report, counts) in files.iter_mut().zip(handler.auditor.into_file_counts()) {
@@ -311,5 +429,6 @@ pub fn run<O: Output>(
         stats,
         files,
         policy,
+        unknown_agents,
     })
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::Args;
 use robots_audit::audit::{self, AuditConfig, expand_inputs};
 use robots_audit::bots::{Catalog, Verifier};
-use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_OK, Error};
+use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error};
 use robots_audit::logs::{FieldMap, Format};
 use robots_audit::origin::Origin;
 use robots_audit::policy::source::{LoadOptions, load};
@@ -199,11 +199,13 @@ impl AuditArgs {
             progress: !self.quiet,
             fallback_user_agent: self.user_agent.clone().map(String::into_bytes),
             interrupt: None,
+            unknown_agents_limit: defaults.unknown_agents_limit,
         })
     }
 }
 
-/// Runs `robots-audit audit`: exit code 0, or 3 when some input had errors.
+/// Runs `robots-audit audit`: exit code 0, or 3 when some input had errors or nothing could be
+/// judged.
 pub fn run(args: AuditArgs) -> Result<u8, Error> {
     let mut config = args.config()?;
     let verify: Vec<RangeFile> = args.verify.iter().map(|a| RangeFile::parse(a)).collect();
@@ -237,11 +239,38 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     if !args.quiet {
         eprint!("{}", summary::render(&result, &out.display().to_string()));
     }
+    // Said even with --quiet, as errors are: a scheduled job must learn why it gets exit 3.
+    report_input_errors(&result);
+    if let Some(why) = result.nothing_judged() {
+        eprintln!("robots-audit: {why}");
+        return Ok(EXIT_NOTHING_JUDGED);
+    }
     Ok(if result.input_errors() {
         EXIT_INPUT_ERRORS
     } else {
         EXIT_OK
     })
+}
+
+/// How many inputs with errors standard error names; `inputs.csv` lists them all.
+const INPUT_ERRORS_SHOWN: usize = 10;
+
+/// Names each input that had an error, and the error, on standard error.
+fn report_input_errors(result: &audit::AuditResult) {
+    let failed: Vec<_> = result.files.iter().filter(|f| f.error.is_some()).collect();
+    for file in failed.iter().take(INPUT_ERRORS_SHOWN) {
+        eprintln!(
+            "robots-audit: {}: {}",
+            file.name,
+            file.error.as_deref().unwrap_or_default()
+        );
+    }
+    if failed.len() > INPUT_ERRORS_SHOWN {
+        eprintln!(
+            "robots-audit: and {} more inputs with errors (see inputs.csv)",
+            failed.len() - INPUT_ERRORS_SHOWN
+        );
+    }
 }
 
 /// Loads every `--verify` source: a range file (its key given or inferred from its name) or a

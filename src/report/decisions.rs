@@ -4,8 +4,7 @@ use super::RowWriter;
 use crate::audit::sink::Verdict;
 
 /// The header of `decisions.csv`.
-pub const HEADER: &str =
-    "time,origin,agent,client_ip,method,path,status,verdict,rule,rule_line,robots_version,source";
+pub const HEADER: &str = "time,origin,agent,user_agent,client_ip,method,path,status,verdict,rule,rule_line,robots_version,source";
 
 impl RowWriter {
     /// Appends the decision row of `row` (a judged request).
@@ -14,6 +13,8 @@ impl RowWriter {
         self.time_field(request.time);
         self.field(row.origin_name.as_bytes());
         self.field(row.agent_info.bot.name.as_bytes());
+        // Decoding borrows the header from the block unless it is escaped in the log.
+        self.text_field(&request.user_agent.decode());
         self.text_field(request.client_ip);
         self.text_field(request.method);
         self.text_field(row.path);

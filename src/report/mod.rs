@@ -16,6 +16,7 @@ pub mod robots;
 pub mod rules;
 pub mod stream;
 pub mod summary;
+pub mod unknown_agents;
 pub mod violations;
 
 use std::borrow::Cow;

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use super::stream::StreamedReport;
 use super::{
-    RowWriter, agent_origins, agents, decisions, html, inputs, owned, robots, rules, violations,
+    RowWriter, agent_origins, agents, decisions, html, inputs, owned, robots, rules,
+    unknown_agents, violations,
 };
 use crate::audit::AuditResult;
 use crate::audit::sink::{Output, Sink, Verdict};
@@ -79,6 +80,8 @@ impl Reports {
         rules::write(dir, result)?;
         robots::write(dir, result)?;
         inputs::write(dir, result)?;
+        unknown_agents::write(dir, result)?;
+        written.push(unknown_agents::FILE);
         if self.html {
             html::write(dir)?;
             written.push(html::FILE);

@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use super::agents::{coverage, totals};
 use super::rate;
+use super::unknown_agents::estimate_note;
 use crate::audit::AuditResult;
 
 /// How many agents the table shows.
@@ -29,6 +30,9 @@ pub fn render(result: &AuditResult, out_dir: &str) -> String {
         result.files.len(),
         totals.len()
     );
+    if let Some(note) = estimate_note(result) {
+        let _ = writeln!(s, "{note}");
+    }
     if totals.is_empty() {
         return s;
     }

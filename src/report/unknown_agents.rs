@@ -1,0 +1,54 @@
+//! `unknown_agents.csv`: the user-agent headers most often seen that were not identified as
+//! bots, material for extending the catalog.
+
+use std::io;
+use std::path::Path;
+
+use super::{text, time, write_csv};
+use crate::audit::AuditResult;
+
+/// The header of `unknown_agents.csv`.
+pub const HEADER: &str = "user_agent,requests,first_seen,last_seen,sample_path";
+
+/// The file's name.
+pub const FILE: &str = "unknown_agents.csv";
+
+/// How many headers the report lists.
+pub const ROWS: usize = 1_000;
+
+/// Writes `unknown_agents.csv` into `dir`: the [`ROWS`] headers with the most requests, most
+/// first, ties by the header's bytes; `sample_path` is the path of the header's earliest request
+/// in input order (files as given, then line number).
+pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
+    let rows = result
+        .unknown_agents
+        .top(ROWS)
+        .into_iter()
+        .map(|(header, counts)| {
+            [
+                text(header).into_owned(),
+                counts.requests.to_string(),
+                time(counts.first_seen),
+                time(counts.last_seen),
+                counts
+                    .sample
+                    .as_ref()
+                    .map(|s| text(&s.path).into_owned())
+                    .unwrap_or_default(),
+            ]
+        });
+    write_csv(dir, FILE, HEADER, rows)
+}
+
+/// The line the summary on standard error adds when the counts are estimates.
+pub fn estimate_note(result: &AuditResult) -> Option<String> {
+    let unknown = &result.unknown_agents;
+    unknown.is_approximate().then(|| {
+        format!(
+            "{FILE}: more than {} distinct user-agent headers that are not bots; its counts are \
+             estimates from a bounded summary, each at most {} above the true count",
+            unknown.limit(),
+            unknown.max_error()
+        )
+    })
+}
