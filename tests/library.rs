@@ -175,6 +175,7 @@ fn reports_written_through_the_library_are_the_commands() {
         "robots.csv",
         "inputs.csv",
         "skipped_lines.csv",
+        "hourly.csv",
     ] {
         let read = |d: &str| std::fs::read(dir.path().join(d).join(name)).unwrap();
         assert!(read("by-command") == read("by-library"), "{name} differs");

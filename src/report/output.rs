@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use super::stream::StreamedReport;
 use super::{
-    RowWriter, agent_origins, agents, decisions, html, inputs, owned, robots, rules, violations,
+    RowWriter, agent_origins, agents, decisions, hourly, html, inputs, owned, robots, rules,
+    violations,
 };
 use crate::audit::AuditResult;
 use crate::audit::sink::{Output, Sink, Verdict};
@@ -79,6 +80,9 @@ impl Reports {
         rules::write(dir, result)?;
         robots::write(dir, result)?;
         inputs::write(dir, result)?;
+        // Before the page, which draws its timeline from it.
+        hourly::write(dir, result)?;
+        written.push(hourly::FILE);
         if self.html {
             html::write(dir)?;
             written.push(html::FILE);

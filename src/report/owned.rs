@@ -20,6 +20,7 @@ pub const REPORT_FILES: &[&str] = &[
     "inputs.csv",
     "skipped_lines.csv",
     "decisions.csv",
+    "hourly.csv",
     "report.html",
 ];
 
