@@ -296,6 +296,14 @@ mod tests {
                     AgentId::from_index(agent).unwrap(),
                     OriginId::from_index(origin).unwrap(),
                 );
+                let verification = if v {
+                    Verification::Verified
+                } else {
+                    Verification::Spoofed
+                };
+                stats
+                    .hourly
+                    .record(time, agent, outcome, status, verification);
                 let counts = stats.pair(agent, origin);
                 counts.record(time, outcome, status);
                 if v {
