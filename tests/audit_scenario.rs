@@ -412,6 +412,7 @@ fn reports_do_not_depend_on_thread_count() {
             "robots.csv",
             "inputs.csv",
             "skipped_lines.csv",
+            "hourly.csv",
         ] {
             files.push(std::fs::read(dir.path().join(&out).join(name)).unwrap());
         }

@@ -48,6 +48,7 @@ fn exit_0_when_done() {
         "inputs.csv",
         "skipped_lines.csv",
         "unknown_agents.csv",
+        "hourly.csv",
     ] {
         assert!(dir.path().join("out").join(name).exists(), "{name}");
     }
@@ -95,6 +96,10 @@ fn headers_are_the_documented_ones() {
             "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error",
         ),
         ("skipped_lines.csv", "file,line,reason,excerpt"),
+        (
+            "hourly.csv",
+            "hour,agent,requests,robots_fetches,judged,allowed,disallowed,grace,exempt,unjudged,violations_served,spoofed,preference_conflicts",
+        ),
         (
             "decisions.csv",
             "time,origin,agent,user_agent,client_ip,method,path,status,verdict,rule,rule_line,robots_version,source",

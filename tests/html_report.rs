@@ -10,7 +10,7 @@ mod common;
 
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The browser to drive, or `None` (with the reason printed) when there is none.
@@ -44,8 +44,12 @@ fn which(name: &str) -> Option<PathBuf> {
 }
 
 /// Runs the browser headless on `page` with `args`; returns its standard output and error.
-/// Killed after a minute: a test never hangs on the browser.
+/// Killed after a minute: a test never hangs on the browser. Its output goes to files, not
+/// pipes: a DOM larger than a pipe's buffer would block the browser until the deadline.
 fn headless(browser: &Path, profile: &Path, args: &[String], page: &Path) -> (String, String) {
+    std::fs::create_dir_all(profile).expect("create the browser profile");
+    let (stdout, stderr) = (profile.join("stdout.txt"), profile.join("stderr.txt"));
+    let file = |path: &Path| std::fs::File::create(path).expect("create a browser output file");
     let mut child = Command::new(browser)
         .args([
             "--headless=new",
@@ -59,8 +63,8 @@ fn headless(browser: &Path, profile: &Path, args: &[String], page: &Path) -> (St
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
         .arg(format!("file://{}", page.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(file(&stdout))
+        .stderr(file(&stderr))
         .spawn()
         .expect("start the browser");
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -71,11 +75,10 @@ fn headless(browser: &Path, profile: &Path, args: &[String], page: &Path) -> (St
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let output = child.wait_with_output().expect("browser output");
-    (
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let read = |path: &Path| {
+        String::from_utf8_lossy(&std::fs::read(path).expect("read the browser output")).into_owned()
+    };
+    (read(&stdout), read(&stderr))
 }
 
 /// The text of the element carrying `attribute` in the rendered DOM.
@@ -138,6 +141,9 @@ fn the_sample_nights_page_renders_in_a_browser_with_the_csvs_numbers() {
             !(line.contains("CONSOLE") && (line.contains("Uncaught") || line.contains("Error"))),
             "console error: {line}"
         );
+    }
+    for chart in ["violations per hour (UTC)", "requests per hour (UTC)"] {
+        assert!(dom.contains(chart), "the timeline has no {chart} chart");
     }
     let agents = read_csv(&out.join("agents.csv"));
     assert!(!agents.is_empty());

@@ -176,6 +176,7 @@ fn reports_written_through_the_library_are_the_commands() {
         "inputs.csv",
         "skipped_lines.csv",
         "unknown_agents.csv",
+        "hourly.csv",
     ] {
         let read = |d: &str| std::fs::read(dir.path().join(d).join(name)).unwrap();
         assert!(read("by-command") == read("by-library"), "{name} differs");

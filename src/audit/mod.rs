@@ -8,6 +8,7 @@
 //! report's format.
 
 pub mod auditor;
+pub mod hourly;
 pub mod identity;
 pub mod judge;
 mod recent;

@@ -12,6 +12,7 @@ use jiff::Timestamp;
 use robots_audit_bots::Verification;
 use robots_audit_engine::RuleId;
 
+use super::hourly::Hourly;
 use super::judge::Decider;
 use super::sink::{Sink, Verdict};
 use crate::ids::{AgentId, OriginId, VersionId};
@@ -50,6 +51,13 @@ impl Outcome {
             Outcome::Grace => "grace",
         }
     }
+}
+
+/// Whether a response with `status` handed the content over (2xx or 304): a violation with it
+/// is `violations_served`.
+#[inline]
+pub fn is_served(status: u16) -> bool {
+    (200..300).contains(&status) || status == 304
 }
 
 /// Counters of one agent on one origin.
@@ -122,9 +130,7 @@ impl Counts {
             Outcome::Disallowed => {
                 self.disallowed += 1;
                 min_time(&mut self.first_violation, Some(time));
-                if (200..300).contains(&status) || status == 304 {
-                    self.violations_served += 1;
-                }
+                self.violations_served += u64::from(is_served(status));
             }
         }
     }
@@ -187,6 +193,8 @@ pub struct Stats {
     pub pairs: AHashMap<(AgentId, OriginId), Counts>,
     /// Per deciding rule.
     pub rules: AHashMap<RuleKey, RuleCounts>,
+    /// Per UTC hour and agent (`hourly.csv`).
+    pub hourly: Hourly,
 }
 
 impl Stats {
@@ -211,6 +219,7 @@ impl Stats {
         for (key, counts) in other.rules {
             self.rules.entry(key).or_default().merge(&counts);
         }
+        self.hourly.merge(&other.hourly);
     }
 }
 
@@ -220,6 +229,13 @@ impl Sink for Stats {
     #[inline]
     fn verdict(&mut self, verdict: &Verdict<'_>) {
         let judgement = &verdict.judgement;
+        self.hourly.record(
+            verdict.request.time,
+            verdict.agent,
+            judgement.outcome,
+            verdict.request.status,
+            verdict.verification,
+        );
         let counts = self.pair(verdict.agent, verdict.origin);
         counts.record(
             verdict.request.time,
@@ -280,6 +296,14 @@ mod tests {
                     AgentId::from_index(agent).unwrap(),
                     OriginId::from_index(origin).unwrap(),
                 );
+                let verification = if v {
+                    Verification::Verified
+                } else {
+                    Verification::Spoofed
+                };
+                stats
+                    .hourly
+                    .record(time, agent, outcome, status, verification);
                 let counts = stats.pair(agent, origin);
                 counts.record(time, outcome, status);
                 if v {

@@ -15,6 +15,7 @@ use std::io::{self, Write as _};
 use std::path::Path;
 
 use jiff::Timestamp;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::atomic::AtomicFile;
@@ -139,7 +140,7 @@ pub fn render(dir: &Path) -> io::Result<String> {
     match &hourly {
         Some(hourly) => timeline(&mut html, &agents, hourly, &robots),
         None => html.push_str(
-            "<section id=\"timeline\"><h2>Violations per hour</h2><p class=\"note\">No \
+            "<section id=\"timeline\"><h2>Requests and violations per hour</h2><p class=\"note\">No \
              hourly.csv in this report directory.</p></section>\n",
         ),
     }
@@ -350,17 +351,41 @@ fn hour_label(index: i64) -> String {
         .unwrap_or_default()
 }
 
+/// A robots.txt version coming into force during the timeline's period.
+struct VersionChange {
+    /// Hours since the epoch, fractional: where the marker stands on the time axis.
+    at: f64,
+    /// `valid_from`, the origin and the fetch status, as robots.csv has them.
+    valid_from: String,
+    origin: String,
+    status: String,
+}
+
+/// One bot's values per hour (hours since the epoch) of one hourly.csv column.
+type HourSeries<'a> = BTreeMap<&'a str, BTreeMap<i64, f64>>;
+
 fn timeline(html: &mut String, agents: &Table, hourly: &Table, robots: &Table) {
-    html.push_str(
-        "<section id=\"timeline\"><h2>Violations per hour</h2><p class=\"note\">Dashed lines \
-         mark robots.txt version changes.</p>",
-    );
-    let top: Vec<&str> = top_by(agents, "disallowed", TIMELINE_BOTS)
-        .into_iter()
-        .filter(|b| b.1 > 0.0)
-        .map(|b| b.0)
+    html.push_str("<section id=\"timeline\"><h2>Requests and violations per hour</h2>");
+    // The bots with the most violations, then the most requests: a night without
+    // violations still shows who came when.
+    let mut ranked: Vec<(&str, f64, f64)> = agents
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                agents.get(r, "agent"),
+                agents.number(r, "disallowed"),
+                agents.number(r, "requests"),
+            )
+        })
         .collect();
-    let mut series: BTreeMap<&str, BTreeMap<i64, f64>> = BTreeMap::new();
+    ranked.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then(b.2.total_cmp(&a.2))
+            .then(a.0.cmp(b.0))
+    });
+    let top: Vec<&str> = ranked.iter().take(TIMELINE_BOTS).map(|b| b.0).collect();
+    let (mut violations, mut requests) = (HourSeries::new(), HourSeries::new());
     let (mut first, mut last) = (i64::MAX, i64::MIN);
     for row in &hourly.rows {
         let Some(hour) = hour_index(hourly.get(row, "hour")) else {
@@ -370,86 +395,154 @@ fn timeline(html: &mut String, agents: &Table, hourly: &Table, robots: &Table) {
         last = last.max(hour);
         let agent = hourly.get(row, "agent");
         if top.contains(&agent) {
-            *series.entry(agent).or_default().entry(hour).or_default() +=
-                hourly.number(row, "disallowed");
+            *violations
+                .entry(agent)
+                .or_default()
+                .entry(hour)
+                .or_default() += hourly.number(row, "disallowed");
+            *requests.entry(agent).or_default().entry(hour).or_default() +=
+                hourly.number(row, "requests");
         }
     }
     if first > last || top.is_empty() {
-        html.push_str("<p class=\"note\">No violations to draw.</p></section>\n");
+        html.push_str("<p class=\"note\">No requests to draw.</p></section>\n");
         return;
     }
-    let changes: BTreeSet<i64> = robots
+    let changes: Vec<VersionChange> = robots
         .rows
         .iter()
         .filter_map(|r| {
-            let t = robots.get(r, "robots_version").parse::<Timestamp>().ok()?;
-            let hour = t.as_second().div_euclid(3600);
-            (first..=last).contains(&hour).then_some(hour)
+            let valid_from = robots.get(r, "robots_version");
+            let at = valid_from.parse::<Timestamp>().ok()?.as_second() as f64 / 3600.0;
+            (first as f64..=(last + 1) as f64)
+                .contains(&at)
+                .then(|| VersionChange {
+                    at,
+                    valid_from: valid_from.to_owned(),
+                    origin: robots.get(r, "origin").to_owned(),
+                    status: robots.get(r, "status").to_owned(),
+                })
         })
         .collect();
-    if agents.rows.len() > TIMELINE_BOTS {
+    if agents.rows.len() > top.len() {
         let _ = write!(
             html,
-            "<p class=\"note\">The {} bots with the most violations.</p>",
-            top.len()
+            "<p class=\"note\">The {} bots with the most violations (then requests), of {}.</p>",
+            top.len(),
+            agents.rows.len()
         );
     }
-    let mut svg = String::new();
-    let drawn = {
-        let root = SVGBackend::with_string(&mut svg, (1040, 360)).into_drawing_area();
-        (|| -> Result<(), Box<dyn std::error::Error>> {
-            root.fill(&WHITE)?;
-            let max = series
-                .values()
-                .flat_map(|s| s.values().copied())
-                .fold(1.0, f64::max)
-                * 1.1;
-            let mut chart = ChartBuilder::on(&root)
-                .margin(10)
-                .x_label_area_size(30)
-                .y_label_area_size(50)
-                .build_cartesian_2d(first..last + 1, 0.0..max)?;
-            chart
-                .configure_mesh()
-                .x_labels(8)
-                .x_label_formatter(&|h| hour_label(*h))
-                .y_desc("violations")
-                .draw()?;
-            for &hour in &changes {
-                chart.draw_series(std::iter::once(PathElement::new(
-                    [(hour, 0.0), (hour, max)],
-                    ShapeStyle::from(&BLACK.mix(0.4)).stroke_width(1),
-                )))?;
+    let colors: Vec<RGBColor> = (0..top.len())
+        .map(|i| {
+            let (r, g, b) = Palette99::pick(i).rgb();
+            RGBColor(r, g, b)
+        })
+        .collect();
+    html.push_str("<p class=\"legend\">");
+    for (bot, color) in top.iter().zip(&colors) {
+        let _ = write!(
+            html,
+            "<span class=\"key\"><i style=\"background:#{:02x}{:02x}{:02x}\"></i>{}</span>",
+            color.0,
+            color.1,
+            color.2,
+            escape(bot)
+        );
+    }
+    html.push_str("</p>");
+    for (series, title) in [(&violations, "violations"), (&requests, "requests")] {
+        match hour_chart(series, &top, &colors, (first, last), &changes, title) {
+            Ok(svg) => {
+                let _ = write!(html, "<figure class=\"chart wide\">{svg}</figure>");
             }
-            for (i, bot) in top.iter().enumerate() {
-                let color = Palette99::pick(i).to_rgba();
-                let points = series.get(bot).cloned().unwrap_or_default();
-                let line: Vec<(i64, f64)> = (first..=last)
-                    .map(|h| (h, points.get(&h).copied().unwrap_or(0.0)))
-                    .collect();
-                chart
-                    .draw_series(LineSeries::new(line, color.stroke_width(2)))?
-                    .label(bot.to_string())
-                    .legend(move |(x, y)| {
-                        PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2))
-                    });
+            Err(_) => {
+                let _ = write!(
+                    html,
+                    "<p class=\"note\">The {title} timeline could not be drawn.</p>"
+                );
             }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()?;
-            root.present()?;
-            Ok(())
-        })()
-    };
-    match drawn {
-        Ok(()) => {
-            let _ = write!(html, "<figure class=\"chart wide\">{svg}</figure>");
         }
-        Err(_) => html.push_str("<p class=\"note\">The timeline could not be drawn.</p>"),
+    }
+    if !changes.is_empty() {
+        html.push_str(
+            "<p class=\"note\">Dashed lines: robots.txt versions coming into force \
+             (robots.csv).</p><table><tr><th>#</th><th>robots_version</th><th>origin</th>\
+             <th>status</th></tr>",
+        );
+        for (i, change) in changes.iter().enumerate() {
+            let _ = write!(
+                html,
+                "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+                i + 1,
+                escape(&change.valid_from),
+                escape(&change.origin),
+                escape(&change.status)
+            );
+        }
+        html.push_str("</table>");
     }
     html.push_str("</section>\n");
+}
+
+/// A line chart of one column per hour for `bots`, each hour's value drawn at the middle of the
+/// hour, with the version changes as numbered dashed lines at their exact time.
+fn hour_chart(
+    series: &HourSeries<'_>,
+    bots: &[&str],
+    colors: &[RGBColor],
+    (first, last): (i64, i64),
+    changes: &[VersionChange],
+    title: &str,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1040, 300)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let max = series
+            .values()
+            .flat_map(|s| s.values().copied())
+            .fold(1.0, f64::max)
+            * 1.15;
+        let hours = (last + 1 - first) as usize;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(format!("{title} per hour (UTC)"), ("sans-serif", 16))
+            .margin(10)
+            .margin_right(30)
+            .x_label_area_size(30)
+            .y_label_area_size(50)
+            .build_cartesian_2d(first as f64..(last + 1) as f64, 0.0..max)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(hours.clamp(2, 13))
+            .x_label_formatter(&|h| hour_label(h.floor() as i64))
+            .y_desc(title)
+            .draw()?;
+        let marker = ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(1);
+        for (i, change) in changes.iter().enumerate() {
+            chart.draw_series(std::iter::once(DashedPathElement::new(
+                [(change.at, 0.0), (change.at, max)],
+                5,
+                4,
+                marker,
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                format!(" {}", i + 1),
+                (change.at, max),
+                ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
+            )))?;
+        }
+        for (bot, &color) in bots.iter().zip(colors) {
+            let points = series.get(bot);
+            let line = (first..=last).map(|h| {
+                let value = points.and_then(|p| p.get(&h)).copied().unwrap_or(0.0);
+                (h as f64 + 0.5, value)
+            });
+            chart.draw_series(LineSeries::new(line, color.stroke_width(2)))?;
+        }
+        root.present()?;
+    }
+    Ok(svg)
 }
 
 fn matrix(html: &mut String, pairs: &Table) {
@@ -619,6 +712,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.sortable th{cursor:pointer;background:#f4f4f4}
 .charts{display:flex;flex-wrap:wrap;gap:1em}
 figure.chart{margin:0}
+.legend .key{margin-right:1.2em;white-space:nowrap}
+.legend .key i{display:inline-block;width:1.6em;height:.3em;margin-right:.4em;vertical-align:middle}
 </style></head><body>
 "#;
 

@@ -8,6 +8,7 @@ pub mod agent_origins;
 pub mod agents;
 pub mod atomic;
 pub mod decisions;
+pub mod hourly;
 pub mod html;
 pub mod inputs;
 pub mod output;

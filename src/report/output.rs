@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::stream::StreamedReport;
 use super::{
-    RowWriter, agent_origins, agents, decisions, html, inputs, owned, robots, rules,
+    RowWriter, agent_origins, agents, decisions, hourly, html, inputs, owned, robots, rules,
     unknown_agents, violations,
 };
 use crate::audit::AuditResult;
@@ -82,6 +82,9 @@ impl Reports {
         inputs::write(dir, result)?;
         unknown_agents::write(dir, result)?;
         written.push(unknown_agents::FILE);
+        // Before the page, which draws its timeline from it.
+        hourly::write(dir, result)?;
+        written.push(hourly::FILE);
         if self.html {
             html::write(dir)?;
             written.push(html::FILE);

@@ -21,6 +21,7 @@ pub const REPORT_FILES: &[&str] = &[
     "skipped_lines.csv",
     "decisions.csv",
     "unknown_agents.csv",
+    "hourly.csv",
     "report.html",
 ];
 

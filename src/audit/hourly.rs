@@ -1,0 +1,324 @@
+//! Mergeable counters per UTC hour and agent: what `hourly.csv` shows.
+//!
+//! Every request counted here has a time: a line whose time cannot be read is skipped by the
+//! parser (`bad_time` in `skipped_lines.csv`) and never reaches the audit, so the hours of an
+//! agent hold all of its requests and add up to its row of `agents.csv` (docs/contract.md,
+//! "hourly.csv"). An hour is the request's seconds since the epoch divided by 3600, rounded
+//! down (towards the past for times before 1970 as well).
+//!
+//! Counting is on the per-line hot path, so it costs a few instructions per request: each agent
+//! remembers the last hour it was counted in and that hour's slot in a flat vector, and only a
+//! request in another hour than the agent's previous one looks its slot up in a hash map. A
+//! night's log is ordered by time, so that happens about once per agent and hour.
+//!
+//! Invariant: `index` maps every `(hour, agent)` of `slots` to its position, and `recent`
+//! holds, per agent index, an hour and a slot that `index` agrees with (or [`NO_HOUR`]).
+
+use ahash::AHashMap;
+use jiff::Timestamp;
+
+use robots_audit_bots::Verification;
+
+use super::stats::{Outcome, is_served};
+use crate::ids::AgentId;
+
+/// Hours since the epoch (1970-01-01T00:00:00Z is hour 0).
+pub type Hour = i64;
+
+/// The hour a request at `time` falls in.
+#[inline]
+pub fn hour_of(time: Timestamp) -> Hour {
+    time.as_second().div_euclid(3600)
+}
+
+/// The start of `hour`, as `hourly.csv` writes it; `None` outside the times `jiff` represents.
+pub fn hour_start(hour: Hour) -> Option<Timestamp> {
+    Timestamp::from_second(hour.checked_mul(3600)?).ok()
+}
+
+/// One agent's counters in one hour.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HourCounts {
+    /// Every request, robots fetches included.
+    pub requests: u64,
+    /// Requests for `/robots.txt`.
+    pub robots_fetches: u64,
+    /// Judged and allowed.
+    pub allowed: u64,
+    /// Judged and disallowed: violations.
+    pub disallowed: u64,
+    /// Disallowed only by a version younger than the grace period.
+    pub grace: u64,
+    /// Not robots fetches, and no version in force.
+    pub unjudged: u64,
+    /// Violations the server answered with 2xx or 304.
+    pub violations_served: u64,
+    /// Requests from outside the agent's published IP ranges.
+    pub spoofed: u64,
+}
+
+impl HourCounts {
+    /// Requests that could be judged: allowed, disallowed or grace.
+    pub fn judged(&self) -> u64 {
+        self.allowed + self.disallowed + self.grace
+    }
+
+    #[inline]
+    fn record(&mut self, outcome: Outcome, status: u16, verification: Verification) {
+        self.requests += 1;
+        self.spoofed += u64::from(verification == Verification::Spoofed);
+        match outcome {
+            Outcome::RobotsFetch => self.robots_fetches += 1,
+            Outcome::Unjudged => self.unjudged += 1,
+            Outcome::Allowed => self.allowed += 1,
+            Outcome::Grace => self.grace += 1,
+            Outcome::Disallowed => {
+                self.disallowed += 1;
+                self.violations_served += u64::from(is_served(status));
+            }
+        }
+    }
+
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &HourCounts) {
+        self.requests += other.requests;
+        self.robots_fetches += other.robots_fetches;
+        self.allowed += other.allowed;
+        self.disallowed += other.disallowed;
+        self.grace += other.grace;
+        self.unjudged += other.unjudged;
+        self.violations_served += other.violations_served;
+        self.spoofed += other.spoofed;
+    }
+}
+
+/// The recent hour of an agent not counted yet: no request falls in it, as `jiff` times lie
+/// within some ten thousand years of the epoch.
+const NO_HOUR: Hour = Hour::MIN;
+
+/// The counters of every (hour, agent) with a request, of a run or of one thread's share of it.
+#[derive(Debug, Clone, Default)]
+pub struct Hourly {
+    /// The counters, in the order their (hour, agent) was first seen.
+    slots: Vec<((Hour, AgentId), HourCounts)>,
+    /// Position in `slots` of each (hour, agent).
+    index: AHashMap<(Hour, AgentId), u32>,
+    /// By agent index: the hour it was last counted in and that hour's position in `slots`.
+    recent: Vec<(Hour, u32)>,
+}
+
+impl Hourly {
+    /// Counts one request of `agent` at `time`.
+    #[inline]
+    pub fn record(
+        &mut self,
+        time: Timestamp,
+        agent: AgentId,
+        outcome: Outcome,
+        status: u16,
+        verification: Verification,
+    ) {
+        let hour = hour_of(time);
+        let slot = match self.recent.get(agent.index()) {
+            Some(&(last, slot)) if last == hour => slot,
+            _ => self.slot(hour, agent),
+        };
+        if let Some((_, counts)) = self.slots.get_mut(slot as usize) {
+            counts.record(outcome, status, verification);
+        }
+    }
+
+    /// The slot of (`hour`, `agent`), created on first use, remembered as the agent's recent one.
+    #[cold]
+    fn slot(&mut self, hour: Hour, agent: AgentId) -> u32 {
+        let slots = &mut self.slots;
+        let slot = *self.index.entry((hour, agent)).or_insert_with(|| {
+            slots.push(((hour, agent), HourCounts::default()));
+            // Four thousand million (hour, agent) pairs would not fit in memory long before.
+            u32::try_from(slots.len() - 1).unwrap_or(u32::MAX)
+        });
+        let at = agent.index();
+        if self.recent.len() <= at {
+            self.recent.resize(at + 1, (NO_HOUR, 0));
+        }
+        self.recent[at] = (hour, slot);
+        slot
+    }
+
+    /// The counters of `agent` in `hour`, created on first use.
+    pub fn counts(&mut self, hour: Hour, agent: AgentId) -> &mut HourCounts {
+        let slot = self.slot(hour, agent) as usize;
+        &mut self.slots[slot].1
+    }
+
+    /// Adds `other` into `self`: the counters of each (hour, agent) add.
+    pub fn merge(&mut self, other: &Hourly) {
+        for &((hour, agent), ref counts) in &other.slots {
+            self.counts(hour, agent).merge(counts);
+        }
+    }
+
+    /// Every (hour, agent) with its counters, by hour then agent id.
+    pub fn rows(&self) -> Vec<(Hour, AgentId, HourCounts)> {
+        let mut rows: Vec<_> = self
+            .slots
+            .iter()
+            .map(|&((hour, agent), counts)| (hour, agent, counts))
+            .collect();
+        rows.sort_unstable_by_key(|&(hour, agent, _)| (hour, agent));
+        rows
+    }
+
+    /// Whether nothing was counted.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}
+
+/// Two counters are equal when they hold the same counts, whatever order the threads saw the
+/// hours in.
+impl PartialEq for Hourly {
+    fn eq(&self, other: &Hourly) -> bool {
+        self.slots.len() == other.slots.len() && self.rows() == other.rows()
+    }
+}
+
+impl Eq for Hourly {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn agent(i: usize) -> AgentId {
+        AgentId::from_index(i).unwrap()
+    }
+
+    fn at(second: i64) -> Timestamp {
+        Timestamp::from_second(second).unwrap()
+    }
+
+    const OUTCOMES: [Outcome; 5] = [
+        Outcome::RobotsFetch,
+        Outcome::Unjudged,
+        Outcome::Allowed,
+        Outcome::Disallowed,
+        Outcome::Grace,
+    ];
+
+    type Event = (usize, i64, usize, u16, bool);
+
+    fn count(events: &[Event]) -> Hourly {
+        let mut hourly = Hourly::default();
+        for &(a, second, outcome, status, spoofed) in events {
+            let verification = if spoofed {
+                Verification::Spoofed
+            } else {
+                Verification::Verified
+            };
+            hourly.record(
+                at(second),
+                agent(a),
+                OUTCOMES[outcome],
+                status,
+                verification,
+            );
+        }
+        hourly
+    }
+
+    fn events() -> impl Strategy<Value = Vec<Event>> {
+        prop::collection::vec(
+            (
+                0usize..4,
+                -20_000i64..20_000,
+                0usize..5,
+                prop::sample::select(vec![200u16, 304, 404, 503]),
+                any::<bool>(),
+            ),
+            0..60,
+        )
+    }
+
+    #[test]
+    fn hours_round_down_before_and_after_the_epoch() {
+        assert_eq!(hour_of(at(0)), 0);
+        assert_eq!(hour_of(at(3599)), 0);
+        assert_eq!(hour_of(at(3600)), 1);
+        assert_eq!(hour_of(at(-1)), -1);
+        assert_eq!(hour_start(-1), Some(at(-3600)));
+        assert_eq!(hour_start(i64::MAX), None);
+    }
+
+    #[test]
+    fn a_request_counts_in_its_own_hour_and_agent() {
+        // Agent 0 at 00:59:59, 01:00:00 and back in hour 0; agent 1 interleaved.
+        let hourly = count(&[
+            (0, 3599, 3, 200, false),
+            (1, 3599, 2, 200, true),
+            (0, 3600, 0, 200, false),
+            (0, 10, 3, 404, false),
+            (1, 3700, 4, 200, false),
+        ]);
+        let rows = hourly.rows();
+        let expect =
+            |requests, robots_fetches, allowed, disallowed, grace, served, spoofed| HourCounts {
+                requests,
+                robots_fetches,
+                allowed,
+                disallowed,
+                grace,
+                unjudged: 0,
+                violations_served: served,
+                spoofed,
+            };
+        assert_eq!(
+            rows,
+            [
+                (0, agent(0), expect(2, 0, 0, 2, 0, 1, 0)),
+                (0, agent(1), expect(1, 0, 1, 0, 0, 0, 1)),
+                (1, agent(0), expect(1, 1, 0, 0, 0, 0, 0)),
+                (1, agent(1), expect(1, 0, 0, 0, 1, 0, 0)),
+            ]
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn any_split_over_threads_merges_to_the_same_counts(
+            events in events(),
+            cut in 0usize..60,
+        ) {
+            let whole = count(&events);
+            let cut = cut.min(events.len());
+            let (a, b) = events.split_at(cut);
+            let mut ab = count(a);
+            ab.merge(&count(b));
+            let mut ba = count(b);
+            ba.merge(&count(a));
+            prop_assert_eq!(&ab, &whole);
+            prop_assert_eq!(&ba, &whole);
+            let requests: u64 = whole.rows().iter().map(|r| r.2.requests).sum();
+            prop_assert_eq!(requests, events.len() as u64);
+        }
+
+        #[test]
+        fn the_cache_agrees_with_a_plain_map(events in events()) {
+            let mut plain: std::collections::BTreeMap<(Hour, AgentId), HourCounts> =
+                std::collections::BTreeMap::new();
+            for &(a, second, outcome, status, spoofed) in &events {
+                let verification = if spoofed {
+                    Verification::Spoofed
+                } else {
+                    Verification::Unverified
+                };
+                plain
+                    .entry((hour_of(at(second)), agent(a)))
+                    .or_default()
+                    .record(OUTCOMES[outcome], status, verification);
+            }
+            let rows: Vec<_> = plain.into_iter().map(|((h, a), c)| (h, a, c)).collect();
+            prop_assert_eq!(count(&events).rows(), rows);
+        }
+    }
+}

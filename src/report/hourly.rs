@@ -1,0 +1,45 @@
+//! `hourly.csv`: one row per UTC hour and agent with a request in it, sorted by hour, then agent
+//! name. For every agent, its rows add up to its row of `agents.csv` (docs/contract.md,
+//! "hourly.csv").
+
+use std::io;
+use std::path::Path;
+
+use super::{time, write_csv};
+use crate::audit::AuditResult;
+use crate::audit::hourly::hour_start;
+
+/// The file name.
+pub const FILE: &str = "hourly.csv";
+
+/// The header of `hourly.csv`.
+pub const HEADER: &str = "hour,agent,requests,robots_fetches,judged,allowed,disallowed,grace,exempt,unjudged,violations_served,spoofed,preference_conflicts";
+
+/// Writes `hourly.csv` into `dir`.
+pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
+    let mut rows = result.stats.hourly.rows();
+    rows.sort_by(|a, b| (a.0, result.agent_name(a.1)).cmp(&(b.0, result.agent_name(b.1))));
+    let rows = rows.into_iter().map(|(hour, agent, c)| {
+        [
+            time(hour_start(hour)),
+            result.agent_name(agent).to_owned(),
+            c.requests.to_string(),
+            c.robots_fetches.to_string(),
+            c.judged().to_string(),
+            c.allowed.to_string(),
+            c.disallowed.to_string(),
+            c.grace.to_string(),
+            // `exempt`: no outcome is exempt yet; the catalog's robots policies
+            // (docs/contract.md, "Exempt requests and robots policies") will add it to
+            // `Outcome`, and then it is counted here like `grace`.
+            "0".to_owned(),
+            c.unjudged.to_string(),
+            c.violations_served.to_string(),
+            c.spoofed.to_string(),
+            // `preference_conflicts`: usage preferences are not parsed yet; the preference
+            // checks (docs/contract.md, "Preference conflicts") will add them to the verdict.
+            "0".to_owned(),
+        ]
+    });
+    write_csv(dir, FILE, HEADER, rows)
+}
