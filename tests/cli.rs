@@ -1,4 +1,4 @@
-//! Exit codes and error messages of the command line (SPEC "Exit codes", "Bad input").
+//! Exit codes and error messages of the command line (docs/contract.md, "Exit codes", "Bad input").
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Fault tests through the command line (SPEC "Exit codes" and "Bad input"): damaged, hostile
+//! Fault tests through the command line (docs/contract.md, "Exit codes" and "Bad input"): damaged, hostile
 //! and unreadable logs, pathological robots.txt files, outputs that cannot be written, signals,
 //! and wrong usage.
 //!
@@ -673,7 +673,7 @@ fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
 }
 
 /// Google's parser reads bytes: a UTF-16 file's keys hold NUL bytes, which end each line's
-/// content, so nothing in it is a rule (rep-reference section 2).
+/// content, so nothing in it is a rule (docs/robots-txt.md, "NUL bytes").
 #[test]
 fn utf16_robots_txt_with_a_bom_has_no_rules() {
     for big_endian in [false, true] {

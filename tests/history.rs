@@ -1,4 +1,4 @@
-//! Robots history (SPEC "Robots history: fetch and import"): `fetch`, `import --wayback` and
+//! Robots history (docs/contract.md, "Robots history: fetch and import"): `fetch`, `import --wayback` and
 //! `import --git` against servers and repositories the tests make, on 127.0.0.1 only.
 
 mod common;

@@ -15,13 +15,13 @@
 //! The crate takes `&str`, so a body that is not UTF-8 is given to both sides in its lossy form.
 //!
 //! Each disagreement is settled with the line-by-line model of Google's matcher in
-//! `crates/engine/tests/common` (written from rep-reference.md): when the engine agrees with the
-//! model, the crate is wrong, and the class is the crate defect (a `Quirks` switch of the model)
+//! `crates/engine/src/reference.rs` (its feature `reference`; the matcher as docs/robots-txt.md
+//! describes it): when the engine agrees with the model, the crate is wrong, and the class is the crate defect (a `Quirks` switch of the model)
 //! that reproduces the crate's answer. The test fails on any disagreement the model does not
 //! side with the engine on.
 //!
 //! Run of 2026-11-21: 5,456 files, 515,233 URLs, 2,060,628 comparisons, 98.67 % agreement; all
-//! 27,407 disagreements are defects of the crate (0.3.0), each contradicting rep-reference:
+//! 27,407 disagreements are defects of the crate (0.3.0), each contradicting docs/robots-txt.md:
 //!
 //! - `greedy_wildcard` (21,817 in 301 files): after a `*` the crate tries only the first
 //!   occurrence of the next byte, so `Disallow: */account/` misses `/x/account/`. Section 7: `*`

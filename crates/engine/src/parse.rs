@@ -1,4 +1,4 @@
-//! Google's robots.txt tokenizer and the group builder (rep-reference sections 2 to 5).
+//! Google's robots.txt tokenizer and the group builder (docs/robots-txt.md, "Reading the body" to "Groups").
 //!
 //! The body is cut into lines exactly as `RobotsTxtParser::Parse` does, each line is split into a
 //! key and a value as `GetKeyAndValueFrom` does, and the directives are folded into groups the way

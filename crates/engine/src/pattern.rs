@@ -1,5 +1,6 @@
-//! Rule patterns: escaping (rep-reference section 8), the index.htm rewrite (section 9) and the
-//! linear wildcard matcher (section 7) of candidates kept out of automata.
+//! Rule patterns: escaping, the index.htm rewrite and the linear wildcard matcher of candidates
+//! kept out of automata (docs/robots-txt.md: "Percent-encoding", "The index.htm rule",
+//! "Pattern matching").
 
 use std::borrow::Cow;
 

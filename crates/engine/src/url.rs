@@ -1,4 +1,4 @@
-//! The part of a URL that robots.txt rules are matched against (rep-reference section 10).
+//! The part of a URL that robots.txt rules are matched against (docs/robots-txt.md, "URL to path").
 
 use std::borrow::Cow;
 

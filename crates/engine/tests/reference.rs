@@ -822,7 +822,7 @@ fn s11_case_sensitivity() {
     );
 }
 
-// The audit's product-name comparison (SPEC step 5).
+// The audit's product-name comparison (docs/contract.md, "Semantics of one request", step 5).
 
 fn product_names_and_fallback_order() {
     let body = b"user-agent: MJ12bot\ndisallow: /mj\n\nuser-agent: archive.org_bot\ndisallow: /ia\n\n\
