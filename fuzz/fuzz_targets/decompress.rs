@@ -1,6 +1,6 @@
 //! Fuzz target `decompress`: arbitrary bytes through `LogReader`, as a file's content.
 //!
-//! The reader sniffs the compression (gzip, zstd or plain), decompresses and cuts blocks until
+//! The reader sniffs the compression (gzip, zstd, xz, bzip2 or plain), decompresses and cuts blocks until
 //! the end or an error. Checked on every input:
 //!
 //! - no panic; after an error the reader is finished and stays finished;
@@ -14,6 +14,7 @@
 //! Decompression bombs are cut off after [`MAX_OUTPUT`] bytes on both sides.
 
 #![no_main]
+#![warn(missing_docs)]
 
 use std::io::{BufReader, Cursor, Read};
 
@@ -42,6 +43,8 @@ fn decode_directly(data: &[u8]) -> (Vec<u8>, bool) {
             Ok(decoder) => Box::new(decoder),
             Err(_) => return (Vec::new(), true),
         },
+        Compression::Xz => Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(input)),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(input)),
     };
     let mut out = Vec::new();
     let mut buffer = vec![0; READ_SIZE];

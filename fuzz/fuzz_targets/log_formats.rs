@@ -9,6 +9,7 @@
 //! and the path the matcher sees. Nothing may panic, and the documented invariants must hold.
 
 #![no_main]
+#![warn(missing_docs)]
 
 use std::sync::{Arc, OnceLock};
 

@@ -16,6 +16,7 @@
 //! bytes through `ParseOptions::max_bytes`; `url_len + agents_len` picks the second strategy.
 
 #![no_main]
+#![warn(missing_docs)]
 
 use libfuzzer_sys::fuzz_target;
 use robots_audit_engine::reference;
