@@ -5,7 +5,8 @@ use std::borrow::Cow;
 
 use ahash::AHashMap;
 use jiff::{SignedDuration, Timestamp};
-use robots_audit_engine::{RuleId, Selection, TokenMatch, path_params_query};
+use robots_audit_bots::RobotsPolicy;
+use robots_audit_engine::{Robots, RuleId, Selection, TokenMatch, path_params_query};
 
 use super::identity::AgentInfo;
 use super::stats::Outcome;
@@ -47,11 +48,13 @@ impl Judgement {
     }
 }
 
-/// The shared, read-only part of judging: the robots versions and the grace period.
+/// The shared, read-only part of judging: the robots versions, the grace period and whether
+/// documented exemptions count (`--strict`).
 #[derive(Debug)]
 pub struct Judge<'a> {
     policy: &'a PolicySet,
     grace: SignedDuration,
+    strict: bool,
 }
 
 /// One thread's cache of group selections, one per robots version and agent.
@@ -96,10 +99,38 @@ pub fn match_path<'b>(target: &'b [u8], query: Option<&[u8]>, buf: &'b mut Vec<u
     buf
 }
 
+/// The groups of `robots` that apply to a crawler answering to `tokens` with the robots
+/// `policy` its operator documents: an `ignores_global` crawler obeys only groups naming one of
+/// its tokens, so when only the `*` groups would apply, nothing does (`docs/bots.md`).
+pub fn select_for(
+    robots: &Robots,
+    tokens: &[&[u8]],
+    policy: RobotsPolicy,
+    mode: TokenMatch,
+) -> Selection {
+    let selection = robots.select(tokens, mode);
+    if selection.is_global() && !policy.follows_global_group() {
+        return Selection::default();
+    }
+    selection
+}
+
 impl<'a> Judge<'a> {
     /// A judge over `policy` with the given grace period.
     pub fn new(policy: &'a PolicySet, grace: SignedDuration) -> Judge<'a> {
-        Judge { policy, grace }
+        Judge {
+            policy,
+            grace,
+            strict: false,
+        }
+    }
+
+    /// With `strict`, requests of agents whose operator says robots.txt does not bind them
+    /// (`user_triggered`, `ignores`) are violations like any other, never `exempt`.
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Judge<'a> {
+        self.strict = strict;
+        self
     }
 
     /// The robots versions this judge knows.
@@ -122,42 +153,80 @@ impl<'a> Judge<'a> {
                 ..Judgement::unjudged()
             };
         }
-        let Some(in_force) = self.policy.in_force(versions, time) else {
+        let Some(at) = self.policy.in_force_at(versions, time) else {
             return Judgement::unjudged();
         };
-        let (allowed, decider) = self.decide(cache, in_force.current, agent, path);
+        let upto = versions.get(..=at).unwrap_or_default();
+        let Some(&current) = upto.last() else {
+            return Judgement::unjudged();
+        };
+        let (allowed, decider) = self.decide(cache, current, agent, path);
         let mut judgement = Judgement {
             outcome: if allowed {
                 Outcome::Allowed
             } else {
                 Outcome::Disallowed
             },
-            version: Some(in_force.current),
+            version: Some(current),
             decider,
             holds_under_1994: false,
         };
         if allowed {
             return judgement;
         }
-        let version = self.policy.version(in_force.current);
-        let in_grace = version
-            .valid_from
-            .is_some_and(|from| time.duration_since(from) < self.grace);
-        if let Some(previous) = in_force.previous.filter(|_| in_grace)
-            && self.decide(cache, previous, agent, path).0
-        {
+        let version = self.policy.version(current);
+        if self.allowed_in_grace_window(cache, agent, upto, time, path) {
             judgement.outcome = Outcome::Grace;
+        } else if !self.strict && agent.1.bot.policy.robots.is_exempt() {
+            judgement.outcome = Outcome::Exempt;
         }
         judgement.holds_under_1994 = match (version.effect(), &version.robots) {
             // The 1994 text: on a temporary failure a robot should defer its visits.
             (Effect::DisallowAll, _) => true,
             (Effect::Rules, Some(robots)) => {
-                let selection = self.selection(cache, in_force.current, agent);
+                let selection = self.selection(cache, current, agent);
                 robots.disallowed_1994(selection, path).is_some()
             }
             _ => false,
         };
         judgement
+    }
+
+    /// Whether a version in force at some moment of the grace window `[time - grace, time]`,
+    /// other than the last of `upto` (the one in force at `time`), allowed the request: a crawler
+    /// may hold any copy fetched in that window (`docs/contract.md`, "Grace"). Versions before
+    /// the last are in force until the next one's `valid_from`, so the walk back stops at the
+    /// first version that came into force at or before the window's start.
+    fn allowed_in_grace_window(
+        &self,
+        cache: &mut SelectionCache,
+        agent: (AgentId, &AgentInfo),
+        upto: &[VersionId],
+        time: Timestamp,
+        path: &[u8],
+    ) -> bool {
+        let mut later = upto.iter().rev();
+        let mut newer = match later.next() {
+            Some(&id) => id,
+            None => return false,
+        };
+        for &older in later {
+            // `older` was in force until `newer` came: inside the window only if that was less
+            // than `grace` before the request.
+            let replaced_in_window = self
+                .policy
+                .version(newer)
+                .valid_from
+                .is_some_and(|from| time.duration_since(from) < self.grace);
+            if !replaced_in_window {
+                return false;
+            }
+            if self.decide(cache, older, agent, path).0 {
+                return true;
+            }
+            newer = older;
+        }
+        false
     }
 
     fn selection<'c>(
@@ -172,7 +241,12 @@ impl<'a> Judge<'a> {
             .or_insert_with(|| {
                 let tokens: Vec<&[u8]> = agent.1.bot.tokens.iter().map(|t| t.as_bytes()).collect();
                 match &self.policy.version(version).robots {
-                    Some(robots) => robots.select(&tokens, TokenMatch::ProductName),
+                    Some(robots) => select_for(
+                        robots,
+                        &tokens,
+                        agent.1.bot.policy.robots,
+                        TokenMatch::ProductName,
+                    ),
                     None => Selection::default(),
                 }
             })
