@@ -279,6 +279,137 @@ impl<'a> Judge<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::{FetchStatus, Version};
+    use robots_audit_bots::{Catalog, Identity};
+
+    /// `a.example` with a version from each `(valid_from, body)`.
+    fn timeline(versions: &[(Option<&str>, &str)]) -> (PolicySet, Vec<VersionId>) {
+        let mut policy = PolicySet::new();
+        let ids = versions
+            .iter()
+            .map(|(from, body)| {
+                policy
+                    .add(Version {
+                        origin: "a.example".into(),
+                        valid_from: from.map(|t| t.parse().unwrap()),
+                        status: FetchStatus::Http(200),
+                        robots: Some(Robots::parse(body.as_bytes())),
+                        source: "test".into(),
+                        bytes: body.len() as u64,
+                    })
+                    .unwrap()
+            })
+            .collect();
+        (policy, ids)
+    }
+
+    fn agent(user_agent: &str) -> AgentInfo {
+        let catalog = Catalog::builtin();
+        let Identity::Known(index) = catalog.identify(user_agent.as_bytes()) else {
+            panic!("{user_agent} is in the catalog");
+        };
+        AgentInfo {
+            bot: catalog.bots()[index].clone(),
+            is_bot: true,
+        }
+    }
+
+    fn outcome(
+        judge: &Judge<'_>,
+        versions: &[VersionId],
+        who: &AgentInfo,
+        at: &str,
+        path: &str,
+    ) -> Outcome {
+        let mut cache = SelectionCache::default();
+        let agent = (AgentId::default(), who);
+        judge
+            .judge(
+                &mut cache,
+                agent,
+                versions,
+                at.parse().unwrap(),
+                path.as_bytes(),
+            )
+            .outcome
+    }
+
+    #[test]
+    fn grace_walks_back_over_every_version_in_the_window() {
+        // `/x` allowed until 10:00; an unrelated change at 12:00.
+        let (policy, versions) = timeline(&[
+            (None, "User-agent: *\nDisallow: /y\n"),
+            (
+                Some("2026-01-01T10:00:00Z"),
+                "User-agent: *\nDisallow: /x\n",
+            ),
+            (
+                Some("2026-01-01T12:00:00Z"),
+                "User-agent: *\nDisallow: /x\nDisallow: /z\n",
+            ),
+        ]);
+        let mj12 = agent("MJ12bot/v1.4.8");
+        let cases = [
+            // (grace in hours, request time, path, outcome)
+            (24, "2026-01-01T13:00:00Z", "/x", Outcome::Grace),
+            (4, "2026-01-01T13:00:00Z", "/x", Outcome::Grace),
+            // The window starts at 10:00 sharp, when the first version was no longer in force.
+            (3, "2026-01-01T13:00:00Z", "/x", Outcome::Disallowed),
+            (2, "2026-01-01T13:00:00Z", "/x", Outcome::Disallowed),
+            (24, "2026-01-02T09:59:59Z", "/x", Outcome::Grace),
+            (24, "2026-01-02T10:00:00Z", "/x", Outcome::Disallowed),
+            (0, "2026-01-01T13:00:00Z", "/x", Outcome::Disallowed),
+            // The 10:00 version, in force until 12:00, allowed `/z`.
+            (24, "2026-01-01T13:00:00Z", "/z", Outcome::Grace),
+            (24, "2026-01-01T13:00:00Z", "/a", Outcome::Allowed),
+            (24, "2026-01-01T09:00:00Z", "/y", Outcome::Disallowed),
+        ];
+        for (hours, at, path, expected) in cases {
+            let judge = Judge::new(&policy, SignedDuration::from_hours(hours));
+            assert_eq!(
+                outcome(&judge, &versions, &mj12, at, path),
+                expected,
+                "grace {hours}h, {path} at {at}"
+            );
+        }
+    }
+
+    #[test]
+    fn robots_policies_decide_group_and_outcome() {
+        let (policy, versions) = timeline(&[(
+            None,
+            "User-agent: *\nDisallow: /\n\nUser-agent: AdsBot-Google\nDisallow: /ads-no/\n",
+        )]);
+        let at = "2026-01-01T13:00:00Z";
+        let cases = [
+            // (user-agent, strict, path, outcome)
+            (
+                "AdsBot-Google (+http://www.google.com/adsbot.html)",
+                false,
+                "/page",
+                Outcome::Allowed,
+            ),
+            (
+                "AdsBot-Google (+http://www.google.com/adsbot.html)",
+                false,
+                "/ads-no/1",
+                Outcome::Disallowed,
+            ),
+            ("Mediapartners-Google", false, "/page", Outcome::Allowed),
+            ("ChatGPT-User/1.0", false, "/page", Outcome::Exempt),
+            ("ChatGPT-User/1.0", true, "/page", Outcome::Disallowed),
+            ("Google-Safety", false, "/page", Outcome::Exempt),
+            ("MJ12bot/v1.4.8", false, "/page", Outcome::Disallowed),
+        ];
+        for (user_agent, strict, path, expected) in cases {
+            let judge = Judge::new(&policy, SignedDuration::from_hours(24)).strict(strict);
+            assert_eq!(
+                outcome(&judge, &versions, &agent(user_agent), at, path),
+                expected,
+                "{user_agent} strict={strict} {path}"
+            );
+        }
+    }
 
     #[test]
     fn match_paths() {
