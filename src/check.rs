@@ -5,11 +5,12 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use robots_audit_bots::{Catalog, Identity};
+use robots_audit_bots::{Catalog, Identity, RobotsPolicy};
 use robots_audit_engine::{
     GOOGLEBOT_MAX_BYTES, ParseOptions, Robots, TokenMatch, path_params_query,
 };
 
+use crate::audit::judge::select_for;
 use crate::error::Error;
 
 /// Everything `check` is told.
@@ -28,10 +29,22 @@ pub struct CheckConfig {
     pub urls: Vec<Vec<u8>>,
     /// Ignore content after 500 KiB, as Google's crawler does (Google's library does not).
     pub truncate: bool,
+    /// Print `disallowed`, never `exempt`, for a `--user-agent` whose operator says robots.txt
+    /// does not bind it (as `audit --strict` counts it).
+    pub strict: bool,
 }
 
-/// Which groups to use: Google's exact token comparison, or the catalog's fallback tokens.
-fn tokens(config: &CheckConfig) -> Result<(Vec<Vec<u8>>, TokenMatch), Error> {
+/// The tokens to select groups with, how they compare, and the robots policy of the crawler
+/// (`obeys` for `--agent` tokens, the catalog's for `--user-agent`).
+struct Agent {
+    tokens: Vec<Vec<u8>>,
+    mode: TokenMatch,
+    policy: RobotsPolicy,
+}
+
+/// Which groups to use: Google's exact token comparison, or the catalog's fallback tokens and
+/// robots policy.
+fn agent(config: &CheckConfig) -> Result<Agent, Error> {
     match (&config.user_agent, config.agents.is_empty()) {
         (Some(_), false) => Err(Error::Usage(
             "give either --agent or --user-agent, not both".into(),
@@ -39,14 +52,15 @@ fn tokens(config: &CheckConfig) -> Result<(Vec<Vec<u8>>, TokenMatch), Error> {
         (None, true) => Err(Error::Usage(
             "check needs --agent TOKEN or --user-agent HEADER".into(),
         )),
-        (None, false) => Ok((
-            config
+        (None, false) => Ok(Agent {
+            tokens: config
                 .agents
                 .iter()
                 .map(|a| a.as_bytes().to_vec())
                 .collect(),
-            TokenMatch::Google,
-        )),
+            mode: TokenMatch::Google,
+            policy: RobotsPolicy::Obeys,
+        }),
         (Some(header), true) => {
             let builtin;
             let catalog = match &config.catalog {
@@ -65,10 +79,11 @@ fn tokens(config: &CheckConfig) -> Result<(Vec<Vec<u8>>, TokenMatch), Error> {
                     )));
                 }
             };
-            Ok((
-                bot.tokens.iter().map(|t| t.as_bytes().to_vec()).collect(),
-                TokenMatch::ProductName,
-            ))
+            Ok(Agent {
+                tokens: bot.tokens.iter().map(|t| t.as_bytes().to_vec()).collect(),
+                mode: TokenMatch::ProductName,
+                policy: bot.policy.robots,
+            })
         }
     }
 }
@@ -94,8 +109,10 @@ fn write_field(out: &mut dyn Write, field: &[u8]) -> io::Result<()> {
     out.write_all(rest)
 }
 
-/// Runs `check`, writing `allowed|disallowed<TAB>URL<TAB>rule<TAB>line` per URL to `out`
-/// (fields escaped by [`write_field`]).
+/// Runs `check`, writing `allowed|disallowed|exempt<TAB>URL<TAB>rule<TAB>line` per URL to
+/// `out` (fields escaped by [`write_field`]). `exempt` replaces `disallowed` for a
+/// `--user-agent` whose catalog entry is `user_triggered` or `ignores`, unless `strict`; an
+/// `ignores_global` one is judged by the groups naming its tokens only.
 ///
 /// ```
 /// # use robots_audit::check::{CheckConfig, run};
@@ -116,7 +133,7 @@ fn write_field(out: &mut dyn Write, field: &[u8]) -> io::Result<()> {
 /// );
 /// ```
 pub fn run(config: &CheckConfig, out: &mut impl Write) -> Result<(), Error> {
-    let (tokens, mode) = tokens(config)?;
+    let agent = agent(config)?;
     let body = fs::read(&config.robots).map_err(|e| {
         Error::Fatal(format!(
             "cannot read robots file {}: {e}",
@@ -127,8 +144,13 @@ pub fn run(config: &CheckConfig, out: &mut impl Write) -> Result<(), Error> {
         max_bytes: config.truncate.then_some(GOOGLEBOT_MAX_BYTES),
     };
     let robots = Robots::parse_with(&body, &options);
-    let token_refs: Vec<&[u8]> = tokens.iter().map(Vec::as_slice).collect();
-    let selection = robots.select(&token_refs, mode);
+    let token_refs: Vec<&[u8]> = agent.tokens.iter().map(Vec::as_slice).collect();
+    let selection = select_for(&robots, &token_refs, agent.policy, agent.mode);
+    let refused: &[u8] = if agent.policy.is_exempt() && !config.strict {
+        b"exempt\t"
+    } else {
+        b"disallowed\t"
+    };
     let write = |out: &mut dyn Write, url: &[u8]| -> io::Result<()> {
         let path = path_params_query(url);
         let verdict = robots.verdict(&selection, &path);
@@ -139,7 +161,7 @@ pub fn run(config: &CheckConfig, out: &mut impl Write) -> Result<(), Error> {
         out.write_all(if verdict.allowed {
             b"allowed\t"
         } else {
-            b"disallowed\t"
+            refused
         })?;
         write_field(out, url)?;
         out.write_all(b"\t")?;

@@ -73,11 +73,11 @@ fn headers_are_the_documented_ones() {
     let expected = [
         (
             "agents.csv",
-            "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,grace,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen",
+            "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen",
         ),
         (
             "agent_origins.csv",
-            "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,grace,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation",
+            "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation",
         ),
         (
             "violations.csv",

@@ -118,8 +118,8 @@ fn the_sample_nights_hours_add_up_to_agents_csv_whatever_the_threads() {
     for row in &agents {
         let agent = &sums[row["agent"].as_str()];
         for &column in SUMMED {
-            // `exempt` and `preference_conflicts` are columns of agents.csv only once those
-            // outcomes exist; until then hourly.csv has them as 0.
+            // `preference_conflicts` is a column of agents.csv only once preferences are
+            // judged; until then hourly.csv has it as 0.
             let want = row.get(column).map_or(0, |_| number(row, column));
             assert_eq!(agent[column], want, "{} {column}", row["agent"]);
             compared += 1;

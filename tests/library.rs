@@ -50,13 +50,13 @@ fn night(dir: &std::path::Path, n: usize) -> PathBuf {
 /// inputs were reported done.
 #[derive(Default)]
 struct Tally {
-    outcomes: Mutex<[u64; 5]>,
+    outcomes: Mutex<[u64; 6]>,
     done: Mutex<Vec<(usize, u64)>>,
 }
 
 struct TallySink<'t> {
     tally: &'t Tally,
-    outcomes: [u64; 5],
+    outcomes: [u64; 6],
 }
 
 impl Sink for TallySink<'_> {
@@ -67,6 +67,7 @@ impl Sink for TallySink<'_> {
             Outcome::Allowed => 2,
             Outcome::Disallowed => 3,
             Outcome::Grace => 4,
+            Outcome::Exempt => 5,
         };
         self.outcomes[slot] += 1;
     }
@@ -86,7 +87,7 @@ impl<'t> Output for &'t Tally {
     fn sink(&self) -> TallySink<'t> {
         TallySink {
             tally: self,
-            outcomes: [0; 5],
+            outcomes: [0; 6],
         }
     }
 
@@ -116,7 +117,7 @@ fn an_output_of_ones_own_sees_every_verdict_the_counters_count() {
         &&tally,
     )
     .unwrap();
-    let mut counted = [0u64; 5];
+    let mut counted = [0u64; 6];
     for counts in result.stats.pairs.values() {
         for (sum, n) in counted.iter_mut().zip([
             counts.robots_fetches,
@@ -124,6 +125,7 @@ fn an_output_of_ones_own_sees_every_verdict_the_counters_count() {
             counts.allowed,
             counts.disallowed,
             counts.grace,
+            counts.exempt,
         ]) {
             *sum += n;
         }

@@ -49,6 +49,8 @@ pub struct HourCounts {
     pub disallowed: u64,
     /// Disallowed only by a version younger than the grace period.
     pub grace: u64,
+    /// Disallowed, by an agent whose operator documents that robots.txt does not bind it.
+    pub exempt: u64,
     /// Not robots fetches, and no version in force.
     pub unjudged: u64,
     /// Violations the server answered with 2xx or 304.
@@ -58,9 +60,9 @@ pub struct HourCounts {
 }
 
 impl HourCounts {
-    /// Requests that could be judged: allowed, disallowed or grace.
+    /// Requests that could be judged: allowed, disallowed, grace or exempt.
     pub fn judged(&self) -> u64 {
-        self.allowed + self.disallowed + self.grace
+        self.allowed + self.disallowed + self.grace + self.exempt
     }
 
     #[inline]
@@ -72,6 +74,7 @@ impl HourCounts {
             Outcome::Unjudged => self.unjudged += 1,
             Outcome::Allowed => self.allowed += 1,
             Outcome::Grace => self.grace += 1,
+            Outcome::Exempt => self.exempt += 1,
             Outcome::Disallowed => {
                 self.disallowed += 1;
                 self.violations_served += u64::from(is_served(status));
@@ -86,6 +89,7 @@ impl HourCounts {
         self.allowed += other.allowed;
         self.disallowed += other.disallowed;
         self.grace += other.grace;
+        self.exempt += other.exempt;
         self.unjudged += other.unjudged;
         self.violations_served += other.violations_served;
         self.spoofed += other.spoofed;
@@ -198,12 +202,13 @@ mod tests {
         Timestamp::from_second(second).unwrap()
     }
 
-    const OUTCOMES: [Outcome; 5] = [
+    const OUTCOMES: [Outcome; 6] = [
         Outcome::RobotsFetch,
         Outcome::Unjudged,
         Outcome::Allowed,
         Outcome::Disallowed,
         Outcome::Grace,
+        Outcome::Exempt,
     ];
 
     type Event = (usize, i64, usize, u16, bool);

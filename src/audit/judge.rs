@@ -5,7 +5,8 @@ use std::borrow::Cow;
 
 use ahash::AHashMap;
 use jiff::{SignedDuration, Timestamp};
-use robots_audit_engine::{RuleId, Selection, TokenMatch, path_params_query};
+use robots_audit_bots::RobotsPolicy;
+use robots_audit_engine::{Robots, RuleId, Selection, TokenMatch, path_params_query};
 
 use super::identity::AgentInfo;
 use super::stats::Outcome;
@@ -47,11 +48,13 @@ impl Judgement {
     }
 }
 
-/// The shared, read-only part of judging: the robots versions and the grace period.
+/// The shared, read-only part of judging: the robots versions, the grace period and whether
+/// documented exemptions count (`--strict`).
 #[derive(Debug)]
 pub struct Judge<'a> {
     policy: &'a PolicySet,
     grace: SignedDuration,
+    strict: bool,
 }
 
 /// One thread's cache of group selections, one per robots version and agent.
@@ -96,10 +99,38 @@ pub fn match_path<'b>(target: &'b [u8], query: Option<&[u8]>, buf: &'b mut Vec<u
     buf
 }
 
+/// The groups of `robots` that apply to a crawler answering to `tokens` with the robots
+/// `policy` its operator documents: an `ignores_global` crawler obeys only groups naming one of
+/// its tokens, so when only the `*` groups would apply, nothing does (`docs/bots.md`).
+pub fn select_for(
+    robots: &Robots,
+    tokens: &[&[u8]],
+    policy: RobotsPolicy,
+    mode: TokenMatch,
+) -> Selection {
+    let selection = robots.select(tokens, mode);
+    if selection.is_global() && !policy.follows_global_group() {
+        return Selection::default();
+    }
+    selection
+}
+
 impl<'a> Judge<'a> {
     /// A judge over `policy` with the given grace period.
     pub fn new(policy: &'a PolicySet, grace: SignedDuration) -> Judge<'a> {
-        Judge { policy, grace }
+        Judge {
+            policy,
+            grace,
+            strict: false,
+        }
+    }
+
+    /// With `strict`, requests of agents whose operator says robots.txt does not bind them
+    /// (`user_triggered`, `ignores`) are violations like any other, never `exempt`.
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Judge<'a> {
+        self.strict = strict;
+        self
     }
 
     /// The robots versions this judge knows.
@@ -122,42 +153,80 @@ impl<'a> Judge<'a> {
                 ..Judgement::unjudged()
             };
         }
-        let Some(in_force) = self.policy.in_force(versions, time) else {
+        let Some(at) = self.policy.in_force_at(versions, time) else {
             return Judgement::unjudged();
         };
-        let (allowed, decider) = self.decide(cache, in_force.current, agent, path);
+        let upto = versions.get(..=at).unwrap_or_default();
+        let Some(&current) = upto.last() else {
+            return Judgement::unjudged();
+        };
+        let (allowed, decider) = self.decide(cache, current, agent, path);
         let mut judgement = Judgement {
             outcome: if allowed {
                 Outcome::Allowed
             } else {
                 Outcome::Disallowed
             },
-            version: Some(in_force.current),
+            version: Some(current),
             decider,
             holds_under_1994: false,
         };
         if allowed {
             return judgement;
         }
-        let version = self.policy.version(in_force.current);
-        let in_grace = version
-            .valid_from
-            .is_some_and(|from| time.duration_since(from) < self.grace);
-        if let Some(previous) = in_force.previous.filter(|_| in_grace)
-            && self.decide(cache, previous, agent, path).0
-        {
+        let version = self.policy.version(current);
+        if self.allowed_in_grace_window(cache, agent, upto, time, path) {
             judgement.outcome = Outcome::Grace;
+        } else if !self.strict && agent.1.bot.policy.robots.is_exempt() {
+            judgement.outcome = Outcome::Exempt;
         }
         judgement.holds_under_1994 = match (version.effect(), &version.robots) {
             // The 1994 text: on a temporary failure a robot should defer its visits.
             (Effect::DisallowAll, _) => true,
             (Effect::Rules, Some(robots)) => {
-                let selection = self.selection(cache, in_force.current, agent);
+                let selection = self.selection(cache, current, agent);
                 robots.disallowed_1994(selection, path).is_some()
             }
             _ => false,
         };
         judgement
+    }
+
+    /// Whether a version in force at some moment of the grace window `[time - grace, time]`,
+    /// other than the last of `upto` (the one in force at `time`), allowed the request: a crawler
+    /// may hold any copy fetched in that window (`docs/contract.md`, "Grace"). Versions before
+    /// the last are in force until the next one's `valid_from`, so the walk back stops at the
+    /// first version that came into force at or before the window's start.
+    fn allowed_in_grace_window(
+        &self,
+        cache: &mut SelectionCache,
+        agent: (AgentId, &AgentInfo),
+        upto: &[VersionId],
+        time: Timestamp,
+        path: &[u8],
+    ) -> bool {
+        let mut later = upto.iter().rev();
+        let mut newer = match later.next() {
+            Some(&id) => id,
+            None => return false,
+        };
+        for &older in later {
+            // `older` was in force until `newer` came: inside the window only if that was less
+            // than `grace` before the request.
+            let replaced_in_window = self
+                .policy
+                .version(newer)
+                .valid_from
+                .is_some_and(|from| time.duration_since(from) < self.grace);
+            if !replaced_in_window {
+                return false;
+            }
+            if self.decide(cache, older, agent, path).0 {
+                return true;
+            }
+            newer = older;
+        }
+        false
     }
 
     fn selection<'c>(
@@ -172,7 +241,12 @@ impl<'a> Judge<'a> {
             .or_insert_with(|| {
                 let tokens: Vec<&[u8]> = agent.1.bot.tokens.iter().map(|t| t.as_bytes()).collect();
                 match &self.policy.version(version).robots {
-                    Some(robots) => robots.select(&tokens, TokenMatch::ProductName),
+                    Some(robots) => select_for(
+                        robots,
+                        &tokens,
+                        agent.1.bot.policy.robots,
+                        TokenMatch::ProductName,
+                    ),
                     None => Selection::default(),
                 }
             })
@@ -205,6 +279,137 @@ impl<'a> Judge<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::{FetchStatus, Version};
+    use robots_audit_bots::{Catalog, Identity};
+
+    /// `a.example` with a version from each `(valid_from, body)`.
+    fn timeline(versions: &[(Option<&str>, &str)]) -> (PolicySet, Vec<VersionId>) {
+        let mut policy = PolicySet::new();
+        let ids = versions
+            .iter()
+            .map(|(from, body)| {
+                policy
+                    .add(Version {
+                        origin: "a.example".into(),
+                        valid_from: from.map(|t| t.parse().unwrap()),
+                        status: FetchStatus::Http(200),
+                        robots: Some(Robots::parse(body.as_bytes())),
+                        source: "test".into(),
+                        bytes: body.len() as u64,
+                    })
+                    .unwrap()
+            })
+            .collect();
+        (policy, ids)
+    }
+
+    fn agent(user_agent: &str) -> AgentInfo {
+        let catalog = Catalog::builtin();
+        let Identity::Known(index) = catalog.identify(user_agent.as_bytes()) else {
+            panic!("{user_agent} is in the catalog");
+        };
+        AgentInfo {
+            bot: catalog.bots()[index].clone(),
+            is_bot: true,
+        }
+    }
+
+    fn outcome(
+        judge: &Judge<'_>,
+        versions: &[VersionId],
+        who: &AgentInfo,
+        at: &str,
+        path: &str,
+    ) -> Outcome {
+        let mut cache = SelectionCache::default();
+        let agent = (AgentId::default(), who);
+        judge
+            .judge(
+                &mut cache,
+                agent,
+                versions,
+                at.parse().unwrap(),
+                path.as_bytes(),
+            )
+            .outcome
+    }
+
+    #[test]
+    fn grace_walks_back_over_every_version_in_the_window() {
+        // `/x` allowed until 10:00; an unrelated change at 12:00.
+        let (policy, versions) = timeline(&[
+            (None, "User-agent: *\nDisallow: /y\n"),
+            (
+                Some("2026-01-01T10:00:00Z"),
+                "User-agent: *\nDisallow: /x\n",
+            ),
+            (
+                Some("2026-01-01T12:00:00Z"),
+                "User-agent: *\nDisallow: /x\nDisallow: /z\n",
+            ),
+        ]);
+        let mj12 = agent("MJ12bot/v1.4.8");
+        let cases = [
+            // (grace in hours, request time, path, outcome)
+            (24, "2026-01-01T13:00:00Z", "/x", Outcome::Grace),
+            (4, "2026-01-01T13:00:00Z", "/x", Outcome::Grace),
+            // The window starts at 10:00 sharp, when the first version was no longer in force.
+            (3, "2026-01-01T13:00:00Z", "/x", Outcome::Disallowed),
+            (2, "2026-01-01T13:00:00Z", "/x", Outcome::Disallowed),
+            (24, "2026-01-02T09:59:59Z", "/x", Outcome::Grace),
+            (24, "2026-01-02T10:00:00Z", "/x", Outcome::Disallowed),
+            (0, "2026-01-01T13:00:00Z", "/x", Outcome::Disallowed),
+            // The 10:00 version, in force until 12:00, allowed `/z`.
+            (24, "2026-01-01T13:00:00Z", "/z", Outcome::Grace),
+            (24, "2026-01-01T13:00:00Z", "/a", Outcome::Allowed),
+            (24, "2026-01-01T09:00:00Z", "/y", Outcome::Disallowed),
+        ];
+        for (hours, at, path, expected) in cases {
+            let judge = Judge::new(&policy, SignedDuration::from_hours(hours));
+            assert_eq!(
+                outcome(&judge, &versions, &mj12, at, path),
+                expected,
+                "grace {hours}h, {path} at {at}"
+            );
+        }
+    }
+
+    #[test]
+    fn robots_policies_decide_group_and_outcome() {
+        let (policy, versions) = timeline(&[(
+            None,
+            "User-agent: *\nDisallow: /\n\nUser-agent: AdsBot-Google\nDisallow: /ads-no/\n",
+        )]);
+        let at = "2026-01-01T13:00:00Z";
+        let cases = [
+            // (user-agent, strict, path, outcome)
+            (
+                "AdsBot-Google (+http://www.google.com/adsbot.html)",
+                false,
+                "/page",
+                Outcome::Allowed,
+            ),
+            (
+                "AdsBot-Google (+http://www.google.com/adsbot.html)",
+                false,
+                "/ads-no/1",
+                Outcome::Disallowed,
+            ),
+            ("Mediapartners-Google", false, "/page", Outcome::Allowed),
+            ("ChatGPT-User/1.0", false, "/page", Outcome::Exempt),
+            ("ChatGPT-User/1.0", true, "/page", Outcome::Disallowed),
+            ("Google-Safety", false, "/page", Outcome::Exempt),
+            ("MJ12bot/v1.4.8", false, "/page", Outcome::Disallowed),
+        ];
+        for (user_agent, strict, path, expected) in cases {
+            let judge = Judge::new(&policy, SignedDuration::from_hours(24)).strict(strict);
+            assert_eq!(
+                outcome(&judge, &versions, &agent(user_agent), at, path),
+                expected,
+                "{user_agent} strict={strict} {path}"
+            );
+        }
+    }
 
     #[test]
     fn match_paths() {

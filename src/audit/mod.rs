@@ -50,6 +50,9 @@ pub struct AuditConfig {
     pub fields: FieldMap,
     /// `--grace`.
     pub grace: SignedDuration,
+    /// `--strict`: requests of agents robots.txt does not bind by their operator's word
+    /// (`user_triggered`, `ignores`) are violations, not `exempt`.
+    pub strict: bool,
     /// `--all-agents`.
     pub all_agents: bool,
     /// `--threads`.
@@ -72,6 +75,7 @@ impl Default for AuditConfig {
             format: None,
             fields: FieldMap::default(),
             grace: SignedDuration::from_hours(24),
+            strict: false,
             all_agents: false,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             progress: false,
@@ -374,7 +378,7 @@ pub fn run<O: Output>(
     output: &O,
 ) -> Result<AuditResult, Error> {
     let identifier = Identifier::new(catalog, config.all_agents);
-    let judge = Judge::new(&policy, config.grace);
+    let judge = Judge::new(&policy, config.grace).strict(config.strict);
     let mut context = AuditContext::new(&identifier, &judge, verifier, inputs);
     context.default_origin = config.origin.as_ref();
     context.fallback_user_agent = config.fallback_user_agent.as_deref();

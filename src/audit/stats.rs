@@ -28,16 +28,21 @@ pub enum Outcome {
     Allowed,
     /// The robots.txt in force disallowed it: a violation.
     Disallowed,
-    /// Only the version that came into force less than `--grace` ago disallowed it.
+    /// Disallowed by the version in force, but some version in force during the `--grace`
+    /// window before the request allowed it.
     Grace,
+    /// Disallowed by the robots.txt in force, but the agent's operator documents that
+    /// robots.txt does not bind it (a `user_triggered` or `ignores` policy) and the run is not
+    /// `--strict`.
+    Exempt,
 }
 
 impl Outcome {
-    /// Whether the request was judged: allowed, disallowed or grace.
+    /// Whether the request was judged: allowed, disallowed, grace or exempt.
     pub fn is_judged(self) -> bool {
         matches!(
             self,
-            Outcome::Allowed | Outcome::Disallowed | Outcome::Grace
+            Outcome::Allowed | Outcome::Disallowed | Outcome::Grace | Outcome::Exempt
         )
     }
 
@@ -49,6 +54,7 @@ impl Outcome {
             Outcome::Allowed => "allowed",
             Outcome::Disallowed => "disallowed",
             Outcome::Grace => "grace",
+            Outcome::Exempt => "exempt",
         }
     }
 }
@@ -71,8 +77,12 @@ pub struct Counts {
     pub allowed: u64,
     /// Judged and disallowed: violations.
     pub disallowed: u64,
-    /// Disallowed only by a version younger than the grace period.
+    /// Violations by requests whose identity was verified (by ranges or by DNS).
+    pub disallowed_verified: u64,
+    /// Disallowed, but allowed by some version in force during the grace window before.
     pub grace: u64,
+    /// Disallowed, but of an agent robots.txt does not bind (not counted with `--strict`).
+    pub exempt: u64,
     /// Not robots fetches, and no version in force.
     pub unjudged: u64,
     /// Violations the server answered with 2xx or 304.
@@ -108,9 +118,9 @@ fn max_time(a: &mut Option<Timestamp>, b: Option<Timestamp>) {
 }
 
 impl Counts {
-    /// Requests that could be judged: allowed, disallowed or grace.
+    /// Requests that could be judged: allowed, disallowed, grace or exempt.
     pub fn judged(&self) -> u64 {
-        self.allowed + self.disallowed + self.grace
+        self.allowed + self.disallowed + self.grace + self.exempt
     }
 
     /// Records one request.
@@ -127,6 +137,7 @@ impl Counts {
             Outcome::Unjudged => self.unjudged += 1,
             Outcome::Allowed => self.allowed += 1,
             Outcome::Grace => self.grace += 1,
+            Outcome::Exempt => self.exempt += 1,
             Outcome::Disallowed => {
                 self.disallowed += 1;
                 min_time(&mut self.first_violation, Some(time));
@@ -141,7 +152,9 @@ impl Counts {
         self.robots_fetches += other.robots_fetches;
         self.allowed += other.allowed;
         self.disallowed += other.disallowed;
+        self.disallowed_verified += other.disallowed_verified;
         self.grace += other.grace;
+        self.exempt += other.exempt;
         self.unjudged += other.unjudged;
         self.violations_served += other.violations_served;
         self.verified += other.verified;
@@ -242,10 +255,22 @@ impl Sink for Stats {
             judgement.outcome,
             verdict.request.status,
         );
-        match verdict.verification {
-            Verification::Verified => counts.verified += 1,
-            Verification::Spoofed => counts.spoofed += 1,
-            Verification::Unverified => counts.unverified += 1,
+        let verified = match verdict.verification {
+            Verification::Verified => {
+                counts.verified += 1;
+                true
+            }
+            Verification::Spoofed => {
+                counts.spoofed += 1;
+                false
+            }
+            Verification::Unverified => {
+                counts.unverified += 1;
+                false
+            }
+        };
+        if verified && judgement.outcome == Outcome::Disallowed {
+            counts.disallowed_verified += 1;
         }
         if !judgement.outcome.is_judged() {
             return;
@@ -276,7 +301,7 @@ mod tests {
             0usize..3,
             0usize..3,
             0i64..1_000_000,
-            0usize..5,
+            0usize..6,
             prop::sample::select(vec![200u16, 304, 404, 503]),
             0u32..4,
             any::<bool>(),
@@ -291,6 +316,7 @@ mod tests {
                     Outcome::Allowed,
                     Outcome::Disallowed,
                     Outcome::Grace,
+                    Outcome::Exempt,
                 ][outcome];
                 let (agent, origin) = (
                     AgentId::from_index(agent).unwrap(),
@@ -353,6 +379,7 @@ mod tests {
         c.record(t(20), Outcome::Disallowed, 404);
         c.record(t(40), Outcome::Allowed, 200);
         c.record(t(50), Outcome::Grace, 200);
+        c.record(t(60), Outcome::Exempt, 200);
         c.record(t(5), Outcome::Unjudged, 200);
         assert_eq!(
             (
@@ -360,13 +387,19 @@ mod tests {
                 c.robots_fetches,
                 c.judged(),
                 c.disallowed,
+                c.exempt,
                 c.violations_served
             ),
-            (6, 1, 4, 2, 1)
+            (7, 1, 5, 2, 1, 1)
+        );
+        assert_eq!(
+            c.judged(),
+            c.allowed + c.disallowed + c.grace + c.exempt,
+            "judged is the sum of its outcomes"
         );
         assert_eq!(
             (c.first_seen, c.last_seen, c.first_violation),
-            (Some(t(5)), Some(t(50)), Some(t(10)))
+            (Some(t(5)), Some(t(60)), Some(t(10)))
         );
         assert_eq!(c.robots_fetch_statuses.get(&200), Some(&1));
     }

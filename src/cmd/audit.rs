@@ -80,6 +80,10 @@ pub struct AuditArgs {
     /// or a directory of dated snapshots (DIR/<list, bot or operator>/<time>.json). Repeatable.
     #[arg(long, value_name = "[BOT=]PATH")]
     pub verify: Vec<String>,
+    /// Count requests of agents whose operators say robots.txt does not bind them
+    /// (user-triggered fetchers, crawlers that ignore it) as violations rather than exempt.
+    #[arg(long)]
+    pub strict: bool,
     /// Also judge requests whose user-agent is not a bot.
     #[arg(long)]
     pub all_agents: bool,
@@ -194,6 +198,7 @@ impl AuditArgs {
             format,
             fields,
             grace: parse_duration("--grace", &self.grace)?,
+            strict: self.strict,
             all_agents: self.all_agents,
             threads: self.threads.map_or(defaults.threads, usize::from),
             progress: !self.quiet,

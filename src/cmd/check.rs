@@ -35,6 +35,10 @@ pub struct CheckArgs {
     /// Ignore content after 500 KiB, as Google's crawler does (Google's library reads it all).
     #[arg(long)]
     pub truncate: bool,
+    /// Print `disallowed` rather than `exempt` for a --user-agent whose operator says robots.txt
+    /// does not bind it (user-triggered fetchers, crawlers that ignore it).
+    #[arg(long)]
+    pub strict: bool,
     /// URLs: absolute, bare paths, or empty.
     #[arg(value_name = "URL")]
     pub url: Vec<String>,
@@ -78,6 +82,7 @@ impl CheckArgs {
             catalog,
             urls,
             truncate: self.truncate,
+            strict: self.strict,
         })
     }
 }

@@ -208,13 +208,22 @@ impl PolicySet {
     ///
     /// [`versions_of`]: PolicySet::versions_of
     pub fn in_force(&self, versions: &[VersionId], time: Timestamp) -> Option<InForce> {
+        let at = self.in_force_at(versions, time)?;
+        let current = *versions.get(at)?;
+        let previous = at.checked_sub(1).and_then(|i| versions.get(i).copied());
+        Some(InForce { current, previous })
+    }
+
+    /// The position in `versions` (as returned by [`versions_of`]) of the version in force at
+    /// `time`; the versions before it came earlier, in order.
+    ///
+    /// [`versions_of`]: PolicySet::versions_of
+    pub fn in_force_at(&self, versions: &[VersionId], time: Timestamp) -> Option<usize> {
         let after = versions.partition_point(|&v| match self.versions[v.index()].valid_from {
             None => true,
             Some(from) => from <= time,
         });
-        let current = *versions.get(after.checked_sub(1)?)?;
-        let previous = after.checked_sub(2).and_then(|i| versions.get(i).copied());
-        Some(InForce { current, previous })
+        after.checked_sub(1)
     }
 }
 

@@ -8,7 +8,7 @@ use super::{time, write_csv};
 use crate::audit::AuditResult;
 
 /// The header of `agent_origins.csv`.
-pub const HEADER: &str = "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,grace,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation";
+pub const HEADER: &str = "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation";
 
 /// Writes `agent_origins.csv` into `dir`.
 pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {

@@ -9,7 +9,7 @@ use crate::audit::stats::Counts;
 use crate::ids::AgentId;
 
 /// The header of `agents.csv`.
-pub const HEADER: &str = "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,grace,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen";
+pub const HEADER: &str = "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen";
 
 /// One agent's counters summed over its origins.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -32,13 +32,16 @@ pub fn coverage(counts: &Counts) -> String {
 }
 
 /// The columns both `agents.csv` and `agent_origins.csv` show, in their order: `judged`,
-/// `allowed`, `disallowed`, `grace`, `unjudged`, `violation_rate`, `violations_served`, `coverage`.
-pub fn verdict_columns(c: &Counts) -> [String; 8] {
+/// `allowed`, `disallowed`, `disallowed_verified`, `grace`, `exempt`, `unjudged`,
+/// `violation_rate`, `violations_served`, `coverage`.
+pub fn verdict_columns(c: &Counts) -> [String; 10] {
     [
         c.judged().to_string(),
         c.allowed.to_string(),
         c.disallowed.to_string(),
+        c.disallowed_verified.to_string(),
         c.grace.to_string(),
+        c.exempt.to_string(),
         c.unjudged.to_string(),
         rate(c.disallowed, c.judged()),
         c.violations_served.to_string(),

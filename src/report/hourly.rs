@@ -29,10 +29,7 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             c.allowed.to_string(),
             c.disallowed.to_string(),
             c.grace.to_string(),
-            // `exempt`: no outcome is exempt yet; the catalog's robots policies
-            // (docs/contract.md, "Exempt requests and robots policies") will add it to
-            // `Outcome`, and then it is counted here like `grace`.
-            "0".to_owned(),
+            c.exempt.to_string(),
             c.unjudged.to_string(),
             c.violations_served.to_string(),
             c.spoofed.to_string(),

@@ -9,7 +9,7 @@
 //! - `robots/<host>.txt`: one robots.txt per origin, in the layout `audit --robots DIR` reads;
 //! - `ranges/<bot>.json`: the published IP ranges of each crawler that has them, in the
 //!   `{"creationTime":…,"prefixes":[…]}` shape operators publish;
-//! - `truth.csv` (`agent,origin,requests,robots_fetches,allowed,disallowed,verified,spoofed,unverified`)
+//! - `truth.csv` (`agent,origin,requests,robots_fetches,allowed,disallowed,exempt,verified,spoofed,unverified`)
 //!   and `truth-agents.csv` (the same summed per agent): what an exact audit must report.
 //!
 //! The truth is exact by construction, not by running a matcher: every robots.txt is assembled
@@ -628,11 +628,12 @@ fn write_ranges(
 
 /// The counter columns of the ground-truth files (`truth.csv` after `agent,origin`,
 /// `truth-agents.csv` after `agent`), named as the audit's reports name them.
-pub const TRUTH_COUNTERS: [&str; 7] = [
+pub const TRUTH_COUNTERS: [&str; 8] = [
     "requests",
     "robots_fetches",
     "allowed",
     "disallowed",
+    "exempt",
     "verified",
     "spoofed",
     "unverified",
@@ -665,6 +666,7 @@ fn write_truth(
             c.robots_fetches,
             c.allowed,
             c.disallowed,
+            c.exempt,
             c.verified,
             c.spoofed,
             c.unverified,

@@ -1,7 +1,7 @@
 //! Who crawls: the run's agents (resolved through the bot catalog, so that names and tokens are
 //! exactly the ones the audit will use) and the actors that send their traffic.
 
-use robots_audit_bots::{Catalog, Identity};
+use robots_audit_bots::{Catalog, Identity, RobotsPolicy};
 
 use crate::agents::{Address, BOTS, OTHER_FIRST_OCTETS, Prefix, SPOOF_FIRST_OCTETS};
 use crate::rng::Rng;
@@ -20,6 +20,10 @@ pub(crate) struct Agent {
     pub(crate) user_agents: Vec<&'static str>,
     /// Its published ranges, if any.
     pub(crate) ranges: Option<&'static [Prefix]>,
+    /// How robots.txt binds it, as the catalog documents: an `ignores_global` crawler is not
+    /// judged by the `*` groups, and a disallowed request of a `user_triggered` or `ignores`
+    /// one is `exempt`.
+    pub(crate) robots: RobotsPolicy,
 }
 
 /// Resolves the first `count` distinct crawlers of the built-in table through `catalog`.
@@ -30,12 +34,16 @@ pub(crate) fn resolve_agents(catalog: &Catalog, count: usize) -> Vec<Agent> {
     let mut agents: Vec<Agent> = Vec::new();
     for bot in BOTS {
         for &user_agent in bot.user_agents {
-            let (name, tokens) = match catalog.identify(user_agent.as_bytes()) {
+            let (name, tokens, robots) = match catalog.identify(user_agent.as_bytes()) {
                 Identity::Known(index) => match catalog.bots().get(index) {
-                    Some(known) => (known.name.clone(), known.tokens.clone()),
+                    Some(known) => (
+                        known.name.clone(),
+                        known.tokens.clone(),
+                        known.policy.robots,
+                    ),
                     None => continue,
                 },
-                Identity::Unknown(unknown) => (unknown.name, unknown.tokens),
+                Identity::Unknown(unknown) => (unknown.name, unknown.tokens, RobotsPolicy::Obeys),
                 Identity::NotBot => continue,
             };
             if let Some(agent) = agents.iter_mut().find(|a| a.name == name) {
@@ -51,6 +59,7 @@ pub(crate) fn resolve_agents(catalog: &Catalog, count: usize) -> Vec<Agent> {
                     spellings,
                     user_agents: vec![user_agent],
                     ranges: bot.ranges,
+                    robots,
                 });
             }
         }
@@ -225,6 +234,7 @@ mod tests {
             spellings: vec!["X".to_owned()],
             user_agents: vec!["X/1.0"],
             ranges,
+            robots: RobotsPolicy::Obeys,
         }
     }
 

@@ -93,13 +93,16 @@ fn writable_token(token: &str) -> bool {
 }
 
 /// The groups that apply to a crawler with these tokens (in fallback order): those naming the
-/// first token that any group names, else the `*` groups.
-fn select<'a>(groups: &'a [GroupPlan], tokens: &[String]) -> Vec<&'a GroupPlan> {
-    for token in tokens.iter().filter(|t| !t.is_empty()) {
+/// first token that any group names, else the `*` groups (unless it ignores them).
+fn select<'a>(groups: &'a [GroupPlan], agent: &Agent) -> Vec<&'a GroupPlan> {
+    for token in agent.tokens.iter().filter(|t| !t.is_empty()) {
         let named: Vec<&GroupPlan> = groups.iter().filter(|g| g.names_token(token)).collect();
         if !named.is_empty() {
             return named;
         }
+    }
+    if !agent.robots.follows_global_group() {
+        return Vec::new();
     }
     groups.iter().filter(|g| g.is_global()).collect()
 }
@@ -127,13 +130,7 @@ pub(crate) fn build(host: &str, agents: &[Agent], rng: &mut Rng) -> SiteRobots {
     let body = render(host, &groups, &style, rng);
     let disallowed = agents
         .iter()
-        .map(|agent| {
-            site::disallowed(
-                select(&groups, &agent.tokens)
-                    .into_iter()
-                    .flat_map(|g| g.rules()),
-            )
-        })
+        .map(|agent| site::disallowed(select(&groups, agent).into_iter().flat_map(|g| g.rules())))
         .collect();
     SiteRobots { body, disallowed }
 }
@@ -401,6 +398,7 @@ fn sitemap_lines(host: &str, rng: &mut Rng) -> Vec<Vec<u8>> {
 mod tests {
     use super::*;
     use crate::site::Bucket;
+    use robots_audit_bots::RobotsPolicy;
 
     fn agent(name: &str, tokens: &[&str]) -> Agent {
         Agent {
@@ -409,6 +407,7 @@ mod tests {
             spellings: tokens.iter().map(|t| (*t).to_owned()).collect(),
             user_agents: Vec::new(),
             ranges: None,
+            robots: RobotsPolicy::Obeys,
         }
     }
 
@@ -445,10 +444,7 @@ mod tests {
         let google = agent("Googlebot", &["googlebot"]);
         let other = agent("bingbot", &["bingbot"]);
         let names = |a: &Agent| -> Vec<Vec<String>> {
-            select(&groups, &a.tokens)
-                .iter()
-                .map(|g| g.names.clone())
-                .collect()
+            select(&groups, a).iter().map(|g| g.names.clone()).collect()
         };
         assert_eq!(
             names(&image),
@@ -456,6 +452,14 @@ mod tests {
         );
         assert_eq!(names(&google), vec![vec!["Googlebot".to_owned()]]);
         assert_eq!(names(&other), vec![vec!["*".to_owned()]]);
+        let special = Agent {
+            robots: RobotsPolicy::IgnoresGlobal,
+            ..agent("AdsBot-Google", &["adsbot-google"])
+        };
+        assert!(
+            names(&special).is_empty(),
+            "the * groups do not apply to it"
+        );
     }
 
     #[test]
@@ -466,11 +470,7 @@ mod tests {
             group(&["foobot"], &[Family::Pdf]),
         ];
         let foo = agent("FooBot", &["foobot"]);
-        let set = site::disallowed(
-            select(&groups, &foo.tokens)
-                .into_iter()
-                .flat_map(|g| g.rules()),
-        );
+        let set = site::disallowed(select(&groups, &foo).into_iter().flat_map(|g| g.rules()));
         assert!(set.contains(Bucket::Private) && set.contains(Bucket::Pdf));
         assert!(!set.contains(Bucket::Home), "the * group must not apply");
     }

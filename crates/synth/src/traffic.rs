@@ -21,6 +21,7 @@ pub(crate) struct Counts {
     pub(crate) robots_fetches: u64,
     pub(crate) allowed: u64,
     pub(crate) disallowed: u64,
+    pub(crate) exempt: u64,
     pub(crate) verified: u64,
     pub(crate) spoofed: u64,
     pub(crate) unverified: u64,
@@ -32,6 +33,7 @@ impl Counts {
         self.robots_fetches += other.robots_fetches;
         self.allowed += other.allowed;
         self.disallowed += other.disallowed;
+        self.exempt += other.exempt;
         self.verified += other.verified;
         self.spoofed += other.spoofed;
         self.unverified += other.unverified;
@@ -197,7 +199,9 @@ impl<'a> Traffic<'a> {
         self.path.clear();
         let (status, bytes) = match bucket {
             Some(bucket) if !robots_fetch => {
-                if disallowed.contains(bucket) {
+                if disallowed.contains(bucket) && agent.robots.is_exempt() {
+                    counts.exempt += 1;
+                } else if disallowed.contains(bucket) {
                     counts.disallowed += 1;
                 } else {
                     counts.allowed += 1;

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use common::{all_lines, read_truth, small_config};
 use robots_audit_bots::{Bot, Catalog, Identity, Verification, Verifier};
-use robots_audit_engine::{Robots, TokenMatch, path_params_query};
+use robots_audit_engine::{Robots, Selection, TokenMatch, path_params_query};
 use robots_audit_synth::{SynthConfig, SynthFormat, generate};
 
 fn judge_run(config: &SynthConfig) {
@@ -41,7 +41,7 @@ fn judge_run(config: &SynthConfig) {
         robots.insert(host.to_owned(), Robots::parse(&body));
     }
 
-    let mut judged: BTreeMap<Vec<String>, [u64; 7]> = BTreeMap::new();
+    let mut judged: BTreeMap<Vec<String>, [u64; 8]> = BTreeMap::new();
     for line in all_lines(&summary, config) {
         let bot: Bot = match catalog.identify(line.user_agent.as_bytes()) {
             Identity::Known(index) => catalog.bots()[index].clone(),
@@ -53,9 +53,9 @@ fn judge_run(config: &SynthConfig) {
             .or_default();
         row[0] += 1;
         match verifier.verify(&bot, line.ip.as_bytes()) {
-            Verification::Verified => row[4] += 1,
-            Verification::Spoofed => row[5] += 1,
-            Verification::Unverified => row[6] += 1,
+            Verification::Verified => row[5] += 1,
+            Verification::Spoofed => row[6] += 1,
+            Verification::Unverified => row[7] += 1,
         }
         let path = path_params_query(line.target.as_bytes());
         if path.as_ref() == b"/robots.txt" {
@@ -66,9 +66,16 @@ fn judge_run(config: &SynthConfig) {
             .get(&line.host)
             .expect("robots file of the line's host");
         let tokens: Vec<&[u8]> = bot.tokens.iter().map(|t| t.as_bytes()).collect();
-        let selection = file.select(&tokens, TokenMatch::ProductName);
+        let mut selection = file.select(&tokens, TokenMatch::ProductName);
+        // The catalog's robots policy: an `ignores_global` crawler is not judged by `*`, and a
+        // disallowed request of a `user_triggered` or `ignores` one is `exempt`.
+        if selection.is_global() && !bot.policy.robots.follows_global_group() {
+            selection = Selection::default();
+        }
         if file.verdict(&selection, &path).allowed {
             row[2] += 1;
+        } else if bot.policy.robots.is_exempt() {
+            row[4] += 1;
         } else {
             row[3] += 1;
         }

@@ -186,7 +186,7 @@ fn truth_rows_add_up() {
     let rows = read_truth(&summary.truth, 2);
     let agents = read_truth(&summary.truth_agents, 1);
     assert!(rows.len() > 50, "a rich run has many (agent, origin) rows");
-    let mut summed: BTreeMap<Vec<String>, [u64; 7]> = BTreeMap::new();
+    let mut summed: BTreeMap<Vec<String>, [u64; 8]> = BTreeMap::new();
     for (
         key,
         [
@@ -194,6 +194,7 @@ fn truth_rows_add_up() {
             fetches,
             allowed,
             disallowed,
+            exempt,
             verified,
             spoofed,
             unverified,
@@ -201,7 +202,11 @@ fn truth_rows_add_up() {
     ) in &rows
     {
         assert!(*requests > 0);
-        assert_eq!(*requests, fetches + allowed + disallowed, "{key:?}");
+        assert_eq!(
+            *requests,
+            fetches + allowed + disallowed + exempt,
+            "{key:?}"
+        );
         assert_eq!(*requests, verified + spoofed + unverified, "{key:?}");
         assert!(key[1].starts_with("https://"));
         let total = summed.entry(vec![key[0].clone()]).or_default();
@@ -215,7 +220,7 @@ fn truth_rows_add_up() {
     assert!(sum(2) > 0, "allowed");
     assert!(sum(3) > 0, "violations");
     assert!(
-        sum(4) > 0 && sum(5) > 0 && sum(6) > 0,
+        sum(5) > 0 && sum(6) > 0 && sum(7) > 0,
         "verified, spoofed and unverified"
     );
 }

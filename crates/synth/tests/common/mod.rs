@@ -143,7 +143,7 @@ pub fn all_lines(summary: &robots_audit_synth::Summary, config: &SynthConfig) ->
 }
 
 /// One row of a truth file: the key columns and the seven counters.
-pub type TruthRows = BTreeMap<Vec<String>, [u64; 7]>;
+pub type TruthRows = BTreeMap<Vec<String>, [u64; 8]>;
 
 /// Reads `truth.csv` (key: agent, origin) or `truth-agents.csv` (key: agent).
 pub fn read_truth(path: &Path, key_columns: usize) -> TruthRows {
@@ -159,7 +159,7 @@ pub fn read_truth(path: &Path, key_columns: usize) -> TruthRows {
     for record in reader.records() {
         let record = record.expect("row");
         let key: Vec<String> = record.iter().take(key_columns).map(str::to_owned).collect();
-        let mut values = [0u64; 7];
+        let mut values = [0u64; 8];
         for (slot, field) in values.iter_mut().zip(record.iter().skip(key_columns)) {
             *slot = field.parse().expect("count");
         }
