@@ -7,6 +7,7 @@
 //! module never sees a report's format.
 
 pub mod auditor;
+pub mod explain;
 pub mod identity;
 pub mod judge;
 mod recent;

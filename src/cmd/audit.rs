@@ -27,7 +27,7 @@ use super::{load_catalog, one_of, parse_duration, usage};
 pub const ABOUT: &str = "Logs + robots sources -> CSV reports (the main job)";
 
 /// The `--format` value that detects the format of each file.
-const AUTO: &str = "auto";
+pub(super) const AUTO: &str = "auto";
 
 /// The formats `--field` applies to.
 const FIELD_FORMATS: [Format; 3] = [Format::Json, Format::Caddy, Format::Crawl];
@@ -102,7 +102,7 @@ pub struct AuditArgs {
 
 /// A `--verify` range file and the bot or operator it belongs to, or a snapshot directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct RangeFile {
+pub(super) struct RangeFile {
     /// A bot name or operator; `None`: inferred from the file name.
     key: Option<String>,
     /// The file or snapshot directory.
@@ -111,7 +111,7 @@ struct RangeFile {
 
 impl RangeFile {
     /// `BOT=FILE`, or `FILE` (also when the whole argument names an existing file).
-    fn parse(arg: &str) -> RangeFile {
+    pub(super) fn parse(arg: &str) -> RangeFile {
         match arg.split_once('=') {
             Some((key, path))
                 if !key.is_empty() && !key.contains('/') && !PathBuf::from(arg).exists() =>
@@ -132,7 +132,7 @@ impl RangeFile {
 impl AuditArgs {
     /// The library configuration these arguments describe, checked: every wrong value is a
     /// usage error.
-    fn config(&self) -> Result<AuditConfig, Error> {
+    pub(super) fn config(&self) -> Result<AuditConfig, Error> {
         let origin = self
             .origin
             .as_deref()
@@ -246,7 +246,7 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
 
 /// Loads every `--verify` source: a range file (its key given or inferred from its name) or a
 /// directory of dated snapshots, in force from their times.
-fn load_verifier(catalog: &Catalog, files: &[RangeFile]) -> Result<Verifier, Error> {
+pub(super) fn load_verifier(catalog: &Catalog, files: &[RangeFile]) -> Result<Verifier, Error> {
     let mut verifier = Verifier::new();
     for file in files {
         if file.key.is_none()
