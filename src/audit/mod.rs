@@ -17,10 +17,11 @@ pub mod stats;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use jiff::{SignedDuration, Timestamp};
+use robots_audit_bots::dns::DnsVerifier;
 use robots_audit_bots::{Catalog, Verifier};
 use robots_audit_logs::{FieldMap, Format, Source};
 
@@ -56,6 +57,9 @@ pub struct AuditConfig {
     pub fallback_user_agent: Option<Vec<u8>>,
     /// Set from a signal handler to stop the run; no report is written then.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// `--verify dns`: forward-confirmed reverse DNS, shared by the worker threads; its cache
+    /// holds this run's answers afterwards.
+    pub dns: Option<Arc<Mutex<DnsVerifier>>>,
 }
 
 impl Default for AuditConfig {
@@ -70,6 +74,7 @@ impl Default for AuditConfig {
             progress: false,
             fallback_user_agent: None,
             interrupt: None,
+            dns: None,
         }
     }
 }
@@ -263,6 +268,7 @@ pub fn run<O: Output>(
     let mut context = AuditContext::new(&identifier, &judge, verifier, inputs);
     context.default_origin = config.origin.as_ref();
     context.fallback_user_agent = config.fallback_user_agent.as_deref();
+    context.dns = config.dns.as_deref();
     let schedule = Schedule {
         threads: config.threads,
         format: config.format,

@@ -227,7 +227,8 @@ impl Sink for Stats {
             verdict.request.status,
         );
         match verdict.verification {
-            Verification::Verified => counts.verified += 1,
+            // agents.csv's `verified`: by published ranges or by DNS.
+            Verification::Verified | Verification::VerifiedDns => counts.verified += 1,
             Verification::Spoofed => counts.spoofed += 1,
             Verification::Unverified => counts.unverified += 1,
         }

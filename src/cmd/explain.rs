@@ -12,7 +12,7 @@ use robots_audit::error::{EXIT_OK, Error};
 use robots_audit::logs::{Format, LogReader, Source};
 use robots_audit::policy::source::{LoadOptions, load};
 
-use super::audit::{AUTO, AuditArgs, RangeFile, load_verifier};
+use super::audit::{AUTO, AuditArgs, DNS, RangeFile, load_verifier};
 use super::{load_catalog, usage};
 
 /// What `robots-audit explain` does, for `--help`.
@@ -136,6 +136,11 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
         grace: args.grace.clone(),
         bots: args.bots.clone(),
         verify: args.verify.clone(),
+        dns_cache: None,
+        dns_ttl: "7d".into(),
+        offline: false,
+        dns_server: Vec::new(),
+        dns_timeout: "2s".into(),
         all_agents: args.all_agents,
         decisions: false,
         no_html: true,
@@ -167,7 +172,13 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
             (format, true)
         }
     };
-    let verify: Vec<RangeFile> = args.verify.iter().map(|a| RangeFile::parse(a)).collect();
+    // DNS is not looked up by explain: ranges alone verify.
+    let verify: Vec<RangeFile> = args
+        .verify
+        .iter()
+        .filter(|a| *a != DNS)
+        .map(|a| RangeFile::parse(a))
+        .collect();
     let catalog = load_catalog(&args.bots)?;
     let verifier = load_verifier(&catalog, &verify)?;
     let policy = load(
