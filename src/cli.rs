@@ -23,6 +23,9 @@ pub enum Command {
     /// `robots-audit check`.
     #[command(about = cmd::check::ABOUT)]
     Check(cmd::check::CheckArgs),
+    /// `robots-audit explain`.
+    #[command(about = cmd::explain::ABOUT)]
+    Explain(cmd::explain::ExplainArgs),
     /// `robots-audit synth`.
     #[command(about = cmd::synth::ABOUT)]
     Synth(cmd::synth::SynthArgs),

@@ -22,6 +22,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Audit(args) => cmd::audit::run(args),
         Command::Check(args) => cmd::check::run(args),
+        Command::Explain(args) => cmd::explain::run(args),
         Command::Synth(args) => cmd::synth::run(args),
         Command::Bots(args) => cmd::bots::run(args),
         Command::Fetch(args) => cmd::fetch::run(args),

@@ -7,11 +7,13 @@
 //! allocates per line once the caches are warm: fields are slices of the block, each distinct
 //! user-agent and origin spelling is resolved once per thread.
 
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ahash::AHashMap;
 use jiff::Timestamp;
-use robots_audit_bots::{BotRanges, Verification, Verifier};
+use robots_audit_bots::dns::{DnsClaim, DnsVerdict, DnsVerifier};
+use robots_audit_bots::{BotRanges, ClientAddress, Verification, Verifier, client_address};
 use robots_audit_logs::{OriginParts, Request, Scratch};
 
 use super::identity::{AgentInfo, Identifier, IdentityCache};
@@ -52,6 +54,8 @@ pub struct AuditContext<'a> {
     pub fallback_user_agent: Option<&'a [u8]>,
     /// How many distinct headers that are not bots each thread counts exactly.
     pub unknown_agents_limit: usize,
+    /// Forward-confirmed reverse DNS (`--verify dns`), shared by the threads.
+    pub dns: Option<&'a Mutex<DnsVerifier>>,
     origins: Mutex<OriginTable>,
 }
 
@@ -71,6 +75,7 @@ impl<'a> AuditContext<'a> {
             default_origin: None,
             fallback_user_agent: None,
             unknown_agents_limit: EXACT_LIMIT,
+            dns: None,
             origins: Mutex::new(OriginTable::default()),
         }
     }
@@ -190,12 +195,23 @@ struct AgentRanges {
     /// By [`AgentId`]: the `--verify` ranges that apply to the agent, merged; `None` until
     /// asked.
     by_agent: Vec<Option<BotRanges>>,
+    /// With `--verify dns`: what DNS said of each address for each agent this thread has seen,
+    /// so that an address seen before never takes the shared verifier's lock.
+    dns_seen: AHashMap<(IpAddr, AgentId), DnsVerdictKind>,
+}
+
+/// What a DNS verdict means for a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DnsVerdictKind {
+    Confirmed,
+    NotConfirmed,
+    Unknown,
 }
 
 impl AgentRanges {
     fn verify(
         &mut self,
-        verifier: &Verifier,
+        (verifier, dns): (&Verifier, Option<&Mutex<DnsVerifier>>),
         (agent, info): (AgentId, &AgentInfo),
         client_ip: &[u8],
         time: Timestamp,
@@ -205,11 +221,57 @@ impl AgentRanges {
             self.by_agent.resize(slot + 1, None);
         }
         let ranges = self.by_agent[slot].get_or_insert_with(|| verifier.ranges_for(&info.bot));
-        if ranges.is_empty() {
+        let by_ranges = if ranges.is_empty() {
             // Not even the address needs reading.
             Verification::Unverified
         } else {
             ranges.check_at(client_ip, time).without_dns()
+        };
+        match dns {
+            Some(dns)
+                if by_ranges != Verification::Verified
+                    && !info.bot.policy.dns_suffixes.is_empty() =>
+            {
+                self.verify_by_dns(dns, (agent, info), client_ip, by_ranges)
+            }
+            _ => by_ranges,
+        }
+    }
+
+    /// Forward-confirmed reverse DNS for a request the ranges did not verify: confirmed is
+    /// `verified_dns`, refuted is `spoofed`, no answer leaves the ranges' verdict. A client
+    /// field that is not a public address is not looked up.
+    #[cold]
+    fn verify_by_dns(
+        &mut self,
+        dns: &Mutex<DnsVerifier>,
+        (agent, info): (AgentId, &AgentInfo),
+        client_ip: &[u8],
+        by_ranges: Verification,
+    ) -> Verification {
+        let ClientAddress::Public(ip) = client_address(client_ip) else {
+            return by_ranges;
+        };
+        let kind = *self.dns_seen.entry((ip, agent)).or_insert_with(|| {
+            let claim = DnsClaim {
+                ip,
+                suffixes: &info.bot.policy.dns_suffixes,
+            };
+            let verdict = dns
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .verify(&[claim])
+                .pop();
+            match verdict {
+                Some(DnsVerdict::Confirmed { .. }) => DnsVerdictKind::Confirmed,
+                Some(DnsVerdict::NotConfirmed(_)) => DnsVerdictKind::NotConfirmed,
+                Some(DnsVerdict::Unknown(_)) | None => DnsVerdictKind::Unknown,
+            }
+        });
+        match kind {
+            DnsVerdictKind::Confirmed => Verification::VerifiedDns,
+            DnsVerdictKind::NotConfirmed => Verification::Spoofed,
+            DnsVerdictKind::Unknown => by_ranges,
         }
     }
 }
@@ -332,7 +394,7 @@ impl<'c> Auditor<'c> {
         };
         let verification = if info.is_bot {
             self.ranges.verify(
-                context.verifier,
+                (context.verifier, context.dns),
                 (agent, info),
                 request.client_ip,
                 request.time,

@@ -322,7 +322,7 @@ fn verifications_agree_with_the_verifier() {
             let id = AgentId::from_index(id).unwrap();
             for address in addresses {
                 assert_eq!(
-                    ranges.verify(&verifier, (id, info), address, time),
+                    ranges.verify((&verifier, None), (id, info), address, time),
                     verifier.verify(&info.bot, address),
                     "round {round}, {} from {}",
                     info.bot.name,
@@ -431,7 +431,7 @@ fn each_request_is_verified_against_the_snapshot_in_force_at_its_time() {
     for (info, agent, address, time, expected) in cases {
         let time = at(time);
         assert_eq!(
-            ranges.verify(&verifier, (agent, info), address, time),
+            ranges.verify((&verifier, None), (agent, info), address, time),
             expected,
             "{} from {} at {time}",
             info.bot.name,

@@ -8,6 +8,7 @@
 //! report's format.
 
 pub mod auditor;
+pub mod explain;
 pub mod hourly;
 pub mod identity;
 pub mod judge;
@@ -20,10 +21,11 @@ pub mod unknown;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use jiff::{SignedDuration, Timestamp};
+use robots_audit_bots::dns::DnsVerifier;
 use robots_audit_bots::{Catalog, Verifier};
 use robots_audit_logs::{FieldMap, Format, Source};
 
@@ -66,6 +68,9 @@ pub struct AuditConfig {
     /// How many distinct user-agent headers that are not bots are counted exactly
     /// (`unknown_agents.csv`); past that the counts are estimates ([`unknown`]).
     pub unknown_agents_limit: usize,
+    /// `--verify dns`: forward-confirmed reverse DNS, shared by the worker threads; its cache
+    /// holds this run's answers afterwards.
+    pub dns: Option<Arc<Mutex<DnsVerifier>>>,
 }
 
 impl Default for AuditConfig {
@@ -82,6 +87,7 @@ impl Default for AuditConfig {
             fallback_user_agent: None,
             interrupt: None,
             unknown_agents_limit: unknown::EXACT_LIMIT,
+            dns: None,
         }
     }
 }
@@ -383,6 +389,7 @@ pub fn run<O: Output>(
     context.default_origin = config.origin.as_ref();
     context.fallback_user_agent = config.fallback_user_agent.as_deref();
     context.unknown_agents_limit = config.unknown_agents_limit;
+    context.dns = config.dns.as_deref();
     let schedule = Schedule {
         threads: config.threads,
         format: config.format,

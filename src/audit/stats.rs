@@ -256,7 +256,8 @@ impl Sink for Stats {
             verdict.request.status,
         );
         let verified = match verdict.verification {
-            Verification::Verified => {
+            // agents.csv's `verified`: by published ranges or by DNS.
+            Verification::Verified | Verification::VerifiedDns => {
                 counts.verified += 1;
                 true
             }

@@ -6,12 +6,13 @@
 
 use std::fs;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use clap::Args;
 use robots_audit::audit::{self, AuditConfig, expand_inputs};
+use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, NameServers};
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error};
 use robots_audit::logs::{FieldMap, Format};
@@ -21,13 +22,13 @@ use robots_audit::report::Reports;
 use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::summary;
 
-use super::{load_catalog, one_of, parse_duration, usage};
+use super::{duration_flag, load_catalog, one_of, parse_duration, usage};
 
 /// What `robots-audit audit` does, for `--help`.
 pub const ABOUT: &str = "Logs + robots sources -> CSV reports (the main job)";
 
 /// The `--format` value that detects the format of each file.
-const AUTO: &str = "auto";
+pub(super) const AUTO: &str = "auto";
 
 /// The formats `--field` applies to.
 const FIELD_FORMATS: [Format; 3] = [Format::Json, Format::Caddy, Format::Crawl];
@@ -84,6 +85,23 @@ pub struct AuditArgs {
     /// (user-triggered fetchers, crawlers that ignore it) as violations rather than exempt.
     #[arg(long)]
     pub strict: bool,
+    /// With `--verify dns`: the DNS cache, a CSV `ip,ptr,confirmed,checked_at` read before the
+    /// run and written back atomically after it.
+    #[arg(long, value_name = "FILE")]
+    pub dns_cache: Option<PathBuf>,
+    /// With `--verify dns`: cache entries older than this are looked up again.
+    #[arg(long, default_value = "7d", value_name = "DURATION")]
+    pub dns_ttl: String,
+    /// With `--verify dns`: answer from `--dns-cache` only (an address not in it is unverified).
+    #[arg(long)]
+    pub offline: bool,
+    /// With `--verify dns`: a name server to ask instead of the system's (resolv.conf).
+    /// Repeatable.
+    #[arg(long, value_name = "IP:PORT")]
+    pub dns_server: Vec<std::net::SocketAddr>,
+    /// With `--verify dns`: the longest one lookup (reverse or forward) may take.
+    #[arg(long, default_value = "2s", value_name = "DURATION")]
+    pub dns_timeout: String,
     /// Also judge requests whose user-agent is not a bot.
     #[arg(long)]
     pub all_agents: bool,
@@ -106,7 +124,7 @@ pub struct AuditArgs {
 
 /// A `--verify` range file and the bot or operator it belongs to, or a snapshot directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct RangeFile {
+pub(super) struct RangeFile {
     /// A bot name or operator; `None`: inferred from the file name.
     key: Option<String>,
     /// The file or snapshot directory.
@@ -115,7 +133,7 @@ struct RangeFile {
 
 impl RangeFile {
     /// `BOT=FILE`, or `FILE` (also when the whole argument names an existing file).
-    fn parse(arg: &str) -> RangeFile {
+    pub(super) fn parse(arg: &str) -> RangeFile {
         match arg.split_once('=') {
             Some((key, path))
                 if !key.is_empty() && !key.contains('/') && !PathBuf::from(arg).exists() =>
@@ -136,7 +154,7 @@ impl RangeFile {
 impl AuditArgs {
     /// The library configuration these arguments describe, checked: every wrong value is a
     /// usage error.
-    fn config(&self) -> Result<AuditConfig, Error> {
+    pub(super) fn config(&self) -> Result<AuditConfig, Error> {
         let origin = self
             .origin
             .as_deref()
@@ -205,15 +223,70 @@ impl AuditArgs {
             fallback_user_agent: self.user_agent.clone().map(String::into_bytes),
             interrupt: None,
             unknown_agents_limit: defaults.unknown_agents_limit,
+            dns: None,
         })
     }
+
+    /// Whether `--verify dns` was given.
+    fn dns_wanted(&self) -> bool {
+        self.verify.iter().any(|v| v == DNS)
+    }
+
+    /// The DNS verifier `--verify dns` and the `--dns-*` options describe, with the cache read.
+    fn dns_verifier(&self) -> Result<Option<DnsVerifier>, Error> {
+        if !self.dns_wanted() {
+            if self.offline || self.dns_cache.is_some() || !self.dns_server.is_empty() {
+                return Err(usage(
+                    "--dns-cache, --dns-server and --offline need --verify dns".into(),
+                ));
+            }
+            return Ok(None);
+        }
+        let ttl = duration_flag("--dns-ttl", &self.dns_ttl, false)?;
+        let timeout = duration_flag("--dns-timeout", &self.dns_timeout, true)?;
+        let cache = match &self.dns_cache {
+            Some(path) if path.exists() => {
+                DnsCache::load(path).map_err(|e| Error::Fatal(e.to_string()))?
+            }
+            _ => DnsCache::new(),
+        };
+        if self.offline {
+            if self.dns_cache.is_none() {
+                return Err(usage(
+                    "--offline answers from --dns-cache FILE: give it".into(),
+                ));
+            }
+            return Ok(Some(DnsVerifier::offline(cache)));
+        }
+        let resolver = DnsResolver::new(&DnsConfig {
+            name_servers: if self.dns_server.is_empty() {
+                NameServers::System
+            } else {
+                NameServers::Addresses(self.dns_server.clone())
+            },
+            timeout,
+            ..DnsConfig::system()
+        })
+        .map_err(|e| Error::Fatal(e.to_string()))?;
+        Ok(Some(DnsVerifier::online(resolver, cache, ttl)))
+    }
 }
+
+/// The `--verify` value that turns on forward-confirmed reverse DNS.
+pub(super) const DNS: &str = "dns";
 
 /// Runs `robots-audit audit`: exit code 0, or 3 when some input had errors or nothing could be
 /// judged.
 pub fn run(args: AuditArgs) -> Result<u8, Error> {
     let mut config = args.config()?;
-    let verify: Vec<RangeFile> = args.verify.iter().map(|a| RangeFile::parse(a)).collect();
+    let verify: Vec<RangeFile> = args
+        .verify
+        .iter()
+        .filter(|a| *a != DNS)
+        .map(|a| RangeFile::parse(a))
+        .collect();
+    let dns = args.dns_verifier()?.map(|dns| Arc::new(Mutex::new(dns)));
+    config.dns = dns.clone();
     config.interrupt = Some(on_interrupt(args.out.clone())?);
     let catalog = load_catalog(&args.bots)?;
     let verifier = load_verifier(&catalog, &verify)?;
@@ -238,6 +311,15 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         .map(|reports| reports.with_html(!args.no_html))
         .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))?;
     let result = audit::run(&config, &catalog, &verifier, policy, &inputs, &&reports)?;
+    drop(config);
+    if let (Some(dns), Some(path)) = (dns, &args.dns_cache) {
+        let dns = Arc::into_inner(dns)
+            .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .ok_or_else(|| Error::Fatal("the DNS verifier is still in use".into()))?;
+        dns.cache()
+            .save(path)
+            .map_err(|e| Error::Fatal(e.to_string()))?;
+    }
     reports
         .commit(&result)
         .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;
@@ -280,7 +362,7 @@ fn report_input_errors(result: &audit::AuditResult) {
 
 /// Loads every `--verify` source: a range file (its key given or inferred from its name) or a
 /// directory of dated snapshots, in force from their times.
-fn load_verifier(catalog: &Catalog, files: &[RangeFile]) -> Result<Verifier, Error> {
+pub(super) fn load_verifier(catalog: &Catalog, files: &[RangeFile]) -> Result<Verifier, Error> {
     let mut verifier = Verifier::new();
     for file in files {
         if file.key.is_none()

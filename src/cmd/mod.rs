@@ -6,6 +6,7 @@
 pub mod audit;
 pub mod bots;
 pub mod check;
+pub mod explain;
 pub mod fetch;
 pub mod import;
 pub mod synth;

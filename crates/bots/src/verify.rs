@@ -50,6 +50,10 @@ pub enum Verification {
     /// The client IP is inside a range list that covers the bot, in force at the request's
     /// time.
     Verified,
+    /// Outside the published ranges (or with none covering the bot), but forward-confirmed
+    /// reverse DNS puts the address under one of the operator's documented host suffixes
+    /// (`--verify dns`).
+    VerifiedDns,
     /// Lists covering the bot publish ranges of the client's address family, but the public
     /// client address is outside all of them.
     Spoofed,
@@ -59,10 +63,11 @@ pub enum Verification {
 }
 
 impl Verification {
-    /// The name used in reports: `verified`, `spoofed` or `unverified`.
+    /// The name used in reports: `verified`, `verified_dns`, `spoofed` or `unverified`.
     pub fn as_str(self) -> &'static str {
         match self {
             Verification::Verified => "verified",
+            Verification::VerifiedDns => "verified_dns",
             Verification::Spoofed => "spoofed",
             Verification::Unverified => "unverified",
         }

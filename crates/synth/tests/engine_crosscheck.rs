@@ -53,7 +53,7 @@ fn judge_run(config: &SynthConfig) {
             .or_default();
         row[0] += 1;
         match verifier.verify(&bot, line.ip.as_bytes()) {
-            Verification::Verified => row[5] += 1,
+            Verification::Verified | Verification::VerifiedDns => row[5] += 1,
             Verification::Spoofed => row[6] += 1,
             Verification::Unverified => row[7] += 1,
         }

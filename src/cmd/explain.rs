@@ -1,0 +1,220 @@
+//! `robots-audit explain`: every step of the judgement of one log line, as text or JSON.
+//!
+//! The options are the audit's that act on one request; the verdict comes from the audit's own
+//! code path (see `src/audit/explain.rs`).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use robots_audit::audit::explain::Explainer;
+use robots_audit::error::{EXIT_OK, Error};
+use robots_audit::logs::{Format, LogReader, Source};
+use robots_audit::policy::source::{LoadOptions, load};
+
+use super::audit::{AUTO, AuditArgs, DNS, RangeFile, load_verifier};
+use super::{load_catalog, usage};
+
+/// What `robots-audit explain` does, for `--help`.
+pub const ABOUT: &str = "Every step of the judgement of one log line (text or --json)";
+
+/// At most this many directive lines (`#Fields:` ...) before the line are replayed to the parser.
+const PREAMBLE_LINES: usize = 64;
+
+/// `robots-audit explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The log line to explain.
+    #[arg(
+        value_name = "LINE",
+        required_unless_present = "line",
+        conflicts_with = "line"
+    )]
+    pub text: Option<String>,
+    /// Line N of a log file (compressed or not), counted from 1.
+    #[arg(long, value_name = "FILE:N")]
+    pub line: Option<String>,
+    /// A robots.txt file (with --origin), a directory of them, or a manifest CSV. Repeatable.
+    #[arg(long = "robots", value_name = "PATH", required = true)]
+    pub robots: Vec<PathBuf>,
+    /// Origin of requests in logs that carry no host.
+    #[arg(long, value_name = "URL")]
+    pub origin: Option<String>,
+    /// Log format (`auto` detects it from the file's first lines, or from the line).
+    #[arg(long, default_value = AUTO, value_name = "NAME")]
+    pub format: String,
+    /// JSON field mapping, as for `audit`. Repeatable.
+    #[arg(long = "field", value_name = "MAPPING")]
+    pub fields: Vec<String>,
+    /// As for `audit`.
+    #[arg(long)]
+    pub trust_forwarded: bool,
+    /// As for `audit`.
+    #[arg(long, default_value = "24h", value_name = "DURATION")]
+    pub grace: String,
+    /// Extra or replacement bot definitions. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub bots: Vec<PathBuf>,
+    /// Published IP ranges, as for `audit`. Repeatable.
+    #[arg(long, value_name = "[BOT=]PATH")]
+    pub verify: Vec<String>,
+    /// Also judge requests whose user-agent is not a bot.
+    #[arg(long)]
+    pub all_agents: bool,
+    /// Judge as the audit's `--strict` does: no request is exempt.
+    #[arg(long)]
+    pub strict: bool,
+    /// The user-agent of lines that carry none.
+    #[arg(long, value_name = "HEADER")]
+    pub user_agent: Option<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The line to explain: its source name and number, its bytes, the directives before it.
+struct Located {
+    source: String,
+    line_no: u64,
+    line: Vec<u8>,
+    preamble: Vec<Vec<u8>>,
+    /// Detected from the file's first block (as the audit does).
+    detected: Option<Format>,
+}
+
+/// Reads line `n` of `file`, with the directive lines before it.
+fn read_line(spec: &str, auto: bool) -> Result<Located, Error> {
+    let (file, n) = spec
+        .rsplit_once(':')
+        .and_then(|(f, n)| Some((f, n.parse::<u64>().ok().filter(|&n| n > 0)?)))
+        .ok_or_else(|| usage(format!("--line {spec:?}: write FILE:N, N counted from 1")))?;
+    let source = Source::from_arg(file.as_ref());
+    let mut reader =
+        LogReader::open(&source).map_err(|e| Error::Fatal(format!("cannot open {file}: {e}")))?;
+    let mut preamble: Vec<Vec<u8>> = Vec::new();
+    let mut detected = None;
+    let mut first = true;
+    loop {
+        let block = reader
+            .next_block()
+            .map_err(|e| Error::Fatal(format!("cannot read {file}: {e}")))?;
+        let Some(block) = block else {
+            return Err(Error::Fatal(format!("{file} has fewer than {n} lines")));
+        };
+        if first && auto {
+            detected = reader.detect_format(&block);
+        }
+        first = false;
+        for (line_no, line) in block.lines() {
+            if line_no == n {
+                return Ok(Located {
+                    source: file.to_owned(),
+                    line_no,
+                    line: line.to_vec(),
+                    preamble,
+                    detected,
+                });
+            }
+            if line.first() == Some(&b'#') {
+                if preamble.len() == PREAMBLE_LINES {
+                    preamble.remove(0);
+                }
+                preamble.push(line.to_vec());
+            }
+        }
+    }
+}
+
+/// Runs `robots-audit explain`.
+pub fn run(args: ExplainArgs) -> Result<u8, Error> {
+    // The audit's own reading of the shared options.
+    let audit_args = AuditArgs {
+        logs: Vec::new(),
+        robots: args.robots.clone(),
+        origin: args.origin.clone(),
+        format: args.format.clone(),
+        fields: args.fields.clone(),
+        trust_forwarded: args.trust_forwarded,
+        out: PathBuf::new(),
+        grace: args.grace.clone(),
+        bots: args.bots.clone(),
+        verify: args.verify.clone(),
+        dns_cache: None,
+        dns_ttl: "7d".into(),
+        offline: false,
+        dns_server: Vec::new(),
+        dns_timeout: "2s".into(),
+        all_agents: args.all_agents,
+        strict: args.strict,
+        decisions: false,
+        no_html: true,
+        threads: None,
+        user_agent: args.user_agent.clone(),
+        quiet: true,
+    };
+    let config = audit_args.config()?;
+    let located = match (&args.line, &args.text) {
+        (Some(spec), _) => read_line(spec, config.format.is_none())?,
+        (None, Some(text)) => Located {
+            source: "-".into(),
+            line_no: 1,
+            line: text.as_bytes().to_vec(),
+            preamble: Vec::new(),
+            detected: None,
+        },
+        (None, None) => return Err(usage("give a LINE or --line FILE:N".into())),
+    };
+    let (format, detected) = match config.format {
+        Some(format) => (format, false),
+        None => {
+            let format = located
+                .detected
+                .or_else(|| Format::detect(&located.line))
+                .ok_or_else(|| {
+                    Error::Fatal("could not detect the log format; name it with --format".into())
+                })?;
+            (format, true)
+        }
+    };
+    // DNS is not looked up by explain: ranges alone verify.
+    let verify: Vec<RangeFile> = args
+        .verify
+        .iter()
+        .filter(|a| *a != DNS)
+        .map(|a| RangeFile::parse(a))
+        .collect();
+    let catalog = load_catalog(&args.bots)?;
+    let verifier = load_verifier(&catalog, &verify)?;
+    let policy = load(
+        &args.robots,
+        &LoadOptions {
+            origin: config.origin.clone(),
+            ..LoadOptions::default()
+        },
+    )
+    .map_err(|e| Error::Fatal(e.0))?;
+    let explainer = Explainer {
+        config: &config,
+        catalog: &catalog,
+        verifier: &verifier,
+        policy: &policy,
+    };
+    let preamble: Vec<&[u8]> = located.preamble.iter().map(Vec::as_slice).collect();
+    let explanation = explainer.explain(
+        format,
+        detected,
+        &preamble,
+        (&located.source, located.line_no),
+        &located.line,
+    );
+    let text = if args.json {
+        format!("{}\n", explanation.to_json())
+    } else {
+        explanation.to_text()
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::Fatal(format!("cannot write output: {e}")))?;
+    Ok(EXIT_OK)
+}
