@@ -226,7 +226,11 @@ pub(crate) fn is_host_name(field: &[u8]) -> bool {
     !field.is_empty() && field.len() <= 253 && field.iter().all(|&b| HOST_NAME_BYTE[usize::from(b)])
 }
 
-/// An IPv6 address, bare or in brackets, maybe with a zone (`fe80::1%eth0`).
+/// The shape of an IPv6 address, bare or in brackets, maybe with a zone (`fe80::1%eth0`): at
+/// most 45 bytes of hex digits, `:` and `.` (an embedded IPv4 address), at least two of them
+/// colons. A shape, not a parse: it tells an address from a `host:port`, which has one colon
+/// and letters past `f`, at a few instructions per line; whether the address is valid is the
+/// verifier's question (crates/bots/src/verify.rs), and an invalid one is never `spoofed`.
 pub(crate) fn is_ipv6(field: &[u8]) -> bool {
     let field = field
         .strip_prefix(b"[")
@@ -236,7 +240,11 @@ pub(crate) fn is_ipv6(field: &[u8]) -> bool {
         Some(zone) => field.get(..zone).unwrap_or_default(),
         None => field,
     };
-    std::str::from_utf8(address).is_ok_and(|a| a.parse::<std::net::Ipv6Addr>().is_ok())
+    address.len() <= 45
+        && address.iter().filter(|&&b| b == b':').count() >= 2
+        && address
+            .iter()
+            .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
 }
 
 /// The shape of a logged client (`%h`): an address, a host name, or `-`.
@@ -406,6 +414,34 @@ pub(crate) fn fetched_url(url: &[u8]) -> Result<&[u8], SkipReason> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_shapes() {
+        let cases: [(&[u8], bool); 14] = [
+            (b"192.0.2.1", true),
+            (b"crawl-66-249-66-1.googlebot.com", true),
+            (b"-", true),
+            (b"2001:db8::1", true),
+            (b"[2001:db8::1]", true),
+            (b"fe80::1%eth0", true),
+            (b"::ffff:192.0.2.1", true),
+            (b"::", true),
+            (b"www.example.com:443", false),
+            (b"cafe.de:443", false),
+            (b"", false),
+            (b"2001:db8::g", false),
+            (b"a b", false),
+            (b"1:2:3:4:5:6:7:8:9:0:1:2:3:4:5:6:7:8:9:0:1:2:3:4:5", false),
+        ];
+        for (field, expected) in cases {
+            assert_eq!(
+                is_client(field),
+                expected,
+                "{:?}",
+                String::from_utf8_lossy(field)
+            );
+        }
+    }
 
     #[test]
     fn quoted_fields() {
