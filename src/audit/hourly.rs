@@ -237,7 +237,7 @@ mod tests {
             (
                 0usize..4,
                 -20_000i64..20_000,
-                0usize..5,
+                0..OUTCOMES.len(),
                 prop::sample::select(vec![200u16, 304, 404, 503]),
                 any::<bool>(),
             ),
@@ -273,6 +273,7 @@ mod tests {
                 allowed,
                 disallowed,
                 grace,
+                exempt: 0,
                 unjudged: 0,
                 violations_served: served,
                 spoofed,
