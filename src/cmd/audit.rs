@@ -28,7 +28,7 @@ use super::{duration_flag, load_catalog, one_of, parse_duration, usage};
 pub const ABOUT: &str = "Logs + robots sources -> CSV reports (the main job)";
 
 /// The `--format` value that detects the format of each file.
-pub(super) const AUTO: &str = "auto";
+const AUTO: &str = "auto";
 
 /// The formats `--field` applies to.
 const FIELD_FORMATS: [Format; 3] = [Format::Json, Format::Caddy, Format::Crawl];
@@ -45,12 +45,11 @@ fn format_help() -> String {
     )
 }
 
-/// `robots-audit audit`.
+/// The options that shape the verdict on each request: where the robots.txt versions, the
+/// catalog and the ranges come from, how lines are read, grace and strictness. `audit` and
+/// `explain` both take them, so a line is explained as the audit judged it.
 #[derive(Debug, Args)]
-pub struct AuditArgs {
-    /// Log files, directories (their files, sorted by name), or - for standard input.
-    #[arg(required = true, value_name = "LOG")]
-    pub logs: Vec<PathBuf>,
+pub struct JudgeArgs {
     /// A robots.txt file (with --origin), a directory of them, or a manifest CSV. Repeatable.
     #[arg(long = "robots", value_name = "PATH", required = true)]
     pub robots: Vec<PathBuf>,
@@ -68,9 +67,6 @@ pub struct AuditArgs {
     /// lines that carry them take their scheme and host from them.
     #[arg(long)]
     pub trust_forwarded: bool,
-    /// Where the reports go.
-    #[arg(long, default_value = "robots-audit-report", value_name = "DIR")]
-    pub out: PathBuf,
     /// How long after a robots.txt change a request only the new version forbids counts as grace.
     #[arg(long, default_value = "24h", value_name = "DURATION")]
     pub grace: String,
@@ -85,6 +81,26 @@ pub struct AuditArgs {
     /// (user-triggered fetchers, crawlers that ignore it) as violations rather than exempt.
     #[arg(long)]
     pub strict: bool,
+    /// Also judge requests whose user-agent is not a bot.
+    #[arg(long)]
+    pub all_agents: bool,
+    /// The user-agent of lines that carry none (a crawler's own fetch log).
+    #[arg(long, value_name = "HEADER")]
+    pub user_agent: Option<String>,
+}
+
+/// `robots-audit audit`.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Log files, directories (their files, sorted by name), or - for standard input.
+    #[arg(required = true, value_name = "LOG")]
+    pub logs: Vec<PathBuf>,
+    /// The options that shape each verdict, shared with `explain`.
+    #[command(flatten)]
+    pub judging: JudgeArgs,
+    /// Where the reports go.
+    #[arg(long, default_value = "robots-audit-report", value_name = "DIR")]
+    pub out: PathBuf,
     /// With `--verify dns`: the DNS cache, a CSV `ip,ptr,confirmed,checked_at` read before the
     /// run and written back atomically after it.
     #[arg(long, value_name = "FILE")]
@@ -102,9 +118,6 @@ pub struct AuditArgs {
     /// With `--verify dns`: the longest one lookup (reverse or forward) may take.
     #[arg(long, default_value = "2s", value_name = "DURATION")]
     pub dns_timeout: String,
-    /// Also judge requests whose user-agent is not a bot.
-    #[arg(long)]
-    pub all_agents: bool,
     /// Also write decisions.csv, one row per judged request.
     #[arg(long)]
     pub decisions: bool,
@@ -114,9 +127,6 @@ pub struct AuditArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
-    /// The user-agent of lines that carry none (a crawler's own fetch log).
-    #[arg(long, value_name = "HEADER")]
-    pub user_agent: Option<String>,
     /// No progress bar and no summary table.
     #[arg(short, long)]
     pub quiet: bool,
@@ -151,7 +161,7 @@ impl RangeFile {
     }
 }
 
-impl AuditArgs {
+impl JudgeArgs {
     /// The library configuration these arguments describe, checked: every wrong value is a
     /// usage error.
     pub(super) fn config(&self) -> Result<AuditConfig, Error> {
@@ -186,17 +196,6 @@ impl AuditArgs {
                 one_of(FIELD_FORMATS.iter().map(Format::name).chain([AUTO]))
             )));
         }
-        if self
-            .logs
-            .iter()
-            .filter(|log| log.as_os_str() == "-")
-            .count()
-            > 1
-        {
-            return Err(usage(
-                "standard input can be read only once; give - a single time".into(),
-            ));
-        }
         let mut fields = FieldMap::default();
         for mapping in &self.fields {
             match FieldMap::preset(mapping) {
@@ -218,18 +217,38 @@ impl AuditArgs {
             grace: parse_duration("--grace", &self.grace)?,
             strict: self.strict,
             all_agents: self.all_agents,
+            fallback_user_agent: self.user_agent.clone().map(String::into_bytes),
+            ..defaults
+        })
+    }
+}
+
+impl AuditArgs {
+    /// The library configuration these arguments describe, checked: every wrong value is a
+    /// usage error.
+    pub(super) fn config(&self) -> Result<AuditConfig, Error> {
+        if self
+            .logs
+            .iter()
+            .filter(|log| log.as_os_str() == "-")
+            .count()
+            > 1
+        {
+            return Err(usage(
+                "standard input can be read only once; give - a single time".into(),
+            ));
+        }
+        let defaults = AuditConfig::default();
+        Ok(AuditConfig {
             threads: self.threads.map_or(defaults.threads, usize::from),
             progress: !self.quiet,
-            fallback_user_agent: self.user_agent.clone().map(String::into_bytes),
-            interrupt: None,
-            unknown_agents_limit: defaults.unknown_agents_limit,
-            dns: None,
+            ..self.judging.config()?
         })
     }
 
     /// Whether `--verify dns` was given.
     fn dns_wanted(&self) -> bool {
-        self.verify.iter().any(|v| v == DNS)
+        self.judging.verify.iter().any(|v| v == DNS)
     }
 
     /// The DNS verifier `--verify dns` and the `--dns-*` options describe, with the cache read.
@@ -280,6 +299,7 @@ pub(super) const DNS: &str = "dns";
 pub fn run(args: AuditArgs) -> Result<u8, Error> {
     let mut config = args.config()?;
     let verify: Vec<RangeFile> = args
+        .judging
         .verify
         .iter()
         .filter(|a| *a != DNS)
@@ -288,10 +308,10 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     let dns = args.dns_verifier()?.map(|dns| Arc::new(Mutex::new(dns)));
     config.dns = dns.clone();
     config.interrupt = Some(on_interrupt(args.out.clone())?);
-    let catalog = load_catalog(&args.bots)?;
+    let catalog = load_catalog(&args.judging.bots)?;
     let verifier = load_verifier(&catalog, &verify)?;
     let policy = load(
-        &args.robots,
+        &args.judging.robots,
         &LoadOptions {
             origin: config.origin.clone(),
             ..LoadOptions::default()

@@ -4,7 +4,6 @@
 //! code path (see `src/audit/explain.rs`).
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use clap::Args;
 use robots_audit::audit::explain::Explainer;
@@ -12,7 +11,7 @@ use robots_audit::error::{EXIT_OK, Error};
 use robots_audit::logs::{Format, LogReader, Source};
 use robots_audit::policy::source::{LoadOptions, load};
 
-use super::audit::{AUTO, AuditArgs, DNS, RangeFile, load_verifier};
+use super::audit::{DNS, JudgeArgs, RangeFile, load_verifier};
 use super::{load_catalog, usage};
 
 /// What `robots-audit explain` does, for `--help`.
@@ -34,39 +33,9 @@ pub struct ExplainArgs {
     /// Line N of a log file (compressed or not), counted from 1.
     #[arg(long, value_name = "FILE:N")]
     pub line: Option<String>,
-    /// A robots.txt file (with --origin), a directory of them, or a manifest CSV. Repeatable.
-    #[arg(long = "robots", value_name = "PATH", required = true)]
-    pub robots: Vec<PathBuf>,
-    /// Origin of requests in logs that carry no host.
-    #[arg(long, value_name = "URL")]
-    pub origin: Option<String>,
-    /// Log format (`auto` detects it from the file's first lines, or from the line).
-    #[arg(long, default_value = AUTO, value_name = "NAME")]
-    pub format: String,
-    /// JSON field mapping, as for `audit`. Repeatable.
-    #[arg(long = "field", value_name = "MAPPING")]
-    pub fields: Vec<String>,
-    /// As for `audit`.
-    #[arg(long)]
-    pub trust_forwarded: bool,
-    /// As for `audit`.
-    #[arg(long, default_value = "24h", value_name = "DURATION")]
-    pub grace: String,
-    /// Extra or replacement bot definitions. Repeatable.
-    #[arg(long, value_name = "FILE")]
-    pub bots: Vec<PathBuf>,
-    /// Published IP ranges, as for `audit`. Repeatable.
-    #[arg(long, value_name = "[BOT=]PATH")]
-    pub verify: Vec<String>,
-    /// Also judge requests whose user-agent is not a bot.
-    #[arg(long)]
-    pub all_agents: bool,
-    /// Judge as the audit's `--strict` does: no request is exempt.
-    #[arg(long)]
-    pub strict: bool,
-    /// The user-agent of lines that carry none.
-    #[arg(long, value_name = "HEADER")]
-    pub user_agent: Option<String>,
+    /// The audit's options that shape the verdict.
+    #[command(flatten)]
+    pub judging: JudgeArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -128,31 +97,7 @@ fn read_line(spec: &str, auto: bool) -> Result<Located, Error> {
 /// Runs `robots-audit explain`.
 pub fn run(args: ExplainArgs) -> Result<u8, Error> {
     // The audit's own reading of the shared options.
-    let audit_args = AuditArgs {
-        logs: Vec::new(),
-        robots: args.robots.clone(),
-        origin: args.origin.clone(),
-        format: args.format.clone(),
-        fields: args.fields.clone(),
-        trust_forwarded: args.trust_forwarded,
-        out: PathBuf::new(),
-        grace: args.grace.clone(),
-        bots: args.bots.clone(),
-        verify: args.verify.clone(),
-        dns_cache: None,
-        dns_ttl: "7d".into(),
-        offline: false,
-        dns_server: Vec::new(),
-        dns_timeout: "2s".into(),
-        all_agents: args.all_agents,
-        strict: args.strict,
-        decisions: false,
-        no_html: true,
-        threads: None,
-        user_agent: args.user_agent.clone(),
-        quiet: true,
-    };
-    let config = audit_args.config()?;
+    let config = args.judging.config()?;
     let located = match (&args.line, &args.text) {
         (Some(spec), _) => read_line(spec, config.format.is_none())?,
         (None, Some(text)) => Located {
@@ -178,15 +123,16 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
     };
     // DNS is not looked up by explain: ranges alone verify.
     let verify: Vec<RangeFile> = args
+        .judging
         .verify
         .iter()
         .filter(|a| *a != DNS)
         .map(|a| RangeFile::parse(a))
         .collect();
-    let catalog = load_catalog(&args.bots)?;
+    let catalog = load_catalog(&args.judging.bots)?;
     let verifier = load_verifier(&catalog, &verify)?;
     let policy = load(
-        &args.robots,
+        &args.judging.robots,
         &LoadOptions {
             origin: config.origin.clone(),
             ..LoadOptions::default()
