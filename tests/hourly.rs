@@ -27,24 +27,8 @@ const SUMMED: &[&str] = &[
 
 /// Audits the sample night with `threads` threads into `out`.
 fn audit_sample_night(out: &Path, threads: &str) {
-    robots_audit()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "audit",
-            "-q",
-            "--robots",
-            "sample-data/robots",
-            "--robots",
-            "sample-data/manifest.csv",
-            "--origin",
-            "https://shop.example.net",
-            "--verify",
-            "Google=sample-data/ranges/googlebot.json",
-            "--no-html",
-            "--threads",
-            threads,
-            "--out",
-        ])
+    sample_night_audit()
+        .args(["--no-html", "--threads", threads, "--out"])
         .arg(out)
         .arg("sample-data/logs")
         .assert()

@@ -97,24 +97,10 @@ fn the_sample_nights_page_renders_in_a_browser_with_the_csvs_numbers() {
     let Some(browser) = browser() else {
         return;
     };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    robots_audit()
-        .current_dir(root)
-        .args([
-            "audit",
-            "-q",
-            "--robots",
-            "sample-data/robots",
-            "--robots",
-            "sample-data/manifest.csv",
-            "--origin",
-            "https://shop.example.net",
-            "--verify",
-            "Google=sample-data/ranges/googlebot.json",
-            "--out",
-        ])
+    sample_night_audit()
+        .arg("--out")
         .arg(&out)
         .arg("sample-data/logs")
         .assert()

@@ -27,23 +27,8 @@ fn sample_lines(name: &str) -> Vec<String> {
 
 /// The README's audit of the sample night, over `logs` (with `-` read from `stdin`).
 fn audit_sample(out: &Path, logs: &[&str], stdin: Option<Vec<u8>>) {
-    let root = repository();
-    let mut cmd = robots_audit();
-    cmd.current_dir(&root).args([
-        "audit",
-        "-q",
-        "--threads",
-        "2",
-        "--robots",
-        "sample-data/robots",
-        "--robots",
-        "sample-data/manifest.csv",
-        "--origin",
-        "https://shop.example.net",
-        "--verify",
-        "Google=sample-data/ranges/googlebot.json",
-        "--out",
-    ]);
+    let mut cmd = sample_night_audit();
+    cmd.args(["--threads", "2", "--out"]);
     cmd.arg(out).args(logs);
     if let Some(stdin) = stdin {
         cmd.write_stdin(stdin);

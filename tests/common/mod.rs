@@ -67,3 +67,22 @@ pub fn header(path: &Path) -> String {
         .unwrap_or_default()
         .to_owned()
 }
+
+/// The README's audit of the sample night, run in the repository root: `audit -q` with the
+/// sample's robots sources, `--origin` and `--verify`. Callers add `--out`, options and logs.
+pub fn sample_night_audit() -> Command {
+    let mut cmd = robots_audit();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args([
+        "audit",
+        "-q",
+        "--robots",
+        "sample-data/robots",
+        "--robots",
+        "sample-data/manifest.csv",
+        "--origin",
+        "https://shop.example.net",
+        "--verify",
+        "Google=sample-data/ranges/googlebot.json",
+    ]);
+    cmd
+}
