@@ -17,7 +17,9 @@ use sha2::{Digest, Sha256};
 use super::{HistoryError, Observation};
 use crate::origin::Origin;
 use crate::policy::FetchStatus;
-use crate::policy::source::{MANIFEST_HEADER, manifest_origin_key};
+use crate::policy::source::{
+    MANIFEST_HEADER, manifest_origin_key, manifest_status, manifest_valid_from,
+};
 use crate::report::atomic::AtomicFile;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
@@ -312,25 +314,8 @@ fn parse(path: &Path, body: &[u8]) -> Result<Vec<Row>, HistoryError> {
         let (origin, valid_from, status, file) = (field(0)?, field(1)?, field(2)?, field(3)?);
         let key =
             manifest_origin_key(&origin).map_err(|e| fail(format!("origin {origin:?}: {e}")))?;
-        let from = match valid_from.as_str() {
-            "" => None,
-            t => Some(
-                t.parse::<Timestamp>()
-                    .map_err(|e| fail(format!("valid_from {t:?} is not RFC 3339: {e}")))?,
-            ),
-        };
-        let parsed_status = match status.as_str() {
-            "" => FetchStatus::Http(200),
-            s if s.eq_ignore_ascii_case("unreachable") => FetchStatus::Unreachable,
-            s => match s.parse::<u16>() {
-                Ok(code @ 100..=599) => FetchStatus::Http(code),
-                _ => {
-                    return Err(fail(format!(
-                        "status {s:?} is neither an HTTP status nor 'unreachable'"
-                    )));
-                }
-            },
-        };
+        let from = manifest_valid_from(&valid_from).map_err(fail)?;
+        let parsed_status = manifest_status(&status).map_err(fail)?;
         rows.push(Row {
             origin,
             valid_from,

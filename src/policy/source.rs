@@ -201,6 +201,32 @@ fn host_key_from_name(name: &str) -> Result<String, String> {
     })
 }
 
+/// A manifest's `valid_from` field: empty for the version in force from the start, else an
+/// RFC 3339 time.
+pub fn manifest_valid_from(field: &str) -> Result<Option<Timestamp>, String> {
+    match field {
+        "" => Ok(None),
+        t => t
+            .parse::<Timestamp>()
+            .map(Some)
+            .map_err(|e| format!("valid_from {t:?} is not RFC 3339: {e}")),
+    }
+}
+
+/// A manifest's `status` field: empty for 200, an HTTP status, or `unreachable`.
+pub fn manifest_status(field: &str) -> Result<FetchStatus, String> {
+    match field {
+        "" => Ok(FetchStatus::Http(200)),
+        s if s.eq_ignore_ascii_case("unreachable") => Ok(FetchStatus::Unreachable),
+        s => match s.parse::<u16>() {
+            Ok(code @ 100..=599) => Ok(FetchStatus::Http(code)),
+            _ => Err(format!(
+                "status {s:?} is neither an HTTP status nor 'unreachable'"
+            )),
+        },
+    }
+}
+
 /// The key under which a manifest's `origin` field is loaded: `scheme://host[:port]` normalised
 /// for an origin with a scheme, `host[:port]` (any scheme) for a bare host.
 pub fn manifest_origin_key(origin: &str) -> Result<String, String> {
@@ -346,25 +372,8 @@ fn load_manifest(
         let (origin, valid_from, status, file) = (field(0)?, field(1)?, field(2)?, field(3)?);
         let key =
             manifest_origin_key(origin).map_err(|e| fail(format!("origin {origin:?}: {e}")))?;
-        let valid_from = match valid_from {
-            "" => None,
-            t => Some(
-                t.parse::<Timestamp>()
-                    .map_err(|e| fail(format!("valid_from {t:?} is not RFC 3339: {e}")))?,
-            ),
-        };
-        let status = match status {
-            "" => FetchStatus::Http(200),
-            s if s.eq_ignore_ascii_case("unreachable") => FetchStatus::Unreachable,
-            s => match s.parse::<u16>() {
-                Ok(code @ 100..=599) => FetchStatus::Http(code),
-                _ => {
-                    return Err(fail(format!(
-                        "status {s:?} is neither an HTTP status nor 'unreachable'"
-                    )));
-                }
-            },
-        };
+        let valid_from = manifest_valid_from(valid_from).map_err(fail)?;
+        let status = manifest_status(status).map_err(fail)?;
         let is_2xx = matches!(status, FetchStatus::Http(200..=299));
         let body = match (is_2xx, file) {
             (true, "") => return Err(fail(format!("status {status} needs a file"))),
