@@ -233,3 +233,53 @@ fn dns_options_need_verify_dns() {
         .assert()
         .code(2);
 }
+
+/// A client field that is a host name (`HostnameLookups On`): under Google's suffixes and
+/// resolving forward is `verified_dns`; one that does not resolve, or outside the suffixes, is
+/// `unverified`, never `spoofed`; each name is asked once, whatever the number of its requests.
+#[test]
+fn logged_host_names_are_verified_by_forward_dns_never_spoofed() {
+    let server = start();
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = [
+        "crawl-66-249-66-1.googlebot.com",
+        "ghost.googlebot.com",
+        "host-198-51-100-9.example.net",
+        "-",
+    ];
+    let (robots, log) = night(dir.path(), &hosts);
+    let server_arg = server.address().to_string();
+    let rows = audit(
+        dir.path(),
+        &robots,
+        &log,
+        &["--verify", "dns", "--dns-server", &server_arg],
+    );
+    assert_eq!(rows.len(), 12);
+    let by_client = verification_by_ip(&rows);
+    assert_eq!(by_client["crawl-66-249-66-1.googlebot.com"], "verified_dns");
+    assert_eq!(by_client["ghost.googlebot.com"], "unverified");
+    assert_eq!(by_client["host-198-51-100-9.example.net"], "unverified");
+    assert_eq!(by_client["-"], "unverified");
+    assert_eq!(
+        server.count("crawl-66-249-66-1.googlebot.com", RecordType::A),
+        1
+    );
+    assert_eq!(server.count("ghost.googlebot.com", RecordType::A), 1);
+    assert_eq!(
+        server.count("host-198-51-100-9.example.net", RecordType::A),
+        0
+    );
+    assert_eq!(server.queries_of_type(RecordType::PTR), 0);
+    let agents = read_csv(&dir.path().join("out/agents.csv"));
+    let googlebot = row(&agents, "agent", "Googlebot");
+    assert_eq!(googlebot["verified"], "3");
+    assert_eq!(googlebot["spoofed"], "0");
+
+    // Without DNS the same names are all unverified.
+    let rows = audit(dir.path(), &robots, &log, &[]);
+    assert!(
+        rows.iter().all(|r| r["verification"] == "unverified"),
+        "{rows:?}"
+    );
+}

@@ -601,3 +601,109 @@ fn measure_five_thousand_ips() {
         assert_eq!(server.total_queries(), 2 * ips.len());
     });
 }
+
+/// A client field that is a host name (`HostnameLookups On`): confirmed when under the suffixes
+/// and it resolves forward, by A or AAAA; a name that does not resolve is refuted only as a name
+/// (the audit keeps it unverified); each name is asked once per run; offline it is unknown.
+#[test]
+fn logged_host_names_are_checked_by_forward_dns() {
+    within(TEST_LIMIT, || {
+        let mut zones = world();
+        zones.servfail_name("broken.googlebot.com.");
+        let server = TestServer::start(&zones);
+        let suffixes = google();
+        let mut verifier = DnsVerifier::online(server.resolver(4), DnsCache::new(), Duration::MAX);
+        let table = [
+            (
+                "crawl-66-249-66-1.googlebot.com",
+                confirmed("crawl-66-249-66-1.googlebot.com"),
+            ),
+            // Only an AAAA record, written in upper case with the root's dot.
+            (
+                "CRAWL-V6.GOOGLEBOT.COM.",
+                confirmed("crawl-v6.googlebot.com"),
+            ),
+            (
+                "ghost.googlebot.com",
+                refuted(Refutation::NameDoesNotResolve {
+                    name: "ghost.googlebot.com".to_owned(),
+                }),
+            ),
+            (
+                "host-198-51-100-9.example.net",
+                outside("host-198-51-100-9.example.net"),
+            ),
+            (
+                "broken.googlebot.com",
+                DnsVerdict::Unknown(UnknownCause::Failure(String::new())),
+            ),
+        ];
+        for round in 0..2 {
+            for (host, expected) in &table {
+                let verdict = verifier.verify_host(host, &suffixes);
+                match (&verdict, expected) {
+                    (
+                        DnsVerdict::Unknown(UnknownCause::Failure(message)),
+                        DnsVerdict::Unknown(_),
+                    ) => {
+                        assert!(message.contains("Server Failure"), "{message}")
+                    }
+                    _ => assert_eq!(&verdict, expected, "{host}, round {round}"),
+                }
+            }
+        }
+        // Each name under the suffixes once (A and AAAA), the one outside them never; a failed
+        // query is sent once more (as for PTR queries), and the failure is not asked again.
+        for (host, queries) in [
+            ("crawl-66-249-66-1.googlebot.com", 1),
+            ("crawl-v6.googlebot.com", 1),
+            ("ghost.googlebot.com", 1),
+            ("broken.googlebot.com", 2),
+        ] {
+            assert_eq!(server.count(host, RecordType::A), queries, "A {host}");
+            assert_eq!(server.count(host, RecordType::AAAA), queries, "AAAA {host}");
+        }
+        assert_eq!(
+            server.count("host-198-51-100-9.example.net", RecordType::A),
+            0
+        );
+        assert_eq!(server.total_queries(), 10);
+        assert_eq!(verifier.host_lookups(), 4);
+        assert_eq!(
+            verifier.host_addresses("crawl-66-249-66-1.googlebot.com."),
+            Some(&[ip("66.249.66.1")][..])
+        );
+        // Host names are not written to the cache file, which is keyed by IP.
+        assert!(verifier.cache().is_empty());
+
+        let mut offline = DnsVerifier::offline(DnsCache::new());
+        assert_eq!(
+            offline.verify_host("crawl-66-249-66-1.googlebot.com", &suffixes),
+            DnsVerdict::Unknown(UnknownCause::NotCached)
+        );
+    });
+}
+
+/// The forward addresses of a PTR name looked up this run are kept, for `explain`.
+#[test]
+fn forward_addresses_of_a_lookup_are_kept_for_the_run() {
+    within(TEST_LIMIT, || {
+        let server = start_world();
+        let suffixes = google();
+        let mut verifier = DnsVerifier::online(server.resolver(2), DnsCache::new(), Duration::MAX);
+        verifier.verify_at(
+            &claims(&["66.249.66.1", "203.0.113.7", "192.0.2.55"], &suffixes),
+            now(),
+        );
+        assert_eq!(
+            verifier.forward_addresses(ip("66.249.66.1")),
+            Some(&[ip("66.249.66.1")][..])
+        );
+        assert_eq!(
+            verifier.forward_addresses(ip("203.0.113.7")),
+            Some(&[ip("66.249.66.200")][..])
+        );
+        assert_eq!(verifier.forward_addresses(ip("192.0.2.55")), Some(&[][..]));
+        assert_eq!(verifier.forward_addresses(ip("66.249.66.9")), None);
+    });
+}
