@@ -234,6 +234,27 @@ impl fmt::Display for UnknownCause {
     }
 }
 
+impl fmt::Display for DnsVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DnsVerdict::Confirmed { ptr } => write!(f, "confirmed: {ptr} is the operator's"),
+            DnsVerdict::NotConfirmed(Refutation::NoPtr) => {
+                f.write_str("refuted: the address has no PTR name")
+            }
+            DnsVerdict::NotConfirmed(Refutation::OutsideSuffixes { ptr }) => {
+                write!(f, "refuted: {ptr} is outside the operator's suffixes")
+            }
+            DnsVerdict::NotConfirmed(Refutation::ForwardMismatch { ptr }) => {
+                write!(f, "refuted: {ptr} does not resolve back to the address")
+            }
+            DnsVerdict::NotConfirmed(Refutation::NameDoesNotResolve { name }) => {
+                write!(f, "not confirmed: {name} has no address")
+            }
+            DnsVerdict::Unknown(cause) => write!(f, "no answer: {cause}"),
+        }
+    }
+}
+
 /// Whether the host name `name` is `suffix` or lies under it: the match ends on a label boundary
 /// (`crawl-1.googlebot.com` is under `googlebot.com`, `evilgooglebot.com` is not), ignores ASCII
 /// case, and tolerates a trailing dot on either side and a leading dot on the suffix.
@@ -256,6 +277,10 @@ pub fn suffix_matches(name: &str, suffix: &str) -> bool {
     let (head, tail) = name.split_at(name.len() - suffix.len());
     tail.eq_ignore_ascii_case(suffix) && (head.is_empty() || head.ends_with(b"."))
 }
+
+/// What a lookup of one IP found: the record to cache, and the addresses its PTR name resolved
+/// to (kept for the run only).
+type Answer = (DnsRecord, Vec<IpAddr>);
 
 /// A stub resolver for forward-confirmed reverse DNS, with its own single-threaded runtime.
 pub struct DnsResolver {
@@ -338,7 +363,7 @@ impl DnsResolver {
         &self,
         claims: &[DnsClaim<'_>],
         now: Timestamp,
-    ) -> Vec<(IpAddr, Result<(DnsRecord, Vec<IpAddr>), UnknownCause>)> {
+    ) -> Vec<(IpAddr, Result<Answer, UnknownCause>)> {
         self.runtime.block_on(
             futures_util::stream::iter(claims)
                 .map(|claim| async move {
@@ -799,14 +824,7 @@ impl DnsVerifier {
         }
         claims
             .iter()
-            .map(|claim| {
-                let ip = claim.ip.to_canonical();
-                match (self.cache.get(ip), self.unknown.get(&ip)) {
-                    (Some(record), _) => record.verdict(claim.suffixes),
-                    (None, Some(cause)) => DnsVerdict::Unknown(cause.clone()),
-                    (None, None) => DnsVerdict::Unknown(UnknownCause::NotCached),
-                }
-            })
+            .map(|claim| self.known_verdict(claim.ip, claim.suffixes))
             .collect()
     }
 
@@ -831,23 +849,41 @@ impl DnsVerifier {
         if !suffixes.iter().any(|suffix| suffix_matches(&host, suffix)) {
             return DnsVerdict::NotConfirmed(Refutation::OutsideSuffixes { ptr: host });
         }
-        let answer = match self.hosts.get(&host) {
-            Some(answer) => answer.clone(),
-            None => {
-                let Some(resolver) = &self.resolver else {
-                    return DnsVerdict::Unknown(UnknownCause::NotCached);
-                };
-                let answer = resolver.host_addresses(&host);
-                self.hosts.insert(host.clone(), answer.clone());
-                answer
-            }
-        };
-        match answer {
-            Ok(addresses) if addresses.is_empty() => {
+        if !self.hosts.contains_key(&host)
+            && let Some(resolver) = &self.resolver
+        {
+            let answer = resolver.host_addresses(&host);
+            self.hosts.insert(host.clone(), answer);
+        }
+        self.known_host_verdict(&host, suffixes)
+    }
+
+    /// What this run knows of `ip` for a bot documenting `suffixes`, without looking anything
+    /// up: the cached record's verdict, why a lookup of this run got no answer, or
+    /// [`UnknownCause::NotCached`].
+    pub fn known_verdict(&self, ip: IpAddr, suffixes: &[String]) -> DnsVerdict {
+        let ip = ip.to_canonical();
+        match (self.cache.get(ip), self.unknown.get(&ip)) {
+            (Some(record), _) => record.verdict(suffixes),
+            (None, Some(cause)) => DnsVerdict::Unknown(cause.clone()),
+            (None, None) => DnsVerdict::Unknown(UnknownCause::NotCached),
+        }
+    }
+
+    /// What this run knows of the logged host name `host`, without looking anything up (see
+    /// [`verify_host`](Self::verify_host)).
+    pub fn known_host_verdict(&self, host: &str, suffixes: &[String]) -> DnsVerdict {
+        let host = normalise_host(host);
+        if !suffixes.iter().any(|suffix| suffix_matches(&host, suffix)) {
+            return DnsVerdict::NotConfirmed(Refutation::OutsideSuffixes { ptr: host });
+        }
+        match self.hosts.get(&host) {
+            Some(Ok(addresses)) if addresses.is_empty() => {
                 DnsVerdict::NotConfirmed(Refutation::NameDoesNotResolve { name: host })
             }
-            Ok(_) => DnsVerdict::Confirmed { ptr: host },
-            Err(cause) => DnsVerdict::Unknown(cause),
+            Some(Ok(_)) => DnsVerdict::Confirmed { ptr: host },
+            Some(Err(cause)) => DnsVerdict::Unknown(cause.clone()),
+            None => DnsVerdict::Unknown(UnknownCause::NotCached),
         }
     }
 

@@ -797,9 +797,21 @@ fn dns_suffixes_of_the_operators() {
         ("YandexBot", "notyandex.com", false),
         ("Amazonbot", "12-34-56-78.crawl.amazonbot.amazon", true),
         // Baidu: "The hostname of Baiduspider is *.baidu.com or *.baidu.jp."
-        ("Baiduspider", "baiduspider-123-125-66-120.crawl.baidu.com", true),
-        ("Baiduspider", "baiduspider-119-63-195-254.crawl.baidu.jp.", true),
-        ("Baiduspider-image", "baiduspider-123-125-66-120.crawl.baidu.com", true),
+        (
+            "Baiduspider",
+            "baiduspider-123-125-66-120.crawl.baidu.com",
+            true,
+        ),
+        (
+            "Baiduspider",
+            "baiduspider-119-63-195-254.crawl.baidu.jp.",
+            true,
+        ),
+        (
+            "Baiduspider-image",
+            "baiduspider-123-125-66-120.crawl.baidu.com",
+            true,
+        ),
         ("Baiduspider", "crawl.notbaidu.com", false),
         ("Baiduspider", "baidu.com.evil.example", false),
         // Yahoo: "The name of all Yahoo! Search crawlers will end with crawl.yahoo.net".
