@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{read_csv, robots_audit, row, write};
-use robots_audit_testdns::{RecordType, TestServer, Zones};
+use robots_audit_testdns::{FLEET_ROBOTS, Fleet, RecordType, TestServer, Zones};
 
 fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
@@ -281,5 +281,69 @@ fn logged_host_names_are_verified_by_forward_dns_never_spoofed() {
     assert!(
         rows.iter().all(|r| r["verification"] == "unverified"),
         "{rows:?}"
+    );
+}
+
+/// At scale, lookups are bounded by the distinct addresses, not the lines: 20,000 lines from 500
+/// crawler addresses, audited on 2 threads, ask the server one PTR and one A question per
+/// address; the same night again with the cache the first run wrote asks nothing.
+#[test]
+fn lookups_are_bounded_by_distinct_addresses() {
+    const LINES: u64 = 20_000;
+    const ADDRESSES: u32 = 500;
+    let fleet = Fleet::new(ADDRESSES);
+    let server = TestServer::start(&fleet.zones());
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", FLEET_ROBOTS);
+    let mut night = String::new();
+    for index in 0..LINES {
+        fleet.line(index, LINES, &mut night);
+    }
+    let log = write(dir.path(), "access.log", night);
+    let cache = dir.path().join("dns.csv");
+    let server_arg = server.address().to_string();
+    let run = || {
+        let out = dir.path().join("out");
+        robots_audit()
+            .args(["audit", "-q", "--no-html", "--threads", "2"])
+            .args(["--origin", "https://example.com", "--robots"])
+            .arg(&robots)
+            .arg("--out")
+            .arg(&out)
+            .args([
+                "--verify",
+                "dns",
+                "--dns-server",
+                &server_arg,
+                "--dns-cache",
+            ])
+            .arg(&cache)
+            .arg(&log)
+            .timeout(Duration::from_secs(120))
+            .assert()
+            .code(0);
+        let agents = read_csv(&out.join("agents.csv"));
+        let googlebot = row(&agents, "agent", "Googlebot");
+        assert_eq!(googlebot["requests"], LINES.to_string());
+        assert_eq!(googlebot["verified"], LINES.to_string());
+        assert_eq!(googlebot["disallowed"], (LINES / 4).to_string());
+        assert_eq!(googlebot["disallowed_verified"], (LINES / 4).to_string());
+    };
+    run();
+    assert_eq!(
+        server.distinct_names_of_type(RecordType::PTR),
+        ADDRESSES as usize
+    );
+    assert_eq!(server.queries_of_type(RecordType::PTR), ADDRESSES as usize);
+    assert_eq!(server.queries_of_type(RecordType::A), ADDRESSES as usize);
+    assert_eq!(server.total_queries(), 2 * ADDRESSES as usize);
+    let cached = std::fs::read_to_string(&cache).unwrap();
+    assert_eq!(cached.lines().count(), 1 + ADDRESSES as usize);
+
+    run();
+    assert_eq!(
+        server.total_queries(),
+        2 * ADDRESSES as usize,
+        "a warm cache asks nothing"
     );
 }

@@ -1,6 +1,7 @@
 //! A DNS server on 127.0.0.1 for the tests and the benchmark of `--verify dns`.
 //!
-//! It owns [`Zones`] (PTR, A and AAAA records, names to answer SERVFAIL for) and [`TestServer`]
+//! It owns [`Fleet`] (a night of Googlebot requests from many distinct addresses, and the zones
+//! that make each address a genuine crawler), [`Zones`] (PTR, A and AAAA records, names to answer SERVFAIL for) and [`TestServer`]
 //! (hickory-server on an ephemeral UDP port of 127.0.0.1, on its own thread, counting every query
 //! it receives). Invariants: it binds only the loopback address, never another; it stops when
 //! dropped; each query is counted before it is answered, so a count read after a lookup returned
@@ -89,6 +90,81 @@ impl Zones {
     pub fn servfail_name(&mut self, host: &str) -> &mut Self {
         self.servfail.push(LowerName::from(name(host)));
         self
+    }
+}
+
+/// A fleet of genuine Googlebot addresses and a night of their requests: the data of the DNS
+/// measurements (each distinct address must be looked up once, however many lines name it).
+#[derive(Debug, Clone)]
+pub struct Fleet {
+    addresses: Vec<IpAddr>,
+}
+
+/// The robots.txt the fleet's night is judged against: two of its eight paths are disallowed.
+pub const FLEET_ROBOTS: &str = "User-agent: *\nDisallow: /private/\nDisallow: /cart\n";
+
+const FLEET_PATHS: [&str; 8] = [
+    "/",
+    "/products/1",
+    "/products/2?color=red",
+    "/private/report.pdf",
+    "/blog/2026/11/night",
+    "/cart",
+    "/docs/api",
+    "/static/site.css",
+];
+
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+
+impl Fleet {
+    /// `count` distinct public IPv4 addresses (from 66.33.0.0, outside every documentation and
+    /// private range).
+    pub fn new(count: u32) -> Fleet {
+        Fleet {
+            addresses: (0..count)
+                .map(|index| IpAddr::V4(Ipv4Addr::from(0x4221_0000 + index)))
+                .collect(),
+        }
+    }
+
+    /// The addresses.
+    pub fn addresses(&self) -> &[IpAddr] {
+        &self.addresses
+    }
+
+    /// Zones in which every address has the PTR name `crawl-<n>.googlebot.com`, which resolves
+    /// back to it.
+    pub fn zones(&self) -> Zones {
+        let mut zones = Zones::new();
+        for (index, &address) in self.addresses.iter().enumerate() {
+            zones.crawler(
+                "googlebot.com.",
+                &format!("crawl-{index}.googlebot.com."),
+                address,
+            );
+        }
+        zones
+    }
+
+    /// Line `index` (from 0) of a night of `lines` combined-format Googlebot requests: times
+    /// rising over 12 hours from 2026-11-20 18:00 UTC, addresses taken in a scattered order so
+    /// that every block of the log names many of them, paths cycling over eight (two disallowed
+    /// by [`FLEET_ROBOTS`]).
+    pub fn line(&self, index: u64, lines: u64, out: &mut String) {
+        use std::fmt::Write as _;
+        let count = self.addresses.len().max(1) as u64;
+        // 7919 is prime, so stepping by it visits every address once per `count` lines.
+        let address = self.addresses[((index * 7919) % count) as usize];
+        let second = 18 * 3600 + index * 12 * 3600 / lines.max(1);
+        let (day, second) = (20 + second / 86_400, second % 86_400);
+        let path = FLEET_PATHS[(index % FLEET_PATHS.len() as u64) as usize];
+        let _ = writeln!(
+            out,
+            "{address} - - [{day:02}/Nov/2026:{:02}:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" 200 512 \"-\" \"{GOOGLEBOT}\"",
+            second / 3600,
+            second / 60 % 60,
+            second % 60
+        );
     }
 }
 
@@ -296,6 +372,26 @@ impl Drop for TestServer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fleet_night_names_every_address_and_stays_in_its_night() {
+        let fleet = Fleet::new(5);
+        let mut night = String::new();
+        for index in 0..20 {
+            fleet.line(index, 20, &mut night);
+        }
+        for address in fleet.addresses() {
+            assert_eq!(night.matches(&format!("{address} - - [")).count(), 4);
+        }
+        assert!(night.starts_with("66.33.0.0 - - [20/Nov/2026:18:00:00 +0000] \"GET / HTTP/1.1\""));
+        assert!(
+            night
+                .lines()
+                .last()
+                .unwrap()
+                .contains("[21/Nov/2026:05:24:00 +0000]")
+        );
+    }
 
     #[test]
     fn names_are_counted_absolute_and_lower_case() {
