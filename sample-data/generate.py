@@ -28,6 +28,7 @@ UA = {
     "bytespider": "Mozilla/5.0 (Linux; Android 5.0) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; Bytespider; spider-feedback@bytedance.com)",
     "yandexbot": "Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)",
     "unknown": "Mozilla/5.0 (compatible; NightOwlCrawler/0.9; +https://nightowl.example/bot)",
+    "chatgpt-user": "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot",
 }
 BROWSERS = [
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
@@ -86,13 +87,28 @@ def plan(host, ok, bad, new_bad=()):
     events.sort(key=lambda e: e[0])
     return events
 
-def line(host, port, vhost, t, bot, path, ip):
-    ua = UA[bot] if bot else rng.choice(BROWSERS)
-    ip = ip or (ip_for(bot) if bot else "192.0.2.%d" % rng.randint(1, 254))
-    status = 200 if rng.random() < 0.9 else rng.choice([304, 404, 301])
-    size = rng.randint(300, 90000) if status == 200 else 0
+def user_fetches(ok, bad):
+    """ChatGPT-User fetching shop pages people asked ChatGPT about: no robots.txt first, most of
+    them pages robots.txt disallows (OpenAI says robots.txt may not apply to these fetches, so the
+    audit counts them `exempt`). Drawn from a stream of their own, so that the rest of the night
+    stays byte for byte what it was before they were added."""
+    own = random.Random(20261122)
+    span = (END - START).total_seconds()
+    events = []
+    for i in range(8):
+        t = START + timedelta(seconds=own.uniform(0, span))
+        path = own.choice(bad) if i < 5 else own.choice(ok)
+        events.append((t, "chatgpt-user", path, "198.51.100.%d" % own.randint(10, 250)))
+    return sorted(events), own
+
+def line(host, port, vhost, t, bot, path, ip, r=None):
+    r = r or rng
+    ua = UA[bot] if bot else r.choice(BROWSERS)
+    ip = ip or (ip_for(bot) if bot else "192.0.2.%d" % r.randint(1, 254))
+    status = 200 if r.random() < 0.9 else r.choice([304, 404, 301])
+    size = r.randint(300, 90000) if status == 200 else 0
     if path == "/robots.txt":
-        status, size = 200, rng.randint(200, 900)
+        status, size = 200, r.randint(200, 900)
     ref = "-" if bot else "https://%s/" % host
     core = '%s - - [%s] "GET %s HTTP/1.1" %d %d "%s" "%s"' % (ip, clf_time(t), path, status, size, ref, ua)
     return ("%s:%d %s" % (host, port, core)) if vhost else core
@@ -119,8 +135,11 @@ def main():
     after.insert(10, '\x00\x00\x16\x03\x01 garbage from a TLS client on the plain port')
     write_gz("vhost-2026-11-20.log.gz", before)
     write_gz("vhost-2026-11-21.log.gz", after)
-    shop = [line("shop.example.net", 443, False, t, bot, path, ip) for t, bot, path, ip in plan("shop.example.net", SHOP_OK, SHOP_BAD)]
-    write_gz("shop-access.log.gz", shop)
+    shop = [(t, line("shop.example.net", 443, False, t, bot, path, ip)) for t, bot, path, ip in plan("shop.example.net", SHOP_OK, SHOP_BAD)]
+    fetches, own = user_fetches(SHOP_OK, SHOP_BAD)
+    shop += [(t, line("shop.example.net", 443, False, t, bot, path, ip, own)) for t, bot, path, ip in fetches]
+    shop.sort(key=lambda x: x[0])
+    write_gz("shop-access.log.gz", [l for _, l in shop])
 
 if __name__ == "__main__":
     main()

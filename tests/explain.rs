@@ -3,20 +3,28 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
 
 use common::{read_csv, robots_audit};
 use robots_audit::audit::AuditConfig;
 use robots_audit::audit::explain::Explainer;
+use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, NameServers};
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::logs::{LogReader, Source};
 use robots_audit::origin::Origin;
 use robots_audit::policy::source::{LoadOptions, load};
 use robots_audit::synth::{SynthCompression, SynthConfig, SynthFormat, generate};
+use robots_audit_testdns::{TestServer, Zones};
 
 /// What `decisions.csv` and `explain --json` must agree on, by `file:line`.
 type Decisions = BTreeMap<String, [String; 4]>;
+
+/// The `verification` of each violation, by `file:line` (`violations.csv` and `explain`).
+type Verifications = BTreeMap<String, String>;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -28,6 +36,8 @@ struct Night {
     origin: Option<String>,
     verify: Vec<(String, PathBuf)>,
     logs: Vec<PathBuf>,
+    /// `--verify dns --dns-server` this name server.
+    dns: Option<SocketAddr>,
 }
 
 impl Night {
@@ -42,7 +52,23 @@ impl Night {
         for (bot, path) in &self.verify {
             args.extend(["--verify".to_owned(), format!("{bot}={}", path.display())]);
         }
+        if let Some(server) = self.dns {
+            args.extend([
+                "--verify".to_owned(),
+                "dns".to_owned(),
+                "--dns-server".to_owned(),
+                server.to_string(),
+            ]);
+        }
         args
+    }
+
+    /// The `verification` of each row of the audit's `violations.csv` (after [`audit`]).
+    fn violations(out: &Path) -> Verifications {
+        read_csv(&out.join("violations.csv"))
+            .into_iter()
+            .map(|row| (row["source"].clone(), row["verification"].clone()))
+            .collect()
     }
 
     /// The audit's `decisions.csv`, keyed by source.
@@ -73,6 +99,12 @@ impl Night {
     /// `explain` (the library the command runs) on every line of every log, keeping the judged
     /// ones, as `decisions.csv` does.
     fn explain_every_line(&self) -> (Decisions, usize) {
+        let (decisions, _, lines) = self.explain_every_line_verified();
+        (decisions, lines)
+    }
+
+    /// [`explain_every_line`], with the verification of each line `explain` calls disallowed.
+    fn explain_every_line_verified(&self) -> (Decisions, Verifications, usize) {
         let catalog = Catalog::builtin();
         let mut verifier = Verifier::new();
         for (bot, path) in &self.verify {
@@ -90,13 +122,28 @@ impl Night {
             },
         )
         .unwrap();
+        let dns = self.dns.map(|server| {
+            let resolver = DnsResolver::new(&DnsConfig {
+                name_servers: NameServers::Addresses(vec![server]),
+                timeout: Duration::from_secs(5),
+                concurrency: 4,
+            })
+            .unwrap();
+            Mutex::new(DnsVerifier::online(
+                resolver,
+                DnsCache::new(),
+                Duration::MAX,
+            ))
+        });
         let explainer = Explainer {
             config: &config,
             catalog: &catalog,
             verifier: &verifier,
             policy: &policy,
+            dns: dns.as_ref(),
         };
         let mut judged = Decisions::new();
+        let mut verified = Verifications::new();
         let mut lines = 0;
         for log in &self.logs {
             let mut files: Vec<PathBuf> = if log.is_dir() {
@@ -136,6 +183,9 @@ impl Night {
                             continue;
                         }
                         let text = |key: &str| json[key].as_str().unwrap().to_owned();
+                        if verdict == "disallowed" {
+                            verified.insert(format!("{name}:{line_no}"), text("verification"));
+                        }
                         judged.insert(
                             format!("{name}:{line_no}"),
                             [
@@ -149,7 +199,7 @@ impl Night {
                 }
             }
         }
-        (judged, lines)
+        (judged, verified, lines)
     }
 }
 
@@ -160,6 +210,7 @@ fn sample_night() -> Night {
         origin: Some("https://shop.example.net".into()),
         verify: vec![("Google".into(), data.join("ranges/googlebot.json"))],
         logs: vec![data.join("logs")],
+        dns: None,
     }
 }
 
@@ -181,9 +232,9 @@ fn explain_agrees_with_the_audit_on_every_line_of_the_sample_night() {
     let night = sample_night();
     let audit = night.audit(&dir.path().join("out"));
     let (explained, lines) = night.explain_every_line();
-    assert_eq!(lines, 764 + 776 + 758);
+    assert_eq!(lines, 772 + 776 + 758);
     assert_same(&audit, &explained);
-    for verdict in ["allowed", "disallowed", "grace"] {
+    for verdict in ["allowed", "disallowed", "grace", "exempt"] {
         assert!(audit.values().any(|row| row[0] == verdict), "{verdict}");
     }
 }
@@ -208,6 +259,7 @@ fn explain_agrees_with_the_audit_on_every_line_of_a_synthetic_night() {
         origin: None,
         verify: summary.ranges.clone(),
         logs: vec![config.out.join("logs")],
+        dns: None,
     };
     let audit = night.audit(&dir.path().join("out"));
     let (explained, lines) = night.explain_every_line();
@@ -315,4 +367,167 @@ fn explain_a_line_given_as_argument() {
         .unwrap();
     let text = String::from_utf8(skipped.stdout).unwrap();
     assert!(text.contains("no request:    skipped: "), "{text}");
+}
+
+/// The sample night with `--verify dns` against a loopback server that knows its client
+/// addresses: a third genuine crawler names, a third PTR names whose forward lookup gives another
+/// address, a third nothing. `explain` gives every line the audit's verdict, and every violation
+/// the audit's verification (`verified_dns`, `spoofed` and the others).
+#[test]
+fn explain_agrees_with_the_audit_under_verify_dns() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut night = sample_night();
+    let plain = night.audit(&dir.path().join("plain"));
+    let decisions = read_csv(&dir.path().join("plain/decisions.csv"));
+    let clients: BTreeSet<IpAddr> = decisions
+        .iter()
+        .filter_map(|row| row["client_ip"].parse().ok())
+        .collect();
+    assert!(clients.len() > 10, "{} clients", clients.len());
+    let mut zones = Zones::new();
+    for (index, &client) in clients.iter().enumerate() {
+        let genuine = format!("crawl-{index}.googlebot.com.");
+        let fake = format!("fake-{index}.googlebot.com.");
+        match index % 3 {
+            0 => {
+                zones.crawler("googlebot.com.", &genuine, client);
+            }
+            1 => {
+                zones.ptr(client, &fake).host(
+                    "googlebot.com.",
+                    &fake,
+                    IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)),
+                );
+            }
+            _ => {}
+        }
+    }
+    let server = TestServer::start(&zones);
+    night.dns = Some(server.address());
+    let out = dir.path().join("dns");
+    let audit = night.audit(&out);
+    let violations = Night::violations(&out);
+    let (explained, verified, _) = night.explain_every_line_verified();
+    assert_same(&audit, &explained);
+    assert_eq!(audit, plain, "DNS changes verification, never a verdict");
+    for (source, verification) in &violations {
+        assert_eq!(verified.get(source), Some(verification), "line {source}");
+    }
+    assert_eq!(violations.len(), verified.len());
+    for expected in ["verified_dns", "spoofed"] {
+        assert!(
+            violations.values().any(|v| v == expected),
+            "no {expected} violation: {violations:?}"
+        );
+    }
+}
+
+/// `explain --verify dns` shows the PTR name, the forward addresses and the answer, for an
+/// address and for a logged host name; `--offline` answers from the cache explain wrote.
+#[test]
+fn explain_shows_what_dns_said() {
+    let mut zones = Zones::new();
+    zones
+        .crawler(
+            "googlebot.com.",
+            "crawl-66-249-66-1.googlebot.com.",
+            IpAddr::V4(Ipv4Addr::new(66, 249, 66, 1)),
+        )
+        .ptr(
+            IpAddr::V4(Ipv4Addr::new(203, 0, 113, 7)),
+            "crawl-fake.googlebot.com.",
+        )
+        .host(
+            "googlebot.com.",
+            "crawl-fake.googlebot.com.",
+            IpAddr::V4(Ipv4Addr::new(66, 249, 66, 200)),
+        );
+    let server = TestServer::start(&zones);
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("dns.csv");
+    let robots = repo().join("sample-data/manifest/shop.txt");
+    let line = |client: &str| {
+        format!(
+            r#"{client} - - [20/Nov/2026:18:08:41 +0000] "GET /cart HTTP/1.1" 200 10 "-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)""#
+        )
+    };
+    let explain = |client: &str, extra: &[&str]| {
+        let output = robots_audit()
+            .args([
+                "explain",
+                "--origin",
+                "https://shop.example.net",
+                "--robots",
+            ])
+            .arg(&robots)
+            .args(["--verify", "dns", "--dns-cache"])
+            .arg(&cache)
+            .args(extra)
+            .arg(line(client))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let server_arg = server.address().to_string();
+    let online = ["--dns-server", server_arg.as_str()];
+
+    let genuine = explain("66.249.66.1", &online);
+    for step in [
+        "verification:  verified_dns",
+        "dns:           66.249.66.1 (looked up in this run)",
+        "  ptr:         crawl-66-249-66-1.googlebot.com",
+        "  forward:     66.249.66.1",
+        "  answer:      confirmed: crawl-66-249-66-1.googlebot.com is the operator's",
+    ] {
+        assert!(genuine.contains(step), "{step:?} missing in\n{genuine}");
+    }
+    let spoof = explain("203.0.113.7", &online);
+    for step in [
+        "verification:  spoofed",
+        "  ptr:         crawl-fake.googlebot.com",
+        "  forward:     66.249.66.200",
+        "  answer:      refuted: crawl-fake.googlebot.com does not resolve back to the address",
+    ] {
+        assert!(spoof.contains(step), "{step:?} missing in\n{spoof}");
+    }
+    let host = explain("crawl-66-249-66-1.googlebot.com", &online);
+    for step in [
+        "verification:  verified_dns",
+        "dns:           crawl-66-249-66-1.googlebot.com (forward lookup of the logged host name in this run)",
+        "  forward:     66.249.66.1",
+    ] {
+        assert!(host.contains(step), "{step:?} missing in\n{host}");
+    }
+    let missing = explain("ghost.googlebot.com", &online);
+    assert!(missing.contains("verification:  unverified"), "{missing}");
+    assert!(missing.contains("  forward:     no address"), "{missing}");
+
+    // Offline, from the cache the online runs wrote: the same verdict, its time, no forward
+    // addresses (the cache does not keep them).
+    drop(server);
+    let cached = explain("203.0.113.7", &["--offline"]);
+    assert!(cached.contains("verification:  spoofed"), "{cached}");
+    assert!(
+        cached.contains("dns:           203.0.113.7 (the DNS cache, checked at "),
+        "{cached}"
+    );
+    assert!(!cached.contains("  forward:"), "{cached}");
+    let json = robots_audit()
+        .args([
+            "explain",
+            "--json",
+            "--origin",
+            "https://shop.example.net",
+            "--robots",
+        ])
+        .arg(&robots)
+        .args(["--verify", "dns", "--offline", "--dns-cache"])
+        .arg(&cache)
+        .arg(line("66.249.66.1"))
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["verification"], "verified_dns");
+    assert_eq!(json["dns"]["ptr"], "crawl-66-249-66-1.googlebot.com");
 }

@@ -5,69 +5,15 @@
 mod common;
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
+use std::net::{IpAddr, Ipv4Addr, UdpSocket};
 use std::path::Path;
-use std::str::FromStr;
-use std::sync::{Arc, Mutex, mpsc};
-use std::thread;
 use std::time::Duration;
 
 use common::{read_csv, robots_audit, row, write};
-use hickory_server::Server;
-use hickory_server::net::runtime::Time;
-use hickory_server::proto::rr::rdata::{A, PTR, SOA};
-use hickory_server::proto::rr::{LowerName, Name, RData, Record, RecordType};
-use hickory_server::server::{Request, RequestHandler, ResponseHandler, ResponseInfo};
-use hickory_server::store::in_memory::InMemoryZoneHandler;
-use hickory_server::zone_handler::{AxfrPolicy, Catalog, ZoneType};
+use robots_audit_testdns::{FLEET_ROBOTS, Fleet, RecordType, TestServer, Zones};
 
-fn name(text: &str) -> Name {
-    Name::from_str(text).unwrap()
-}
-
-fn zone(origin: &str, records: &[(Name, RData)]) -> Arc<InMemoryZoneHandler> {
-    let origin = name(origin);
-    let mut handler =
-        InMemoryZoneHandler::empty(origin.clone(), ZoneType::Primary, AxfrPolicy::Deny);
-    let soa = SOA::new(
-        name("ns.test."),
-        name("hostmaster.test."),
-        1,
-        3600,
-        600,
-        86400,
-        60,
-    );
-    assert!(handler.upsert_mut(Record::from_rdata(origin, 3600, RData::SOA(soa)), 1));
-    for (owner, data) in records {
-        assert!(handler.upsert_mut(Record::from_rdata(owner.clone(), 300, data.clone()), 1));
-    }
-    Arc::new(handler)
-}
-
-/// Queries seen, by `(name, type)`.
-type QueryLog = Arc<Mutex<HashMap<(String, RecordType), usize>>>;
-
-struct CountingHandler {
-    catalog: Catalog,
-    queries: QueryLog,
-}
-
-#[async_trait::async_trait]
-impl RequestHandler for CountingHandler {
-    async fn handle_request<R: ResponseHandler, T: Time>(
-        &self,
-        request: &Request,
-        response_handle: R,
-    ) -> ResponseInfo {
-        if let Ok(info) = request.request_info() {
-            let key = (info.query.name().to_string(), info.query.query_type());
-            *self.queries.lock().unwrap().entry(key).or_default() += 1;
-        }
-        self.catalog
-            .handle_request::<R, T>(request, response_handle)
-            .await
-    }
+fn ip(text: &str) -> IpAddr {
+    text.parse().unwrap()
 }
 
 /// The DNS world:
@@ -78,94 +24,30 @@ impl RequestHandler for CountingHandler {
 /// | 66.249.66.5 | crawl-66-249-66-5.googlebot.com | A 66.249.66.5 (genuine) |
 /// | 203.0.113.7 | crawl-fake.googlebot.com | A 66.249.66.200 (spoofed PTR) |
 /// | 203.0.113.8 | none: NXDOMAIN | |
-struct TestServer {
-    address: SocketAddr,
-    queries: QueryLog,
-    stop: Option<Box<dyn FnOnce() + Send>>,
-    thread: Option<thread::JoinHandle<()>>,
+fn world() -> Zones {
+    let mut zones = Zones::new();
+    zones
+        .crawler(
+            "googlebot.com.",
+            "crawl-66-249-66-1.googlebot.com.",
+            ip("66.249.66.1"),
+        )
+        .crawler(
+            "googlebot.com.",
+            "crawl-66-249-66-5.googlebot.com.",
+            ip("66.249.66.5"),
+        )
+        .ptr(ip("203.0.113.7"), "crawl-fake.googlebot.com.")
+        .host(
+            "googlebot.com.",
+            "crawl-fake.googlebot.com.",
+            ip("66.249.66.200"),
+        );
+    zones
 }
 
-impl TestServer {
-    fn start() -> TestServer {
-        let reverse = [
-            ("66.249.66.1", "crawl-66-249-66-1.googlebot.com."),
-            ("66.249.66.5", "crawl-66-249-66-5.googlebot.com."),
-            ("203.0.113.7", "crawl-fake.googlebot.com."),
-        ]
-        .map(|(ip, host)| {
-            (
-                Name::from(ip.parse::<IpAddr>().unwrap()),
-                RData::PTR(PTR(name(host))),
-            )
-        });
-        let forward = [
-            ("crawl-66-249-66-1.googlebot.com.", [66, 249, 66, 1]),
-            ("crawl-66-249-66-5.googlebot.com.", [66, 249, 66, 5]),
-            ("crawl-fake.googlebot.com.", [66, 249, 66, 200]),
-        ]
-        .map(|(host, ip)| (name(host), RData::A(A(Ipv4Addr::from(ip)))));
-        let mut catalog = Catalog::new();
-        catalog.upsert(
-            LowerName::from(name("googlebot.com.")),
-            vec![zone("googlebot.com.", &forward)],
-        );
-        catalog.upsert(
-            LowerName::from(name("in-addr.arpa.")),
-            vec![zone("in-addr.arpa.", &reverse)],
-        );
-        let queries = QueryLog::default();
-        let handler = CountingHandler {
-            catalog,
-            queries: queries.clone(),
-        };
-        let (ready, started) = mpsc::channel();
-        let thread = thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let socket = tokio::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
-                    .await
-                    .unwrap();
-                let address = socket.local_addr().unwrap();
-                let mut server = Server::new(handler);
-                server.register_socket(socket);
-                let token = server.shutdown_token().clone();
-                let stop: Box<dyn FnOnce() + Send> = Box::new(move || token.cancel());
-                ready.send((address, stop)).unwrap();
-                let _ = server.block_until_done().await;
-            });
-        });
-        let (address, stop) = started.recv_timeout(Duration::from_secs(10)).unwrap();
-        TestServer {
-            address,
-            queries,
-            stop: Some(stop),
-            thread: Some(thread),
-        }
-    }
-
-    fn ptr_queries(&self) -> usize {
-        self.queries
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|((_, kind), _)| *kind == RecordType::PTR)
-            .map(|(_, n)| n)
-            .sum()
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            stop();
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
+fn start() -> TestServer {
+    TestServer::start(&world())
 }
 
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -216,12 +98,12 @@ fn verification_by_ip(rows: &[HashMap<String, String>]) -> HashMap<String, Strin
 
 #[test]
 fn dns_verifies_confirms_and_refutes_each_address_once() {
-    let server = TestServer::start();
+    let server = start();
     let dir = tempfile::tempdir().unwrap();
     let addresses = ["66.249.66.1", "66.249.66.5", "203.0.113.7", "203.0.113.8"];
     let (robots, log) = night(dir.path(), &addresses);
     let cache = dir.path().join("dns.csv");
-    let server_arg = server.address.to_string();
+    let server_arg = server.address().to_string();
     let rows = audit(
         dir.path(),
         &robots,
@@ -244,7 +126,7 @@ fn dns_verifies_confirms_and_refutes_each_address_once() {
     // NXDOMAIN: no PTR at all.
     assert_eq!(by_ip["203.0.113.8"], "spoofed");
     // Three requests per address, one reverse lookup per distinct address.
-    assert_eq!(server.ptr_queries(), addresses.len());
+    assert_eq!(server.queries_of_type(RecordType::PTR), addresses.len());
     let agents = read_csv(&dir.path().join("out/agents.csv"));
     let googlebot = row(&agents, "agent", "Googlebot");
     assert_eq!(googlebot["verified"], "6");
@@ -310,7 +192,7 @@ fn a_silent_server_leaves_requests_unverified() {
 /// Inside the published ranges stays `verified`: DNS is not asked.
 #[test]
 fn published_ranges_come_first() {
-    let server = TestServer::start();
+    let server = start();
     let dir = tempfile::tempdir().unwrap();
     let (robots, log) = night(dir.path(), &["66.249.66.1"]);
     let ranges = write(
@@ -318,7 +200,7 @@ fn published_ranges_come_first() {
         "googlebot.json",
         r#"{"prefixes":[{"ipv4Prefix":"66.249.66.0/27"}]}"#,
     );
-    let server_arg = server.address.to_string();
+    let server_arg = server.address().to_string();
     let verify = format!("Googlebot={}", ranges.display());
     let rows = audit(
         dir.path(),
@@ -334,7 +216,7 @@ fn published_ranges_come_first() {
         ],
     );
     assert_eq!(verification_by_ip(&rows)["66.249.66.1"], "verified");
-    assert_eq!(server.ptr_queries(), 0);
+    assert_eq!(server.queries_of_type(RecordType::PTR), 0);
 }
 
 #[test]
@@ -350,4 +232,118 @@ fn dns_options_need_verify_dns() {
         .arg(&log)
         .assert()
         .code(2);
+}
+
+/// A client field that is a host name (`HostnameLookups On`): under Google's suffixes and
+/// resolving forward is `verified_dns`; one that does not resolve, or outside the suffixes, is
+/// `unverified`, never `spoofed`; each name is asked once, whatever the number of its requests.
+#[test]
+fn logged_host_names_are_verified_by_forward_dns_never_spoofed() {
+    let server = start();
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = [
+        "crawl-66-249-66-1.googlebot.com",
+        "ghost.googlebot.com",
+        "host-198-51-100-9.example.net",
+        "-",
+    ];
+    let (robots, log) = night(dir.path(), &hosts);
+    let server_arg = server.address().to_string();
+    let rows = audit(
+        dir.path(),
+        &robots,
+        &log,
+        &["--verify", "dns", "--dns-server", &server_arg],
+    );
+    assert_eq!(rows.len(), 12);
+    let by_client = verification_by_ip(&rows);
+    assert_eq!(by_client["crawl-66-249-66-1.googlebot.com"], "verified_dns");
+    assert_eq!(by_client["ghost.googlebot.com"], "unverified");
+    assert_eq!(by_client["host-198-51-100-9.example.net"], "unverified");
+    assert_eq!(by_client["-"], "unverified");
+    assert_eq!(
+        server.count("crawl-66-249-66-1.googlebot.com", RecordType::A),
+        1
+    );
+    assert_eq!(server.count("ghost.googlebot.com", RecordType::A), 1);
+    assert_eq!(
+        server.count("host-198-51-100-9.example.net", RecordType::A),
+        0
+    );
+    assert_eq!(server.queries_of_type(RecordType::PTR), 0);
+    let agents = read_csv(&dir.path().join("out/agents.csv"));
+    let googlebot = row(&agents, "agent", "Googlebot");
+    assert_eq!(googlebot["verified"], "3");
+    assert_eq!(googlebot["spoofed"], "0");
+
+    // Without DNS the same names are all unverified.
+    let rows = audit(dir.path(), &robots, &log, &[]);
+    assert!(
+        rows.iter().all(|r| r["verification"] == "unverified"),
+        "{rows:?}"
+    );
+}
+
+/// At scale, lookups are bounded by the distinct addresses, not the lines: 20,000 lines from 500
+/// crawler addresses, audited on 2 threads, ask the server one PTR and one A question per
+/// address; the same night again with the cache the first run wrote asks nothing.
+#[test]
+fn lookups_are_bounded_by_distinct_addresses() {
+    const LINES: u64 = 20_000;
+    const ADDRESSES: u32 = 500;
+    let fleet = Fleet::new(ADDRESSES);
+    let server = TestServer::start(&fleet.zones());
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", FLEET_ROBOTS);
+    let mut night = String::new();
+    for index in 0..LINES {
+        fleet.line(index, LINES, &mut night);
+    }
+    let log = write(dir.path(), "access.log", night);
+    let cache = dir.path().join("dns.csv");
+    let server_arg = server.address().to_string();
+    let run = || {
+        let out = dir.path().join("out");
+        robots_audit()
+            .args(["audit", "-q", "--no-html", "--threads", "2"])
+            .args(["--origin", "https://example.com", "--robots"])
+            .arg(&robots)
+            .arg("--out")
+            .arg(&out)
+            .args([
+                "--verify",
+                "dns",
+                "--dns-server",
+                &server_arg,
+                "--dns-cache",
+            ])
+            .arg(&cache)
+            .arg(&log)
+            .timeout(Duration::from_secs(120))
+            .assert()
+            .code(0);
+        let agents = read_csv(&out.join("agents.csv"));
+        let googlebot = row(&agents, "agent", "Googlebot");
+        assert_eq!(googlebot["requests"], LINES.to_string());
+        assert_eq!(googlebot["verified"], LINES.to_string());
+        assert_eq!(googlebot["disallowed"], (LINES / 4).to_string());
+        assert_eq!(googlebot["disallowed_verified"], (LINES / 4).to_string());
+    };
+    run();
+    assert_eq!(
+        server.distinct_names_of_type(RecordType::PTR),
+        ADDRESSES as usize
+    );
+    assert_eq!(server.queries_of_type(RecordType::PTR), ADDRESSES as usize);
+    assert_eq!(server.queries_of_type(RecordType::A), ADDRESSES as usize);
+    assert_eq!(server.total_queries(), 2 * ADDRESSES as usize);
+    let cached = std::fs::read_to_string(&cache).unwrap();
+    assert_eq!(cached.lines().count(), 1 + ADDRESSES as usize);
+
+    run();
+    assert_eq!(
+        server.total_queries(),
+        2 * ADDRESSES as usize,
+        "a warm cache asks nothing"
+    );
 }

@@ -189,7 +189,8 @@ impl OriginCache {
 /// One thread's knowledge of which agents have published ranges. Most crawlers publish none,
 /// and then every request is unverified: the address need not even be parsed. A request is
 /// checked against the snapshot in force at its time; with one snapshot (the usual case) no
-/// search for it is made. Without DNS, a host-name client is unverified, never spoofed.
+/// search for it is made. A host-name client is unverified, never spoofed, unless forward DNS
+/// verifies it.
 #[derive(Debug, Default)]
 struct AgentRanges {
     /// By [`AgentId`]: the `--verify` ranges that apply to the agent, merged; `None` until
@@ -198,6 +199,9 @@ struct AgentRanges {
     /// With `--verify dns`: what DNS said of each address for each agent this thread has seen,
     /// so that an address seen before never takes the shared verifier's lock.
     dns_seen: AHashMap<(IpAddr, AgentId), DnsVerdictKind>,
+    /// With `--verify dns`: for each agent, whether each logged host name under its suffixes
+    /// resolved forward.
+    hosts_seen: AHashMap<AgentId, AHashMap<Box<[u8]>, bool>>,
 }
 
 /// What a DNS verdict means for a request.
@@ -239,8 +243,9 @@ impl AgentRanges {
     }
 
     /// Forward-confirmed reverse DNS for a request the ranges did not verify: confirmed is
-    /// `verified_dns`, refuted is `spoofed`, no answer leaves the ranges' verdict. A client
-    /// field that is not a public address is not looked up.
+    /// `verified_dns`, refuted is `spoofed`, no answer leaves the ranges' verdict. A logged host
+    /// name is checked by forward DNS alone ([`verify_host_by_dns`](Self::verify_host_by_dns));
+    /// any other client field that is not a public address is not looked up.
     #[cold]
     fn verify_by_dns(
         &mut self,
@@ -249,8 +254,12 @@ impl AgentRanges {
         client_ip: &[u8],
         by_ranges: Verification,
     ) -> Verification {
-        let ClientAddress::Public(ip) = client_address(client_ip) else {
-            return by_ranges;
+        let ip = match client_address(client_ip) {
+            ClientAddress::Public(ip) => ip,
+            ClientAddress::HostName(host) => {
+                return self.verify_host_by_dns(dns, (agent, info), host, by_ranges);
+            }
+            ClientAddress::NotPublic | ClientAddress::Unknown => return by_ranges,
         };
         let kind = *self.dns_seen.entry((ip, agent)).or_insert_with(|| {
             let claim = DnsClaim {
@@ -272,6 +281,47 @@ impl AgentRanges {
             DnsVerdictKind::Confirmed => Verification::VerifiedDns,
             DnsVerdictKind::NotConfirmed => Verification::Spoofed,
             DnsVerdictKind::Unknown => by_ranges,
+        }
+    }
+
+    /// A logged host name (`HostnameLookups On`): `verified_dns` when it ends with one of the
+    /// bot's suffixes and resolves forward; otherwise the ranges' verdict (unverified), never
+    /// spoofed, since the address the request came from is not in the log (`docs/bots.md`).
+    fn verify_host_by_dns(
+        &mut self,
+        dns: &Mutex<DnsVerifier>,
+        (agent, info): (AgentId, &AgentInfo),
+        host: &[u8],
+        by_ranges: Verification,
+    ) -> Verification {
+        let suffixes = &info.bot.policy.dns_suffixes;
+        if !suffixes
+            .iter()
+            .any(|suffix| robots_audit_bots::host_has_suffix(host, suffix))
+        {
+            return by_ranges;
+        }
+        let seen = self.hosts_seen.entry(agent).or_default();
+        let resolves = match seen.get(host) {
+            Some(&resolves) => resolves,
+            None => {
+                // A host name is ASCII: anything else cannot resolve and is not asked.
+                let resolves = std::str::from_utf8(host).is_ok_and(|name| {
+                    matches!(
+                        dns.lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .verify_host(name, suffixes),
+                        DnsVerdict::Confirmed { .. }
+                    )
+                });
+                seen.insert(host.into(), resolves);
+                resolves
+            }
+        };
+        if resolves {
+            Verification::VerifiedDns
+        } else {
+            by_ranges
         }
     }
 }

@@ -7,8 +7,13 @@
 //! crawl delay). So `explain` and `decisions.csv` cannot disagree; `tests/explain.rs` holds them
 //! equal over whole nights.
 
+use std::sync::{Mutex, PoisonError};
+
 use jiff::Timestamp;
-use robots_audit_bots::{Catalog, ContentUse, Identity, Verifier};
+use robots_audit_bots::dns::{DnsVerdict, DnsVerifier, Refutation};
+use robots_audit_bots::{
+    Bot, Catalog, ClientAddress, ContentUse, Identity, Verifier, client_address,
+};
 use robots_audit_engine::reference::position_set_matches;
 use robots_audit_engine::{RuleKind, Selection, Stance, TokenMatch, Use};
 use robots_audit_logs::{BlockState, FieldMap, Format, LineParser, Scratch};
@@ -60,6 +65,22 @@ pub struct VersionStep {
     pub preference: Option<(String, &'static str, u32)>,
 }
 
+/// What `--verify dns` said of the request's client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DnsStep {
+    /// What was checked: the client address, or the logged host name.
+    pub client: String,
+    /// The address's PTR name, when DNS or the cache gave one.
+    pub ptr: Option<String>,
+    /// The addresses the name resolved to, when it was looked up in this run (a cached answer
+    /// keeps only whether the address was among them).
+    pub forward: Option<Vec<String>>,
+    /// DNS's answer, or why DNS was not asked.
+    pub answer: String,
+    /// Where the answer came from: this run's lookup, the cache, or nowhere.
+    pub answered_by: String,
+}
+
 /// Everything `explain` shows of one line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Explanation {
@@ -101,6 +122,8 @@ pub struct Explanation {
     pub verification: String,
     /// The published lists and DNS suffixes that cover the bot.
     pub verification_sources: Vec<String>,
+    /// With `--verify dns`: the PTR name, the forward addresses and DNS's answer.
+    pub dns: Option<DnsStep>,
     /// For violations: whether the 1994 reading disallows the path too.
     pub holds_under_1994: Option<bool>,
     /// The catalog's robots policy of the bot (obeys, ignores, ...) and its source.
@@ -120,6 +143,7 @@ struct Recorded {
     is_bot: bool,
     origin: String,
     path: Vec<u8>,
+    client_ip: Vec<u8>,
     verification: &'static str,
 }
 
@@ -131,6 +155,7 @@ impl Sink for Recorder {
             is_bot: verdict.agent_info.is_bot,
             origin: verdict.origin_name.to_owned(),
             path: verdict.path.to_vec(),
+            client_ip: verdict.request.client_ip.to_vec(),
             verification: verdict.verification.as_str(),
         });
     }
@@ -147,6 +172,8 @@ pub struct Explainer<'a> {
     pub verifier: &'a Verifier,
     /// The robots versions.
     pub policy: &'a PolicySet,
+    /// `--verify dns`: the same verifier the audit would use (cache, offline, name servers).
+    pub dns: Option<&'a Mutex<DnsVerifier>>,
 }
 
 impl Explainer<'_> {
@@ -247,6 +274,7 @@ impl Explainer<'_> {
         let mut context = AuditContext::new(&identifier, &judge, self.verifier, &inputs);
         context.default_origin = self.config.origin.as_ref();
         context.fallback_user_agent = self.config.fallback_user_agent.as_deref();
+        context.dns = self.dns;
         let mut auditor = Auditor::new(&context);
         let mut recorder = Recorder::default();
         auditor.request(0, line_no, &request, &mut recorder);
@@ -255,6 +283,76 @@ impl Explainer<'_> {
         };
         self.around(&mut explanation, &recorded, request.time);
         explanation
+    }
+
+    /// What DNS said of the client, read from the verifier the audit's own path just asked (so
+    /// nothing is looked up twice); `None` without `--verify dns`.
+    fn dns_step(&self, bot: &Bot, client_ip: &[u8], verification: &str) -> Option<DnsStep> {
+        let dns = self.dns?;
+        let suffixes = &bot.policy.dns_suffixes;
+        let mut step = DnsStep {
+            client: lossy(client_ip),
+            ptr: None,
+            forward: None,
+            answer: String::new(),
+            answered_by: "not asked".to_owned(),
+        };
+        if suffixes.is_empty() {
+            step.answer = "not asked: the catalog lists no DNS suffix for this bot".into();
+            return Some(step);
+        }
+        if verification == "verified" {
+            step.answer = "not asked: the published ranges verified the address".into();
+            return Some(step);
+        }
+        let dns = dns.lock().unwrap_or_else(PoisonError::into_inner);
+        let addresses = |found: Option<&[std::net::IpAddr]>| {
+            found.map(|found| found.iter().map(ToString::to_string).collect())
+        };
+        match client_address(client_ip) {
+            ClientAddress::Public(ip) => {
+                let record = dns.cache().get(ip);
+                step.client = ip.to_string();
+                step.ptr = record.and_then(|record| record.ptr.clone());
+                step.forward = addresses(dns.forward_addresses(ip));
+                step.answer = dns.known_verdict(ip, suffixes).to_string();
+                step.answered_by = match (&step.forward, record) {
+                    (Some(_), _) => "looked up in this run".into(),
+                    (None, Some(record)) => {
+                        format!("the DNS cache, checked at {}", record.checked_at)
+                    }
+                    (None, None) => "no answer".into(),
+                };
+            }
+            ClientAddress::HostName(host) => {
+                let host = lossy(host);
+                step.forward = addresses(dns.host_addresses(&host));
+                step.answered_by = if step.forward.is_some() {
+                    "forward lookup of the logged host name in this run".into()
+                } else {
+                    "no answer".into()
+                };
+                step.answer = match dns.known_host_verdict(&host, suffixes) {
+                    DnsVerdict::Confirmed { ptr } => format!(
+                        "confirmed: {ptr} is under the operator's suffixes and resolves \
+                         (the log holds the name, not the address)"
+                    ),
+                    DnsVerdict::NotConfirmed(Refutation::OutsideSuffixes { ptr }) => {
+                        format!("not asked: {ptr} is outside the operator's suffixes")
+                    }
+                    DnsVerdict::NotConfirmed(Refutation::NameDoesNotResolve { name }) => {
+                        format!("not confirmed: {name} has no address (unverified, never spoofed)")
+                    }
+                    other => other.to_string(),
+                };
+            }
+            ClientAddress::NotPublic | ClientAddress::Unknown => {
+                step.answer =
+                    "not asked: the client field is neither a public address nor a host name"
+                        .into();
+            }
+        }
+        Some(step)
     }
 
     fn fields(&self) -> FieldMap {
@@ -278,6 +376,7 @@ impl Explainer<'_> {
             Some(source) => format!("{:?} (source: {source})", bot.policy.robots),
             None => format!("{:?}", bot.policy.robots),
         };
+        explanation.dns = self.dns_step(bot, &recorded.client_ip, recorded.verification);
         let covered = !self.verifier.ranges_for(bot).is_empty();
         explanation.verification_sources = self
             .verifier
@@ -444,6 +543,7 @@ impl Explanation {
             grace: String::new(),
             verification: String::new(),
             verification_sources: Vec::new(),
+            dns: None,
             holds_under_1994: None,
             robots_policy: String::new(),
         }
@@ -489,6 +589,13 @@ impl Explanation {
             "grace": self.grace,
             "verification": self.verification,
             "verification_sources": self.verification_sources,
+            "dns": self.dns.as_ref().map(|d| json!({
+                "client": d.client,
+                "ptr": d.ptr,
+                "forward": d.forward,
+                "answer": d.answer,
+                "answered_by": d.answered_by,
+            })),
             "holds_under_1994": self.holds_under_1994,
             "robots_policy": self.robots_policy,
         })
@@ -607,6 +714,24 @@ impl Explanation {
                 self.verification_sources.join("; ")
             }
         );
+        if let Some(dns) = &self.dns {
+            let _ = writeln!(out, "dns:           {} ({})", dns.client, dns.answered_by);
+            if let Some(ptr) = &dns.ptr {
+                let _ = writeln!(out, "  ptr:         {ptr}");
+            }
+            if let Some(forward) = &dns.forward {
+                let _ = writeln!(
+                    out,
+                    "  forward:     {}",
+                    if forward.is_empty() {
+                        "no address".to_owned()
+                    } else {
+                        forward.join(", ")
+                    }
+                );
+            }
+            let _ = writeln!(out, "  answer:      {}", dns.answer);
+        }
         let _ = writeln!(out, "verdict:       {}", self.verdict);
         out
     }

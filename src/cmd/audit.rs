@@ -101,23 +101,9 @@ pub struct AuditArgs {
     /// Where the reports go.
     #[arg(long, default_value = "robots-audit-report", value_name = "DIR")]
     pub out: PathBuf,
-    /// With `--verify dns`: the DNS cache, a CSV `ip,ptr,confirmed,checked_at` read before the
-    /// run and written back atomically after it.
-    #[arg(long, value_name = "FILE")]
-    pub dns_cache: Option<PathBuf>,
-    /// With `--verify dns`: cache entries older than this are looked up again.
-    #[arg(long, default_value = "7d", value_name = "DURATION")]
-    pub dns_ttl: String,
-    /// With `--verify dns`: answer from `--dns-cache` only (an address not in it is unverified).
-    #[arg(long)]
-    pub offline: bool,
-    /// With `--verify dns`: a name server to ask instead of the system's (resolv.conf).
-    /// Repeatable.
-    #[arg(long, value_name = "IP:PORT")]
-    pub dns_server: Vec<std::net::SocketAddr>,
-    /// With `--verify dns`: the longest one lookup (reverse or forward) may take.
-    #[arg(long, default_value = "2s", value_name = "DURATION")]
-    pub dns_timeout: String,
+    /// The `--dns-*` options of `--verify dns`, shared with `explain`.
+    #[command(flatten)]
+    pub dns: DnsArgs,
     /// Also write decisions.csv, one row per judged request.
     #[arg(long)]
     pub decisions: bool,
@@ -246,14 +232,39 @@ impl AuditArgs {
         })
     }
 
-    /// Whether `--verify dns` was given.
-    fn dns_wanted(&self) -> bool {
-        self.judging.verify.iter().any(|v| v == DNS)
-    }
-
     /// The DNS verifier `--verify dns` and the `--dns-*` options describe, with the cache read.
     fn dns_verifier(&self) -> Result<Option<DnsVerifier>, Error> {
-        if !self.dns_wanted() {
+        self.dns.verifier(&self.judging)
+    }
+}
+
+/// The options of `--verify dns`.
+#[derive(Debug, Args)]
+pub struct DnsArgs {
+    /// With `--verify dns`: the DNS cache, a CSV `ip,ptr,confirmed,checked_at` read before the
+    /// run and written back atomically after it.
+    #[arg(long, value_name = "FILE")]
+    pub dns_cache: Option<PathBuf>,
+    /// With `--verify dns`: cache entries older than this are looked up again.
+    #[arg(long, default_value = "7d", value_name = "DURATION")]
+    pub dns_ttl: String,
+    /// With `--verify dns`: answer from `--dns-cache` only (an address not in it is unverified).
+    #[arg(long)]
+    pub offline: bool,
+    /// With `--verify dns`: a name server to ask instead of the system's (resolv.conf).
+    /// Repeatable.
+    #[arg(long, value_name = "IP:PORT")]
+    pub dns_server: Vec<std::net::SocketAddr>,
+    /// With `--verify dns`: the longest one lookup (reverse or forward) may take.
+    #[arg(long, default_value = "2s", value_name = "DURATION")]
+    pub dns_timeout: String,
+}
+
+impl DnsArgs {
+    /// The DNS verifier `--verify dns` (in `judging`) and these options describe, with the
+    /// cache read; `None` without `--verify dns`.
+    pub fn verifier(&self, judging: &JudgeArgs) -> Result<Option<DnsVerifier>, Error> {
+        if !judging.verify.iter().any(|v| v == DNS) {
             if self.offline || self.dns_cache.is_some() || !self.dns_server.is_empty() {
                 return Err(usage(
                     "--dns-cache, --dns-server and --offline need --verify dns".into(),
@@ -288,6 +299,18 @@ impl AuditArgs {
         })
         .map_err(|e| Error::Fatal(e.to_string()))?;
         Ok(Some(DnsVerifier::online(resolver, cache, ttl)))
+    }
+
+    /// Writes the verifier's cache back to `--dns-cache`, atomically, when one was given and
+    /// lookups were made (offline, the file is left as it was).
+    pub fn save(&self, dns: DnsVerifier) -> Result<(), Error> {
+        match &self.dns_cache {
+            Some(path) if !self.offline => dns
+                .cache()
+                .save(path)
+                .map_err(|e| Error::Fatal(e.to_string())),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -332,13 +355,11 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))?;
     let result = audit::run(&config, &catalog, &verifier, policy, &inputs, &&reports)?;
     drop(config);
-    if let (Some(dns), Some(path)) = (dns, &args.dns_cache) {
+    if let Some(dns) = dns {
         let dns = Arc::into_inner(dns)
             .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
             .ok_or_else(|| Error::Fatal("the DNS verifier is still in use".into()))?;
-        dns.cache()
-            .save(path)
-            .map_err(|e| Error::Fatal(e.to_string()))?;
+        args.dns.save(dns)?;
     }
     reports
         .commit(&result)

@@ -4,6 +4,7 @@
 //! code path (see `src/audit/explain.rs`).
 
 use std::io::Write;
+use std::sync::{Mutex, PoisonError};
 
 use clap::Args;
 use robots_audit::audit::explain::Explainer;
@@ -11,7 +12,7 @@ use robots_audit::error::{EXIT_OK, Error};
 use robots_audit::logs::{Format, LogReader, Source};
 use robots_audit::policy::source::{LoadOptions, load};
 
-use super::audit::{DNS, JudgeArgs, RangeFile, load_verifier};
+use super::audit::{DNS, DnsArgs, JudgeArgs, RangeFile, load_verifier};
 use super::{load_catalog, usage};
 
 /// What `robots-audit explain` does, for `--help`.
@@ -36,6 +37,10 @@ pub struct ExplainArgs {
     /// The audit's options that shape the verdict.
     #[command(flatten)]
     pub judging: JudgeArgs,
+    /// The audit's `--dns-*` options: with `--verify dns` the client is checked as the audit
+    /// checks it, and the cache is written back as the audit writes it.
+    #[command(flatten)]
+    pub dns: DnsArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -121,7 +126,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
             (format, true)
         }
     };
-    // DNS is not looked up by explain: ranges alone verify.
+    let dns = args.dns.verifier(&args.judging)?.map(Mutex::new);
     let verify: Vec<RangeFile> = args
         .judging
         .verify
@@ -144,6 +149,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
         catalog: &catalog,
         verifier: &verifier,
         policy: &policy,
+        dns: dns.as_ref(),
     };
     let preamble: Vec<&[u8]> = located.preamble.iter().map(Vec::as_slice).collect();
     let explanation = explainer.explain(
@@ -153,6 +159,10 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
         (&located.source, located.line_no),
         &located.line,
     );
+    if let Some(dns) = dns {
+        args.dns
+            .save(dns.into_inner().unwrap_or_else(PoisonError::into_inner))?;
+    }
     let text = if args.json {
         format!("{}\n", explanation.to_json())
     } else {

@@ -5,6 +5,11 @@
 //! for an IPv4 address, AAAA for IPv6) to the same IP. The operator's own instructions are in
 //! `docs/bots.md`.
 //!
+//! A client field that is a host name (Apache's `HostnameLookups On` logs the PTR name it found,
+//! not the address) is checked by forward DNS alone, since the address is not in the log: the name
+//! must end with one of the suffixes and resolve (A or AAAA) to at least one address. That is
+//! weaker than the round trip above, so a name that does not resolve is never a refutation.
+//!
 //! This module owns:
 //!
 //! * [`DnsResolver`]: a stub resolver (hickory) on its own single-threaded tokio runtime, with a
@@ -16,7 +21,9 @@
 //! Invariants:
 //!
 //! * Each distinct IP is looked up at most once per [`DnsVerifier`] (one run), whatever the number
-//!   of claims or batches naming it; a fresh cache entry is not looked up at all.
+//!   of claims or batches naming it; a fresh cache entry is not looked up at all. Each distinct
+//!   host name likewise, once per run; host names are not cached across runs (the cache file is
+//!   keyed by IP), so `--offline` leaves them unknown.
 //! * What is cached does not depend on which bot claimed the IP: a [`DnsRecord`] is the PTR name
 //!   and whether that name resolves back to the IP (`confirmed`); the suffixes are applied when a
 //!   verdict is asked for ([`DnsRecord::verdict`]). So the forward lookup is made even when the PTR
@@ -197,6 +204,13 @@ pub enum Refutation {
         /// The PTR name.
         ptr: String,
     },
+    /// A logged host name, under the suffixes, that has no A or AAAA record (NXDOMAIN or an
+    /// empty answer). The address is not in the log, so this refutes nothing about who sent the
+    /// request: the audit counts it unverified, never spoofed.
+    NameDoesNotResolve {
+        /// The host name.
+        name: String,
+    },
 }
 
 /// Why DNS gave no answer for an IP.
@@ -216,6 +230,27 @@ impl fmt::Display for UnknownCause {
             UnknownCause::Timeout => f.write_str("DNS lookup timed out"),
             UnknownCause::Failure(message) => write!(f, "DNS lookup failed: {message}"),
             UnknownCause::NotCached => f.write_str("offline and not in the DNS cache"),
+        }
+    }
+}
+
+impl fmt::Display for DnsVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DnsVerdict::Confirmed { ptr } => write!(f, "confirmed: {ptr} is the operator's"),
+            DnsVerdict::NotConfirmed(Refutation::NoPtr) => {
+                f.write_str("refuted: the address has no PTR name")
+            }
+            DnsVerdict::NotConfirmed(Refutation::OutsideSuffixes { ptr }) => {
+                write!(f, "refuted: {ptr} is outside the operator's suffixes")
+            }
+            DnsVerdict::NotConfirmed(Refutation::ForwardMismatch { ptr }) => {
+                write!(f, "refuted: {ptr} does not resolve back to the address")
+            }
+            DnsVerdict::NotConfirmed(Refutation::NameDoesNotResolve { name }) => {
+                write!(f, "not confirmed: {name} has no address")
+            }
+            DnsVerdict::Unknown(cause) => write!(f, "no answer: {cause}"),
         }
     }
 }
@@ -242,6 +277,10 @@ pub fn suffix_matches(name: &str, suffix: &str) -> bool {
     let (head, tail) = name.split_at(name.len() - suffix.len());
     tail.eq_ignore_ascii_case(suffix) && (head.is_empty() || head.ends_with(b"."))
 }
+
+/// What a lookup of one IP found: the record to cache, and the addresses its PTR name resolved
+/// to (kept for the run only).
+type Answer = (DnsRecord, Vec<IpAddr>);
 
 /// A stub resolver for forward-confirmed reverse DNS, with its own single-threaded runtime.
 pub struct DnsResolver {
@@ -324,15 +363,18 @@ impl DnsResolver {
         &self,
         claims: &[DnsClaim<'_>],
         now: Timestamp,
-    ) -> Vec<(IpAddr, Result<DnsRecord, UnknownCause>)> {
+    ) -> Vec<(IpAddr, Result<Answer, UnknownCause>)> {
         self.runtime.block_on(
             futures_util::stream::iter(claims)
                 .map(|claim| async move {
                     let answer = self.look_up(claim.ip, claim.suffixes).await;
-                    let record = answer.map(|(ptr, confirmed)| DnsRecord {
-                        ptr,
-                        confirmed,
-                        checked_at: now,
+                    let record = answer.map(|(ptr, forward)| {
+                        let record = DnsRecord {
+                            confirmed: forward.contains(&claim.ip),
+                            ptr,
+                            checked_at: now,
+                        };
+                        (record, forward)
                     });
                     (claim.ip, record)
                 })
@@ -341,17 +383,17 @@ impl DnsResolver {
         )
     }
 
-    /// The PTR name of `ip` (preferring one in `suffixes` when there are several) and whether it
-    /// resolves back to `ip`.
+    /// The PTR name of `ip` (preferring one in `suffixes` when there are several) and the
+    /// addresses of `ip`'s family that name resolves to.
     async fn look_up(
         &self,
         ip: IpAddr,
         suffixes: &[String],
-    ) -> Result<(Option<String>, bool), UnknownCause> {
+    ) -> Result<(Option<String>, Vec<IpAddr>), UnknownCause> {
         let mut reverse = Name::from(ip);
         reverse.set_fqdn(true);
         let Some(answer) = self.bounded(self.resolver.reverse_lookup(reverse)).await? else {
-            return Ok((None, false));
+            return Ok((None, Vec::new()));
         };
         let names: Vec<String> = answer
             .answers()
@@ -366,27 +408,68 @@ impl DnsResolver {
             .find(|name| suffixes.iter().any(|suffix| suffix_matches(name, suffix)))
             .or(names.first())
         else {
-            return Ok((None, false));
+            return Ok((None, Vec::new()));
         };
-        let mut forward = Name::from_ascii(ptr)
-            .map_err(|error| UnknownCause::Failure(format!("PTR name {ptr}: {error}")))?;
-        forward.set_fqdn(true);
         let record_type = match ip {
             IpAddr::V4(_) => RecordType::A,
             IpAddr::V6(_) => RecordType::AAAA,
         };
-        let confirmed = match self
-            .bounded(self.resolver.lookup(forward, record_type))
+        let forward = self.addresses(ptr, record_type).await?;
+        Ok((Some(ptr.clone()), forward))
+    }
+
+    /// The addresses (of `record_type`, A or AAAA) `host` resolves to; none when DNS says it
+    /// has no such record.
+    async fn addresses(
+        &self,
+        host: &str,
+        record_type: RecordType,
+    ) -> Result<Vec<IpAddr>, UnknownCause> {
+        let mut name = Name::from_ascii(host)
+            .map_err(|error| UnknownCause::Failure(format!("host name {host}: {error}")))?;
+        name.set_fqdn(true);
+        let Some(answer) = self
+            .bounded(self.resolver.lookup(name, record_type))
             .await?
-        {
-            None => false,
-            Some(answer) => answer.answers().iter().any(|record| match &record.data {
-                RData::A(address) => IpAddr::V4(address.0) == ip,
-                RData::AAAA(address) => IpAddr::V6(address.0) == ip,
-                _ => false,
-            }),
+        else {
+            return Ok(Vec::new());
         };
-        Ok((Some(ptr.clone()), confirmed))
+        Ok(answer
+            .answers()
+            .iter()
+            .filter_map(|record| match &record.data {
+                RData::A(address) => Some(IpAddr::V4(address.0)),
+                RData::AAAA(address) => Some(IpAddr::V6(address.0)),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// The A and AAAA addresses of a logged host name, both asked at once. One family's
+    /// addresses are an answer even when the other's lookup failed; no address at all is an
+    /// answer only when both lookups were answered.
+    fn host_addresses(&self, host: &str) -> Result<Vec<IpAddr>, UnknownCause> {
+        let (v4, v6) = self.runtime.block_on(async {
+            futures_util::future::join(
+                self.addresses(host, RecordType::A),
+                self.addresses(host, RecordType::AAAA),
+            )
+            .await
+        });
+        match (v4, v6) {
+            (Ok(mut v4), Ok(v6)) => {
+                v4.extend(v6);
+                Ok(v4)
+            }
+            (Ok(found), Err(cause)) | (Err(cause), Ok(found)) => {
+                if found.is_empty() {
+                    Err(cause)
+                } else {
+                    Ok(found)
+                }
+            }
+            (Err(cause), Err(_)) => Err(cause),
+        }
     }
 
     /// Runs one lookup within the timeout: `Ok(None)` when DNS says there is no such record,
@@ -412,6 +495,12 @@ fn host_name(name: &Name) -> String {
         text.pop();
     }
     text
+}
+
+/// A logged host name as lookups key it: lower case, no trailing dot.
+fn normalise_host(host: &str) -> String {
+    let host = host.strip_suffix('.').unwrap_or(host);
+    host.to_ascii_lowercase()
 }
 
 /// The DNS cache: one [`DnsRecord`] per IP, kept sorted by IP so the file is deterministic.
@@ -661,6 +750,12 @@ pub struct DnsVerifier {
     ttl: SignedDuration,
     asked: HashSet<IpAddr>,
     unknown: HashMap<IpAddr, UnknownCause>,
+    /// The forward addresses of the PTR names this run looked up, by IP (not cached: a cached
+    /// record keeps only whether the IP was among them).
+    forward: HashMap<IpAddr, Vec<IpAddr>>,
+    /// The logged host names this run looked up, lower case without a trailing dot: their
+    /// addresses, or why DNS did not answer.
+    hosts: HashMap<String, Result<Vec<IpAddr>, UnknownCause>>,
 }
 
 impl DnsVerifier {
@@ -672,6 +767,8 @@ impl DnsVerifier {
             ttl: SignedDuration::try_from(ttl).unwrap_or(SignedDuration::MAX),
             asked: HashSet::new(),
             unknown: HashMap::new(),
+            forward: HashMap::new(),
+            hosts: HashMap::new(),
         }
     }
 
@@ -684,6 +781,8 @@ impl DnsVerifier {
             ttl: SignedDuration::MAX,
             asked: HashSet::new(),
             unknown: HashMap::new(),
+            forward: HashMap::new(),
+            hosts: HashMap::new(),
         }
     }
 
@@ -713,7 +812,10 @@ impl DnsVerifier {
             }
             for (ip, answer) in resolver.look_up_all(&pending, now) {
                 match answer {
-                    Ok(record) => self.cache.insert(ip, record),
+                    Ok((record, forward)) => {
+                        self.cache.insert(ip, record);
+                        self.forward.insert(ip, forward);
+                    }
                     Err(cause) => {
                         self.unknown.insert(ip, cause);
                     }
@@ -722,20 +824,80 @@ impl DnsVerifier {
         }
         claims
             .iter()
-            .map(|claim| {
-                let ip = claim.ip.to_canonical();
-                match (self.cache.get(ip), self.unknown.get(&ip)) {
-                    (Some(record), _) => record.verdict(claim.suffixes),
-                    (None, Some(cause)) => DnsVerdict::Unknown(cause.clone()),
-                    (None, None) => DnsVerdict::Unknown(UnknownCause::NotCached),
-                }
-            })
+            .map(|claim| self.known_verdict(claim.ip, claim.suffixes))
             .collect()
     }
 
     /// The number of distinct IPs this run has looked up by DNS.
     pub fn lookups(&self) -> usize {
         self.asked.len()
+    }
+
+    /// The addresses the PTR name of `ip` resolved to, when this run looked `ip` up (a verdict
+    /// from the cache alone has none to show).
+    pub fn forward_addresses(&self, ip: IpAddr) -> Option<&[IpAddr]> {
+        self.forward.get(&ip.to_canonical()).map(Vec::as_slice)
+    }
+
+    /// The verdict for a client field that is the host name `host` (`HostnameLookups On`),
+    /// claimed by a bot documenting `suffixes`: [`DnsVerdict::Confirmed`] when the name ends
+    /// with one of them and has at least one A or AAAA record. A name outside the suffixes is
+    /// not looked up. Each distinct name is looked up once per run, never offline (the cache is
+    /// keyed by IP): then it is [`UnknownCause::NotCached`].
+    pub fn verify_host(&mut self, host: &str, suffixes: &[String]) -> DnsVerdict {
+        let host = normalise_host(host);
+        if !suffixes.iter().any(|suffix| suffix_matches(&host, suffix)) {
+            return DnsVerdict::NotConfirmed(Refutation::OutsideSuffixes { ptr: host });
+        }
+        if !self.hosts.contains_key(&host)
+            && let Some(resolver) = &self.resolver
+        {
+            let answer = resolver.host_addresses(&host);
+            self.hosts.insert(host.clone(), answer);
+        }
+        self.known_host_verdict(&host, suffixes)
+    }
+
+    /// What this run knows of `ip` for a bot documenting `suffixes`, without looking anything
+    /// up: the cached record's verdict, why a lookup of this run got no answer, or
+    /// [`UnknownCause::NotCached`].
+    pub fn known_verdict(&self, ip: IpAddr, suffixes: &[String]) -> DnsVerdict {
+        let ip = ip.to_canonical();
+        match (self.cache.get(ip), self.unknown.get(&ip)) {
+            (Some(record), _) => record.verdict(suffixes),
+            (None, Some(cause)) => DnsVerdict::Unknown(cause.clone()),
+            (None, None) => DnsVerdict::Unknown(UnknownCause::NotCached),
+        }
+    }
+
+    /// What this run knows of the logged host name `host`, without looking anything up (see
+    /// [`verify_host`](Self::verify_host)).
+    pub fn known_host_verdict(&self, host: &str, suffixes: &[String]) -> DnsVerdict {
+        let host = normalise_host(host);
+        if !suffixes.iter().any(|suffix| suffix_matches(&host, suffix)) {
+            return DnsVerdict::NotConfirmed(Refutation::OutsideSuffixes { ptr: host });
+        }
+        match self.hosts.get(&host) {
+            Some(Ok(addresses)) if addresses.is_empty() => {
+                DnsVerdict::NotConfirmed(Refutation::NameDoesNotResolve { name: host })
+            }
+            Some(Ok(_)) => DnsVerdict::Confirmed { ptr: host },
+            Some(Err(cause)) => DnsVerdict::Unknown(cause.clone()),
+            None => DnsVerdict::Unknown(UnknownCause::NotCached),
+        }
+    }
+
+    /// The addresses a logged host name resolved to in this run, if it was looked up.
+    pub fn host_addresses(&self, host: &str) -> Option<&[IpAddr]> {
+        match self.hosts.get(&normalise_host(host)) {
+            Some(Ok(addresses)) => Some(addresses),
+            _ => None,
+        }
+    }
+
+    /// The number of distinct host names this run has looked up by forward DNS.
+    pub fn host_lookups(&self) -> usize {
+        self.hosts.len()
     }
 
     /// The cache, with this run's answers.

@@ -605,11 +605,14 @@ fn every_documented_claim_has_an_https_source() {
     for entry in catalog.bots() {
         let policy = &entry.policy;
         let name = &entry.name;
-        assert_eq!(
-            policy.robots != RobotsPolicy::Obeys,
-            policy.robots_source.is_some(),
-            "{name}: a robots source goes with, and only with, a documented exception"
-        );
+        // An exception always cites its page; `obeys` cites one only where the operator says
+        // so of a fetcher one would expect to be exempt (Claude-User).
+        if policy.robots != RobotsPolicy::Obeys {
+            assert!(
+                policy.robots_source.is_some(),
+                "{name}: a documented exception needs its source"
+            );
+        }
         assert_eq!(
             !policy.dns_suffixes.is_empty(),
             policy.dns_source.is_some(),
@@ -669,6 +672,9 @@ fn robots_policy_classes() {
                 "Google-GeminiNotebook",
                 "ChatGPT-User",
                 "Perplexity-User",
+                // Meta: "Because the fetch was initiated by a user, this crawler may bypass
+                // robots.txt rules."
+                "meta-externalfetcher",
             ],
         ),
         (RobotsPolicy::Ignores, &["Google-Safety"]),
@@ -702,6 +708,19 @@ fn robots_policy_classes() {
             RobotsPolicy::Obeys,
             "{name}"
         );
+    }
+    // Claude-User's `obeys` is documented, not a default: Anthropic's page is its source.
+    assert_eq!(
+        bot(&catalog, "Claude-User").policy.robots_source.as_deref(),
+        Some(
+            "https://support.anthropic.com/en/articles/8896518-does-anthropic-crawl-data-from-the-web-and-how-can-site-owners-block-the-crawler"
+        )
+    );
+    // Every exception cites its operator's page.
+    for entry in catalog.bots() {
+        if entry.policy.robots != RobotsPolicy::Obeys {
+            assert!(entry.policy.robots_source.is_some(), "{}", entry.name);
+        }
     }
     // The user-agents Google documents for its new fetchers identify as them.
     for (ua, name) in [
@@ -777,6 +796,29 @@ fn dns_suffixes_of_the_operators() {
         ("YandexImages", "spider-5-255-253-1.yandex.ru", true),
         ("YandexBot", "notyandex.com", false),
         ("Amazonbot", "12-34-56-78.crawl.amazonbot.amazon", true),
+        // Baidu: "The hostname of Baiduspider is *.baidu.com or *.baidu.jp."
+        (
+            "Baiduspider",
+            "baiduspider-123-125-66-120.crawl.baidu.com",
+            true,
+        ),
+        (
+            "Baiduspider",
+            "baiduspider-119-63-195-254.crawl.baidu.jp.",
+            true,
+        ),
+        (
+            "Baiduspider-image",
+            "baiduspider-123-125-66-120.crawl.baidu.com",
+            true,
+        ),
+        ("Baiduspider", "crawl.notbaidu.com", false),
+        ("Baiduspider", "baidu.com.evil.example", false),
+        // Yahoo: "The name of all Yahoo! Search crawlers will end with crawl.yahoo.net".
+        ("Slurp", "lj612134.crawl.yahoo.net", true),
+        ("Slurp", "media.yahoo.net", false),
+        // DuckDuckGo publishes addresses, not a host suffix: no name verifies it.
+        ("DuckDuckBot", "anything.duckduckgo.com", false),
         ("GPTBot", "anything.openai.com", false),
         ("Google Favicon", "crawl-66-249-66-1.googlebot.com", false),
     ];

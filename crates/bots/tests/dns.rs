@@ -1,22 +1,12 @@
 //! Forward-confirmed reverse DNS against a DNS server each test starts on 127.0.0.1 (hickory-server
 //! with in-memory zones), and the DNS cache file.
 
-use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
-use std::str::FromStr;
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use hickory_server::Server;
-use hickory_server::net::runtime::Time;
-use hickory_server::proto::op::{Header, HeaderCounts, ResponseCode};
-use hickory_server::proto::rr::rdata::{A, AAAA, PTR, SOA};
-use hickory_server::proto::rr::{LowerName, Name, RData, Record, RecordType};
-use hickory_server::server::{Request, RequestHandler, ResponseHandler, ResponseInfo};
-use hickory_server::store::in_memory::InMemoryZoneHandler;
-use hickory_server::zone_handler::{AxfrPolicy, Catalog, MessageResponseBuilder, ZoneType};
 use jiff::{SignedDuration, Timestamp};
 use nix::sys::resource::{UsageWho, getrusage};
 use nix::sys::time::TimeValLike;
@@ -24,6 +14,7 @@ use robots_audit_bots::dns::{
     DnsCache, DnsClaim, DnsConfig, DnsError, DnsRecord, DnsResolver, DnsVerdict, DnsVerifier,
     NameServers, Refutation, UnknownCause,
 };
+use robots_audit_testdns::{RecordType, TestServer, Zones};
 
 /// Every test ends within this, or fails.
 const TEST_LIMIT: Duration = Duration::from_secs(60);
@@ -44,54 +35,8 @@ fn within<T: Send + 'static>(limit: Duration, test: impl FnOnce() -> T + Send + 
     }
 }
 
-fn name(text: &str) -> Name {
-    Name::from_str(text).unwrap()
-}
-
 fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
-}
-
-/// A zone's records: `(owner name, data)`.
-type ZoneRecords = Vec<(Name, RData)>;
-
-/// The DNS data the tests ask about.
-struct Zones {
-    forward: HashMap<&'static str, ZoneRecords>,
-    reverse_v4: ZoneRecords,
-    reverse_v6: ZoneRecords,
-}
-
-impl Zones {
-    fn new() -> Self {
-        Zones {
-            forward: HashMap::new(),
-            reverse_v4: Vec::new(),
-            reverse_v6: Vec::new(),
-        }
-    }
-
-    fn ptr(&mut self, address: &str, host: &str) -> &mut Self {
-        let address = ip(address);
-        let record = (Name::from(address), RData::PTR(PTR(name(host))));
-        match address {
-            IpAddr::V4(_) => self.reverse_v4.push(record),
-            IpAddr::V6(_) => self.reverse_v6.push(record),
-        }
-        self
-    }
-
-    fn host(&mut self, zone: &'static str, host: &str, address: &str) -> &mut Self {
-        let data = match ip(address) {
-            IpAddr::V4(v4) => RData::A(A(v4)),
-            IpAddr::V6(v6) => RData::AAAA(AAAA(v6)),
-        };
-        self.forward
-            .entry(zone)
-            .or_default()
-            .push((name(host), data));
-        self
-    }
 }
 
 /// The DNS world of the tests.
@@ -111,173 +56,73 @@ impl Zones {
 fn world() -> Zones {
     let mut zones = Zones::new();
     zones
-        .ptr("66.249.66.1", "crawl-66-249-66-1.googlebot.com.")
+        .ptr(ip("66.249.66.1"), "crawl-66-249-66-1.googlebot.com.")
         .host(
             "googlebot.com.",
             "crawl-66-249-66-1.googlebot.com.",
-            "66.249.66.1",
+            ip("66.249.66.1"),
         )
-        .ptr("66.249.66.2", "other.example.net.")
-        .ptr("66.249.66.2", "crawl-66-249-66-2.googlebot.com.")
+        .ptr(ip("66.249.66.2"), "other.example.net.")
+        .ptr(ip("66.249.66.2"), "crawl-66-249-66-2.googlebot.com.")
         .host(
             "googlebot.com.",
             "crawl-66-249-66-2.googlebot.com.",
-            "66.249.66.2",
+            ip("66.249.66.2"),
         )
-        .host("example.net.", "other.example.net.", "66.249.66.2")
-        .ptr("66.249.66.3", "Crawl-66-249-66-3.GoogleBot.COM.")
+        .host("example.net.", "other.example.net.", ip("66.249.66.2"))
+        .ptr(ip("66.249.66.3"), "Crawl-66-249-66-3.GoogleBot.COM.")
         .host(
             "googlebot.com.",
             "crawl-66-249-66-3.googlebot.com.",
-            "66.249.66.3",
+            ip("66.249.66.3"),
         )
-        .ptr("203.0.113.7", "crawl-fake.googlebot.com.")
+        .ptr(ip("203.0.113.7"), "crawl-fake.googlebot.com.")
         .host(
             "googlebot.com.",
             "crawl-fake.googlebot.com.",
-            "66.249.66.200",
+            ip("66.249.66.200"),
         )
-        .ptr("203.0.113.8", "ghost.googlebot.com.")
-        .ptr("198.51.100.9", "host-198-51-100-9.example.net.")
+        .ptr(ip("203.0.113.8"), "ghost.googlebot.com.")
+        .ptr(ip("198.51.100.9"), "host-198-51-100-9.example.net.")
         .host(
             "example.net.",
             "host-198-51-100-9.example.net.",
-            "198.51.100.9",
+            ip("198.51.100.9"),
         )
-        .ptr("2001:4860:4801:10::1", "crawl-v6.googlebot.com.")
+        .ptr(ip("2001:4860:4801:10::1"), "crawl-v6.googlebot.com.")
         .host(
             "googlebot.com.",
             "crawl-v6.googlebot.com.",
-            "2001:4860:4801:10::1",
+            ip("2001:4860:4801:10::1"),
         )
-        .ptr("2001:db8::7", "crawl-fake-v6.googlebot.com.")
+        .ptr(ip("2001:db8::7"), "crawl-fake-v6.googlebot.com.")
         .host(
             "googlebot.com.",
             "crawl-fake-v6.googlebot.com.",
-            "2001:db8::8",
+            ip("2001:db8::8"),
         );
     zones
 }
 
 const SERVFAIL_IP: &str = "192.0.2.66";
 
-fn zone(origin: &str, records: &[(Name, RData)]) -> Arc<InMemoryZoneHandler> {
-    let origin = name(origin);
-    let mut handler =
-        InMemoryZoneHandler::empty(origin.clone(), ZoneType::Primary, AxfrPolicy::Deny);
-    let soa = SOA::new(
-        name("ns.test."),
-        name("hostmaster.test."),
-        1,
-        3600,
-        600,
-        86400,
-        60,
-    );
-    assert!(handler.upsert_mut(Record::from_rdata(origin, 3600, RData::SOA(soa)), 1));
-    for (owner, data) in records {
-        assert!(handler.upsert_mut(Record::from_rdata(owner.clone(), 300, data.clone()), 1));
-    }
-    Arc::new(handler)
+/// The test world, with SERVFAIL for the reverse name of [`SERVFAIL_IP`].
+fn start_world() -> TestServer {
+    let mut zones = world();
+    zones.servfail_reverse(ip(SERVFAIL_IP));
+    TestServer::start(&zones)
 }
 
-/// What the server was asked: `(lower-case name, type)` and how often.
-type QueryLog = Arc<Mutex<HashMap<(String, RecordType), usize>>>;
-
-/// The zones' catalog, counting every query and answering SERVFAIL for the names in `servfail`.
-struct CountingHandler {
-    catalog: Catalog,
-    queries: QueryLog,
-    servfail: Vec<LowerName>,
+/// The resolver of these tests, asking `server`.
+trait Loopback {
+    fn resolver(&self, concurrency: usize) -> DnsResolver;
+    fn ptr_queries(&self, address: &str) -> usize;
 }
 
-#[async_trait::async_trait]
-impl RequestHandler for CountingHandler {
-    async fn handle_request<R: ResponseHandler, T: Time>(
-        &self,
-        request: &Request,
-        mut response_handle: R,
-    ) -> ResponseInfo {
-        if let Ok(info) = request.request_info() {
-            let key = (info.query.name().to_string(), info.query.query_type());
-            *self.queries.lock().unwrap().entry(key).or_default() += 1;
-            if self.servfail.contains(info.query.name()) {
-                let response = MessageResponseBuilder::new(&request.queries, None)
-                    .error_msg(&request.metadata, ResponseCode::ServFail);
-                return match response_handle.send_response(response).await {
-                    Ok(info) => info,
-                    Err(_) => ResponseInfo::from(Header {
-                        metadata: request.metadata,
-                        counts: HeaderCounts::default(),
-                    }),
-                };
-            }
-        }
-        self.catalog
-            .handle_request::<R, T>(request, response_handle)
-            .await
-    }
-}
-
-/// A DNS server on 127.0.0.1 (ephemeral port) serving `zones`, stopped when dropped.
-struct TestServer {
-    address: SocketAddr,
-    queries: QueryLog,
-    stop: Option<Box<dyn FnOnce() + Send>>,
-    thread: Option<thread::JoinHandle<()>>,
-}
-
-impl TestServer {
-    fn start(zones: &Zones) -> Self {
-        let mut catalog = Catalog::new();
-        for (origin, records) in &zones.forward {
-            catalog.upsert(LowerName::from(name(origin)), vec![zone(origin, records)]);
-        }
-        catalog.upsert(
-            LowerName::from(name("in-addr.arpa.")),
-            vec![zone("in-addr.arpa.", &zones.reverse_v4)],
-        );
-        catalog.upsert(
-            LowerName::from(name("ip6.arpa.")),
-            vec![zone("ip6.arpa.", &zones.reverse_v6)],
-        );
-        let queries = QueryLog::default();
-        let handler = CountingHandler {
-            catalog,
-            queries: queries.clone(),
-            servfail: vec![LowerName::from(Name::from(ip(SERVFAIL_IP)))],
-        };
-        let (ready, started) = mpsc::channel();
-        let thread = thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let socket = tokio::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
-                    .await
-                    .unwrap();
-                let address = socket.local_addr().unwrap();
-                let mut server = Server::new(handler);
-                server.register_socket(socket);
-                let token = server.shutdown_token().clone();
-                let stop: Box<dyn FnOnce() + Send> = Box::new(move || token.cancel());
-                ready.send((address, stop)).unwrap();
-                let _ = server.block_until_done().await;
-            });
-        });
-        let (address, stop) = started.recv_timeout(Duration::from_secs(10)).unwrap();
-        TestServer {
-            address,
-            queries,
-            stop: Some(stop),
-            thread: Some(thread),
-        }
-    }
-
+impl Loopback for TestServer {
     fn resolver(&self, concurrency: usize) -> DnsResolver {
         DnsResolver::new(&DnsConfig {
-            name_servers: NameServers::Addresses(vec![self.address]),
+            name_servers: NameServers::Addresses(vec![self.address()]),
             timeout: Duration::from_secs(5),
             concurrency,
         })
@@ -286,31 +131,7 @@ impl TestServer {
 
     /// How often the server was asked for the reverse name of `address`.
     fn ptr_queries(&self, address: &str) -> usize {
-        let reverse = Name::from(ip(address)).to_string().to_ascii_lowercase();
-        self.count(&reverse, RecordType::PTR)
-    }
-
-    fn count(&self, name: &str, record_type: RecordType) -> usize {
-        let queries = self.queries.lock().unwrap();
-        queries
-            .get(&(name.to_owned(), record_type))
-            .copied()
-            .unwrap_or(0)
-    }
-
-    fn total_queries(&self) -> usize {
-        self.queries.lock().unwrap().values().sum()
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            stop();
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.ptr_queries_of(ip(address))
     }
 }
 
@@ -356,7 +177,7 @@ fn now() -> Timestamp {
 #[test]
 fn every_kind_of_answer_gets_its_verdict() {
     within(TEST_LIMIT, || {
-        let server = TestServer::start(&world());
+        let server = start_world();
         let suffixes = google();
         let table = [
             ("66.249.66.1", confirmed("crawl-66-249-66-1.googlebot.com")),
@@ -398,7 +219,7 @@ fn every_kind_of_answer_gets_its_verdict() {
 #[test]
 fn suffixes_come_from_the_claim() {
     within(TEST_LIMIT, || {
-        let server = TestServer::start(&world());
+        let server = start_world();
         let google = google();
         let bing = vec!["search.msn.com".to_owned()];
         let example = vec!["example.net".to_owned()];
@@ -439,7 +260,7 @@ fn suffixes_come_from_the_claim() {
 #[test]
 fn each_distinct_ip_is_looked_up_once_per_run() {
     within(TEST_LIMIT, || {
-        let server = TestServer::start(&world());
+        let server = start_world();
         let suffixes = google();
         let ips = [
             "66.249.66.1",
@@ -549,7 +370,7 @@ fn the_cache_round_trips_through_its_file_and_serves_offline() {
     within(TEST_LIMIT, || {
         let directory = tempfile::tempdir().unwrap();
         let path = directory.path().join("dns-cache.csv");
-        let server = TestServer::start(&world());
+        let server = start_world();
         let suffixes = google();
         let ips = [
             "2001:db8::7",
@@ -601,7 +422,7 @@ fn entries_older_than_the_ttl_are_looked_up_again() {
     within(TEST_LIMIT, || {
         let directory = tempfile::tempdir().unwrap();
         let path = directory.path().join("cache.csv");
-        let server = TestServer::start(&world());
+        let server = start_world();
         let suffixes = google();
         let ttl = Duration::from_secs(7 * 86400);
         let ips = ["66.249.66.1", "203.0.113.7"];
@@ -633,7 +454,7 @@ fn entries_older_than_the_ttl_are_looked_up_again() {
 #[test]
 fn an_expired_entry_answers_when_its_refresh_fails() {
     within(TEST_LIMIT, || {
-        let server = TestServer::start(&world());
+        let server = start_world();
         let suffixes = google();
         let mut cache = DnsCache::new();
         let old: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
@@ -727,8 +548,7 @@ fn many_crawlers(count: u32) -> (Zones, Vec<IpAddr>) {
     for index in 0..count {
         let address = IpAddr::V4(Ipv4Addr::from(0x4221_0000 + index));
         let host = format!("crawl-{index}.googlebot.com.");
-        zones.ptr(&address.to_string(), &host);
-        zones.host("googlebot.com.", &host, &address.to_string());
+        zones.crawler("googlebot.com.", &host, address);
         ips.push(address);
     }
     (zones, ips)
@@ -779,5 +599,111 @@ fn measure_five_thousand_ips() {
         );
         assert_eq!(confirmed, ips.len());
         assert_eq!(server.total_queries(), 2 * ips.len());
+    });
+}
+
+/// A client field that is a host name (`HostnameLookups On`): confirmed when under the suffixes
+/// and it resolves forward, by A or AAAA; a name that does not resolve is refuted only as a name
+/// (the audit keeps it unverified); each name is asked once per run; offline it is unknown.
+#[test]
+fn logged_host_names_are_checked_by_forward_dns() {
+    within(TEST_LIMIT, || {
+        let mut zones = world();
+        zones.servfail_name("broken.googlebot.com.");
+        let server = TestServer::start(&zones);
+        let suffixes = google();
+        let mut verifier = DnsVerifier::online(server.resolver(4), DnsCache::new(), Duration::MAX);
+        let table = [
+            (
+                "crawl-66-249-66-1.googlebot.com",
+                confirmed("crawl-66-249-66-1.googlebot.com"),
+            ),
+            // Only an AAAA record, written in upper case with the root's dot.
+            (
+                "CRAWL-V6.GOOGLEBOT.COM.",
+                confirmed("crawl-v6.googlebot.com"),
+            ),
+            (
+                "ghost.googlebot.com",
+                refuted(Refutation::NameDoesNotResolve {
+                    name: "ghost.googlebot.com".to_owned(),
+                }),
+            ),
+            (
+                "host-198-51-100-9.example.net",
+                outside("host-198-51-100-9.example.net"),
+            ),
+            (
+                "broken.googlebot.com",
+                DnsVerdict::Unknown(UnknownCause::Failure(String::new())),
+            ),
+        ];
+        for round in 0..2 {
+            for (host, expected) in &table {
+                let verdict = verifier.verify_host(host, &suffixes);
+                match (&verdict, expected) {
+                    (
+                        DnsVerdict::Unknown(UnknownCause::Failure(message)),
+                        DnsVerdict::Unknown(_),
+                    ) => {
+                        assert!(message.contains("Server Failure"), "{message}")
+                    }
+                    _ => assert_eq!(&verdict, expected, "{host}, round {round}"),
+                }
+            }
+        }
+        // Each name under the suffixes once (A and AAAA), the one outside them never; a failed
+        // query is sent once more (as for PTR queries), and the failure is not asked again.
+        for (host, queries) in [
+            ("crawl-66-249-66-1.googlebot.com", 1),
+            ("crawl-v6.googlebot.com", 1),
+            ("ghost.googlebot.com", 1),
+            ("broken.googlebot.com", 2),
+        ] {
+            assert_eq!(server.count(host, RecordType::A), queries, "A {host}");
+            assert_eq!(server.count(host, RecordType::AAAA), queries, "AAAA {host}");
+        }
+        assert_eq!(
+            server.count("host-198-51-100-9.example.net", RecordType::A),
+            0
+        );
+        assert_eq!(server.total_queries(), 10);
+        assert_eq!(verifier.host_lookups(), 4);
+        assert_eq!(
+            verifier.host_addresses("crawl-66-249-66-1.googlebot.com."),
+            Some(&[ip("66.249.66.1")][..])
+        );
+        // Host names are not written to the cache file, which is keyed by IP.
+        assert!(verifier.cache().is_empty());
+
+        let mut offline = DnsVerifier::offline(DnsCache::new());
+        assert_eq!(
+            offline.verify_host("crawl-66-249-66-1.googlebot.com", &suffixes),
+            DnsVerdict::Unknown(UnknownCause::NotCached)
+        );
+    });
+}
+
+/// The forward addresses of a PTR name looked up this run are kept, for `explain`.
+#[test]
+fn forward_addresses_of_a_lookup_are_kept_for_the_run() {
+    within(TEST_LIMIT, || {
+        let server = start_world();
+        let suffixes = google();
+        let mut verifier = DnsVerifier::online(server.resolver(2), DnsCache::new(), Duration::MAX);
+        verifier.verify_at(
+            &claims(&["66.249.66.1", "203.0.113.7", "192.0.2.55"], &suffixes),
+            now(),
+        );
+        assert_eq!(
+            verifier.forward_addresses(ip("66.249.66.1")),
+            Some(&[ip("66.249.66.1")][..])
+        );
+        assert_eq!(
+            verifier.forward_addresses(ip("203.0.113.7")),
+            Some(&[ip("66.249.66.200")][..])
+        );
+        assert_eq!(verifier.forward_addresses(ip("192.0.2.55")), Some(&[][..]));
+        assert_eq!(verifier.forward_addresses(ip("66.249.66.9")), None);
     });
 }
