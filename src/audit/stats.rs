@@ -292,6 +292,36 @@ impl Sink for Stats {
     }
 }
 
+/// Counters kept per input: a sink that hands each verdict to the counters of its input, so a
+/// run ends with one `S` per input (what `state.json` keeps, so that `merge` can count an input
+/// held by two reports once). Blocks of one input arrive in a run, so this costs one bounds
+/// check per verdict and allocates only when an input is first seen.
+#[derive(Debug, Clone, Default)]
+pub struct PerInput<S> {
+    /// By input position; inputs this thread never saw keep an empty `S`.
+    pub by_input: Vec<S>,
+}
+
+impl<S: Default> PerInput<S> {
+    /// The counters of input `input`, created on first use.
+    pub fn input(&mut self, input: usize) -> &mut S {
+        if self.by_input.len() <= input {
+            self.by_input.resize_with(input + 1, S::default);
+        }
+        &mut self.by_input[input]
+    }
+}
+
+impl<S: Sink + Default> Sink for PerInput<S> {
+    #[inline]
+    fn verdict(&mut self, verdict: &Verdict<'_>) {
+        match self.by_input.get_mut(verdict.input) {
+            Some(counters) => counters.verdict(verdict),
+            None => self.input(verdict.input).verdict(verdict),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
