@@ -263,6 +263,9 @@ pub struct InputState {
     pub stats: Stats,
     /// What it contributed to each streamed report, by file name.
     pub streamed: BTreeMap<String, Share>,
+    /// Its requests of user-agent headers that are not bots (samples name inputs by their
+    /// position in this state).
+    pub unknown_agents: UnknownAgentsState,
 }
 
 impl InputState {
@@ -290,8 +293,6 @@ pub struct State {
     pub streamed: Vec<String>,
     /// The inputs, in argument order.
     pub inputs: Vec<InputState>,
-    /// The requests of user-agent headers that are not bots, over all the inputs.
-    pub unknown_agents: UnknownAgentsState,
 }
 
 /// The file as written.
@@ -306,17 +307,14 @@ struct Envelope {
 impl State {
     /// The state of `result`; `streamed` names the streamed reports written and gives each
     /// input's share of them, by input.
-    pub fn of(
-        settings: Settings,
-        result: &AuditResult,
-        streamed: &[(&str, Vec<Share>)],
-    ) -> State {
+    pub fn of(settings: Settings, result: &AuditResult, streamed: &[(&str, Vec<Share>)]) -> State {
         let inputs = result
             .files
             .iter()
             .zip(&result.input_stats)
+            .zip(&result.input_unknown_agents)
             .enumerate()
-            .map(|(i, (file, stats))| InputState {
+            .map(|(i, ((file, stats), unknown))| InputState {
                 fingerprint: file.fingerprint.map(|f| format!("{f:032x}")),
                 file: FileState::of(file),
                 stats: stats.clone(),
@@ -329,6 +327,7 @@ impl State {
                         )
                     })
                     .collect(),
+                unknown_agents: unknown.to_state(),
             })
             .collect();
         State {
@@ -336,9 +335,11 @@ impl State {
             agents: result.agents.iter().map(AgentState::of).collect(),
             origins: result.origins.clone(),
             robots: result.robots.clone(),
-            streamed: streamed.iter().map(|(name, _)| (*name).to_owned()).collect(),
+            streamed: streamed
+                .iter()
+                .map(|(name, _)| (*name).to_owned())
+                .collect(),
             inputs,
-            unknown_agents: result.unknown_agents.to_state(),
         }
     }
 
@@ -350,13 +351,19 @@ impl State {
             .map(|input| input.file.to_report(input.fingerprint()?))
             .collect::<Result<Vec<_>, _>>()?;
         let count = self.inputs.len();
-        let unknown = UnknownAgents::from_state(&self.unknown_agents, |i| {
-            if i < count {
-                Ok(i)
-            } else {
-                Err(format!("input {i} is not in the state's inputs"))
-            }
-        })?;
+        let unknown = self
+            .inputs
+            .iter()
+            .map(|input| {
+                UnknownAgents::from_state(&input.unknown_agents, |i| {
+                    if i < count {
+                        Ok(i)
+                    } else {
+                        Err(format!("input {i} is not in the state's inputs"))
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(AuditResult::new(
             self.agents.iter().map(AgentState::to_info).collect(),
             self.origins.clone(),
@@ -393,10 +400,7 @@ impl State {
         let envelope: Envelope = serde_json::from_slice(bytes)
             .map_err(|e| format!("not a robots-audit state (corrupt or cut short): {e}"))?;
         if envelope.format != FORMAT {
-            return Err(format!(
-                "format {:?} is not {FORMAT:?}",
-                envelope.format
-            ));
+            return Err(format!("format {:?} is not {FORMAT:?}", envelope.format));
         }
         if envelope.version > VERSION {
             return Err(format!(
@@ -438,7 +442,6 @@ mod tests {
             robots: RobotsSummary::default(),
             streamed: vec!["violations.csv".into()],
             inputs: vec![],
-            unknown_agents: UnknownAgents::new(10).to_state(),
         }
     }
 
@@ -457,8 +460,14 @@ mod tests {
         let bytes = String::from_utf8(written(&state())).unwrap();
         let cases = [
             (bytes[..bytes.len() / 2].to_owned(), "corrupt or cut short"),
-            (bytes.replace("https://e.com", "https://f.com"), "checksum mismatch"),
-            (bytes.replace("\"version\":1", "\"version\":2"), "newer than"),
+            (
+                bytes.replace("https://e.com", "https://f.com"),
+                "checksum mismatch",
+            ),
+            (
+                bytes.replace("\"version\":1", "\"version\":2"),
+                "newer than",
+            ),
             (bytes.replace(FORMAT, "other"), "is not"),
         ];
         for (text, expected) in cases {

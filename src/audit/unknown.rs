@@ -25,6 +25,7 @@ pub const EXACT_LIMIT: usize = 100_000;
 /// generation tells).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeaderSlot {
+    table: u32,
     generation: u32,
     index: u32,
 }
@@ -176,6 +177,9 @@ pub struct UnknownAgents {
     slots: AHashMap<Box<[u8]>, u32>,
     /// By slot index.
     counts: Vec<HeaderCounts>,
+    /// Which of a thread's tables this is (the audit keeps one per input): a slot of another
+    /// table is never current here.
+    table: u32,
     /// Bumped whenever slots are renumbered.
     generation: u32,
     /// The most requests a header missing from the table may have had (0 while exact).
@@ -197,6 +201,7 @@ impl UnknownAgents {
             limit: limit.max(1),
             slots: AHashMap::new(),
             counts: Vec::new(),
+            table: 0,
             generation: 0,
             floor: 0,
             approximate: false,
@@ -232,7 +237,13 @@ impl UnknownAgents {
     /// Whether `slot` still points at the header it was given for.
     #[inline]
     pub fn is_current(&self, slot: HeaderSlot) -> bool {
-        slot.generation == self.generation
+        slot.generation == self.generation && slot.table == self.table
+    }
+
+    /// Names this table `table` among a thread's tables, so that slots of the others are not
+    /// current here.
+    pub fn set_table(&mut self, table: u32) {
+        self.table = table;
     }
 
     /// The slot of `header`, made (with no request yet) when the table does not hold it. Making
@@ -259,6 +270,7 @@ impl UnknownAgents {
 
     fn slot(&self, index: u32) -> HeaderSlot {
         HeaderSlot {
+            table: self.table,
             generation: self.generation,
             index,
         }

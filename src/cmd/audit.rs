@@ -18,10 +18,10 @@ use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error
 use robots_audit::logs::{FieldMap, Format};
 use robots_audit::origin::Origin;
 use robots_audit::policy::source::{LoadOptions, load};
+use robots_audit::policy::summary::hex;
 use robots_audit::report::Reports;
 use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::summary;
-use robots_audit::policy::summary::hex;
 use robots_audit::state::Settings;
 use sha2::{Digest, Sha256};
 
