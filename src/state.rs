@@ -21,7 +21,7 @@ use std::fs;
 use std::path::Path;
 
 use jiff::Timestamp;
-use robots_audit_bots::{Bot, Category};
+use robots_audit_bots::{Bot, Catalog, Category};
 use robots_audit_logs::{Format, SkipReason};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -29,7 +29,7 @@ use sha2::{Digest, Sha256};
 use crate::audit::identity::AgentInfo;
 use crate::audit::stats::Stats;
 use crate::audit::unknown::{UnknownAgents, UnknownAgentsState};
-use crate::audit::{AuditResult, FileReport, Sample};
+use crate::audit::{AuditConfig, AuditResult, FileReport, Sample};
 use crate::policy::summary::{RobotsSummary, hex};
 
 /// The file name in a report directory.
@@ -68,6 +68,33 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The settings of a library run with `config` and `catalog` (the catalog by the SHA-256
+    /// of its entries). The command line adds what only it knows: the `--bots` and `--verify`
+    /// files' content, `--field` and `--trust-forwarded` as given.
+    pub fn of(config: &AuditConfig, catalog: &Catalog) -> Settings {
+        let bots = serde_json::to_vec(catalog.bots()).unwrap_or_default();
+        Settings {
+            grace_seconds: config.grace.as_secs(),
+            strict: config.strict,
+            all_agents: config.all_agents,
+            catalog_sha256: hex(Sha256::digest(&bots)),
+            verify: if config.dns.is_some() {
+                vec!["dns".into()]
+            } else {
+                Vec::new()
+            },
+            origin: config.origin.as_ref().map(ToString::to_string),
+            user_agent: config
+                .fallback_user_agent
+                .as_deref()
+                .map(|ua| String::from_utf8_lossy(ua).into_owned()),
+            format: config.format.map_or("auto", |f| f.name()).to_owned(),
+            fields: Vec::new(),
+            trust_forwarded: false,
+            unknown_agents_limit: config.unknown_agents_limit,
+        }
+    }
+
     /// The names of the settings that differ, with both values.
     pub fn differences(&self, other: &Settings) -> Vec<String> {
         let (Ok(serde_json::Value::Object(ours)), Ok(serde_json::Value::Object(theirs))) =
