@@ -306,12 +306,15 @@ fn first_file(dir: &Path) -> PathBuf {
     panic!("no robots.txt under {}", dir.display());
 }
 
+/// Something done to a copy of a report directory.
+type Damage<'a> = Box<dyn Fn(&Path) + 'a>;
+
 #[test]
 fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
     let night = night();
     let dir = tempfile::tempdir().unwrap();
     let text = fs::read_to_string(night.all.join(state::FILE)).unwrap();
-    let cases: [(&str, Box<dyn Fn(&Path)>, &str); 5] = [
+    let cases: [(&str, Damage, &str); 5] = [
         (
             "cut",
             Box::new(|d: &Path| fs::write(d.join(state::FILE), &text[..text.len() / 3]).unwrap()),

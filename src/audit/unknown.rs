@@ -386,26 +386,29 @@ impl UnknownAgents {
 
     /// The table as `state.json` keeps it: every header, sorted by its bytes.
     pub fn to_state(&self) -> UnknownAgentsState {
-        let mut headers: Vec<HeaderState> = self
+        let mut held: Vec<(&[u8], &HeaderCounts)> = self
             .slots
             .iter()
             .filter_map(|(header, &index)| {
-                let counts = self.counts.get(index as usize)?;
-                Some(HeaderState {
-                    header: StateBytes::of(header),
-                    requests: counts.requests,
-                    error: counts.error,
-                    first_seen: counts.first_seen,
-                    last_seen: counts.last_seen,
-                    sample: counts.sample.as_ref().map(|s| SampleState {
-                        input: s.input,
-                        line: s.line,
-                        path: StateBytes::of(&s.path),
-                    }),
-                })
+                Some((header.as_ref(), self.counts.get(index as usize)?))
             })
             .collect();
-        headers.sort_by(|a, b| a.header.bytes().cmp(&b.header.bytes()));
+        held.sort_unstable_by_key(|&(header, _)| header);
+        let headers = held
+            .into_iter()
+            .map(|(header, counts)| HeaderState {
+                header: StateBytes::of(header),
+                requests: counts.requests,
+                error: counts.error,
+                first_seen: counts.first_seen,
+                last_seen: counts.last_seen,
+                sample: counts.sample.as_ref().map(|s| SampleState {
+                    input: s.input,
+                    line: s.line,
+                    path: StateBytes::of(&s.path),
+                }),
+            })
+            .collect();
         UnknownAgentsState {
             limit: self.limit,
             floor: self.floor,
