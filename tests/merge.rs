@@ -454,3 +454,25 @@ fn a_month_grows_in_place_night_by_night_report_html_included() {
     assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("counted once"));
     same_reports(&whole, &month);
 }
+
+/// An audit given the same file twice counted it twice; merging that report, alone or with
+/// itself, keeps what the audit counted.
+#[test]
+fn a_file_given_twice_to_one_audit_stays_counted_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/logs/shop-access.log.gz");
+    let twice = dir.path().join("twice");
+    sample_night_audit()
+        .args(["--no-html", "--out"])
+        .arg(&twice)
+        .arg(&file)
+        .arg(&file)
+        .assert()
+        .code(0);
+    for reports in [vec![twice.clone()], vec![twice.clone(), twice.clone()]] {
+        let out = dir.path().join("out");
+        merge(&out, &reports).code(0);
+        same_reports(&twice, &out);
+    }
+    assert_eq!(read_csv(&twice.join("inputs.csv")).len(), 2);
+}
