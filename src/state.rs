@@ -12,9 +12,10 @@
 //! Invariants: every report of the directory is a function of the state and the streamed
 //! files, and the audit renders its reports from the state it writes ([`State::to_result`]), so
 //! `merge` renders what one audit over all the inputs renders. The file is
-//! `{"format": "robots-audit-state", "version": 1, "sha256": ..., "payload": ...}`, where
-//! `sha256` is the SHA-256 of the payload written as compact JSON with object keys sorted; a
-//! reader refuses another format, a newer version, or a payload whose checksum differs.
+//! `{"format":"robots-audit-state","version":1,"sha256":...,"payload":...}`, where `sha256` is
+//! the SHA-256 of the payload's bytes exactly as they stand in the file (compact JSON; maps are
+//! written as lists sorted by key, so the same state gives the same bytes); a reader refuses
+//! another format, a newer version, or a payload whose checksum differs.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -24,6 +25,7 @@ use jiff::Timestamp;
 use robots_audit_bots::{Bot, Catalog, Category};
 use robots_audit_logs::{Format, SkipReason};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::audit::identity::AgentInfo;
@@ -323,12 +325,22 @@ pub struct State {
 }
 
 /// The file as written.
-#[derive(Serialize, Deserialize)]
-struct Envelope {
+#[derive(Serialize)]
+struct EnvelopeOut<'a> {
+    format: &'a str,
+    version: u32,
+    sha256: String,
+    payload: &'a RawValue,
+}
+
+/// The file as read: the payload kept as its bytes until the checksum has been verified.
+#[derive(Deserialize)]
+struct EnvelopeIn<'a> {
     format: String,
     version: u32,
     sha256: String,
-    payload: serde_json::Value,
+    #[serde(borrow)]
+    payload: &'a RawValue,
 }
 
 impl State {
@@ -403,12 +415,13 @@ impl State {
 
     /// The bytes of `state.json` (the report writers write them under [`FILE`]).
     pub fn to_json(&self) -> std::io::Result<Vec<u8>> {
-        let payload = serde_json::to_value(self).map_err(std::io::Error::other)?;
-        let envelope = Envelope {
-            format: FORMAT.into(),
+        let payload = serde_json::to_string(self).map_err(std::io::Error::other)?;
+        let payload = RawValue::from_string(payload).map_err(std::io::Error::other)?;
+        let envelope = EnvelopeOut {
+            format: FORMAT,
             version: VERSION,
-            sha256: checksum(&payload),
-            payload,
+            sha256: checksum(payload.get()),
+            payload: &payload,
         };
         let mut bytes = serde_json::to_vec(&envelope).map_err(std::io::Error::other)?;
         bytes.push(b'\n');
@@ -424,7 +437,7 @@ impl State {
 
     /// Parses the bytes of a `state.json`.
     pub fn parse(bytes: &[u8]) -> Result<State, String> {
-        let envelope: Envelope = serde_json::from_slice(bytes)
+        let envelope: EnvelopeIn<'_> = serde_json::from_slice(bytes)
             .map_err(|e| format!("not a robots-audit state (corrupt or cut short): {e}"))?;
         if envelope.format != FORMAT {
             return Err(format!("format {:?} is not {FORMAT:?}", envelope.format));
@@ -438,18 +451,17 @@ impl State {
         if envelope.version != VERSION {
             return Err(format!("state version {} is unknown", envelope.version));
         }
-        if checksum(&envelope.payload) != envelope.sha256 {
+        if checksum(envelope.payload.get()) != envelope.sha256 {
             return Err("checksum mismatch: the state was changed or damaged".into());
         }
-        serde_json::from_value(envelope.payload)
+        serde_json::from_str(envelope.payload.get())
             .map_err(|e| format!("the state does not have the expected shape: {e}"))
     }
 }
 
-/// SHA-256 of `payload` as compact JSON (serde_json's objects keep their keys sorted).
-fn checksum(payload: &serde_json::Value) -> String {
-    let text = payload.to_string();
-    hex(Sha256::digest(text.as_bytes()))
+/// SHA-256 of the payload's bytes, in hex.
+fn checksum(payload: &str) -> String {
+    hex(Sha256::digest(payload.as_bytes()))
 }
 
 #[cfg(test)]
