@@ -1,7 +1,7 @@
 //! `merge`: the reports of several report directories as one `audit` over all their inputs in
 //! argument order would have written them.
 //!
-//! [`merge_states`] sums the [`State`]s: settings must be equal; agents and origins are matched
+//! A [`Merger`] sums the [`State`]s one at a time (memory holds the sum and one state): settings must be equal; agents and origins are matched
 //! by name and robots versions by (origin, label), whose content must be equal; every id of a
 //! report's counters is renumbered into the merged tables ([`Stats::remap`]); an input whose
 //! content fingerprint an input of an earlier report had is dropped, with a warning (within
@@ -16,7 +16,7 @@
 //! ([`UnknownAgents::merge`]): the audit and `merge` then give the same estimates only when
 //! they sum the same per-input tables, which they do for a merge of splits of one run's inputs.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -26,27 +26,16 @@ use crate::audit::unknown::UnknownAgents;
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::policy::summary::RobotsSummary;
 use crate::report::atomic::AtomicFile;
-use crate::state::{InputState, State};
+use crate::state::{AgentState, InputState, Settings, Share, State};
 
-/// One report directory to merge, read.
-#[derive(Debug)]
-pub struct Loaded {
-    /// The directory.
+/// What [`copy_streamed`] needs of a report once its state is summed: where it is, and what each
+/// of its inputs contributed to each streamed report.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The report directory.
     pub dir: PathBuf,
-    /// Its state.
-    pub state: State,
-}
-
-/// Reads the state of every directory; the first error names its directory.
-pub fn load(dirs: &[PathBuf]) -> Result<Vec<Loaded>, String> {
-    dirs.iter()
-        .map(|dir| {
-            State::read(dir).map(|state| Loaded {
-                dir: dir.clone(),
-                state,
-            })
-        })
-        .collect()
+    /// By input: rows and bytes per streamed report.
+    pub shares: Vec<BTreeMap<String, Share>>,
 }
 
 /// Where each input of each report went.
@@ -63,59 +52,146 @@ pub enum Placement {
 pub struct Merged {
     /// The sum.
     pub state: State,
+    /// By report: where it is and its inputs' shares of the streamed reports.
+    pub sources: Vec<Source>,
     /// By report, by input.
     pub placements: Vec<Vec<Placement>>,
-    /// One line each: inputs held twice, partial overlaps.
+    /// One line each: inputs held twice.
     pub warnings: Vec<String>,
 }
 
-/// Sums `reports` in order. Fails, naming the two report directories, on different settings,
+/// Sums report states one at a time, in order, so that memory holds the sum and one state, not
+/// every state given. Fails, naming the two report directories, on different settings,
 /// different streamed reports, or different content under one robots version.
-pub fn merge_states(reports: &[Loaded]) -> Result<Merged, String> {
-    let Some(first) = reports.first() else {
-        return Err("nothing to merge".into());
-    };
-    let mut agents: Vec<crate::state::AgentState> = Vec::new();
-    let mut agent_ids: HashMap<String, AgentId> = HashMap::new();
-    let mut origins: Vec<String> = Vec::new();
-    let mut origin_ids: HashMap<String, OriginId> = HashMap::new();
-    let mut robots = RobotsSummary::default();
-    // (origin, label) -> (merged id, report index that brought it)
-    let mut version_ids: HashMap<(String, String), (VersionId, usize)> = HashMap::new();
-    let mut inputs: Vec<InputState> = Vec::new();
-    let mut seen: HashMap<u128, (usize, usize)> = HashMap::new();
-    let mut placements = Vec::new();
-    let mut warnings = Vec::new();
-    for (r, report) in reports.iter().enumerate() {
-        let state = &report.state;
-        let differences = state.settings.differences(&first.state.settings);
+#[derive(Debug, Default)]
+pub struct Merger {
+    /// The first report's directory, settings and streamed reports: every other must agree.
+    first: Option<(PathBuf, Settings, Vec<String>)>,
+    agents: Vec<AgentState>,
+    agent_ids: HashMap<String, AgentId>,
+    origins: Vec<String>,
+    origin_ids: HashMap<String, OriginId>,
+    robots: RobotsSummary,
+    /// (origin, label) -> the merged version and the report that brought it.
+    version_ids: HashMap<(String, String), (VersionId, usize)>,
+    inputs: Vec<InputState>,
+    /// Fingerprint -> the report and merged input that hold it first.
+    seen: HashMap<u128, (usize, usize)>,
+    sources: Vec<Source>,
+    placements: Vec<Vec<Placement>>,
+    warnings: Vec<String>,
+}
+
+impl Merger {
+    /// An empty sum.
+    pub fn new() -> Merger {
+        Merger::default()
+    }
+
+    /// Adds the state of the report in `dir`.
+    pub fn add(&mut self, dir: &Path, state: State) -> Result<(), String> {
+        let r = self.sources.len();
+        let (first_dir, settings, streamed) = self.first.get_or_insert_with(|| {
+            (
+                dir.to_path_buf(),
+                state.settings.clone(),
+                state.streamed.clone(),
+            )
+        });
+        let differences = state.settings.differences(settings);
         if !differences.is_empty() {
             return Err(format!(
                 "{} and {} were made with different settings: {}",
-                first.dir.display(),
-                report.dir.display(),
+                first_dir.display(),
+                dir.display(),
                 differences.join(", ")
             ));
         }
-        if state.streamed != first.state.streamed {
+        if state.streamed != *streamed {
             return Err(format!(
                 "{} has {} but {} has {}: merge reports made with the same --decisions",
-                first.dir.display(),
-                first.state.streamed.join(", "),
-                report.dir.display(),
+                first_dir.display(),
+                streamed.join(", "),
+                dir.display(),
                 state.streamed.join(", ")
             ));
         }
+        let map = self.map_ids(dir, &state)?;
+        let mut placed = Vec::with_capacity(state.inputs.len());
+        // An audit given the same content twice counted it twice: only inputs of earlier
+        // reports make one a repeat.
+        let mut new_fingerprints = Vec::new();
+        let mut kept = Vec::new();
+        for (i, input) in state.inputs.iter().enumerate() {
+            let fingerprint = input
+                .fingerprint()
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            if let Some(f) = fingerprint
+                && let Some(&(earlier, merged)) = self.seen.get(&f)
+            {
+                self.warnings.push(format!(
+                    "input {} of {} has the same content as input {} of {}: counted once",
+                    input.file.name,
+                    dir.display(),
+                    self.inputs[merged].file.name,
+                    self.sources[earlier].dir.display()
+                ));
+                placed.push(Placement::Dropped(merged));
+                continue;
+            }
+            let at = self.inputs.len() + kept.len();
+            if let Some(f) = fingerprint {
+                new_fingerprints.push((f, at));
+            }
+            placed.push(Placement::Kept(at));
+            kept.push(i);
+        }
+        let shares = state.inputs.iter().map(|i| i.streamed.clone()).collect();
+        let mut inputs: Vec<Option<InputState>> = state.inputs.into_iter().map(Some).collect();
+        for i in kept {
+            let Some(mut input) = inputs.get_mut(i).and_then(Option::take) else {
+                continue;
+            };
+            input.stats = input
+                .stats
+                .remap(&map)
+                .map_err(|e| format!("{}: input {i}: {e}", dir.display()))?;
+            // The samples of the unknown headers name inputs by position: renumbered as the
+            // inputs are.
+            let table = UnknownAgents::from_state(&input.unknown_agents, |i| {
+                placed
+                    .get(i)
+                    .map(|&(Placement::Kept(m) | Placement::Dropped(m))| m)
+                    .ok_or_else(|| format!("{}: input {i} is not in its state", dir.display()))
+            })?;
+            input.unknown_agents = table.to_state();
+            self.inputs.push(input);
+        }
+        for (f, at) in new_fingerprints {
+            self.seen.entry(f).or_insert((r, at));
+        }
+        self.sources.push(Source {
+            dir: dir.to_path_buf(),
+            shares,
+        });
+        self.placements.push(placed);
+        Ok(())
+    }
+
+    /// The merged ids of `state`'s agents, origins and robots versions, the new ones added.
+    fn map_ids(&mut self, dir: &Path, state: &State) -> Result<IdMap, String> {
         let mut map = IdMap::default();
         for agent in &state.agents {
-            let id = *agent_ids.entry(agent.name.clone()).or_insert_with(|| {
+            let agents = &mut self.agents;
+            let id = *self.agent_ids.entry(agent.name.clone()).or_insert_with(|| {
                 agents.push(agent.clone());
                 AgentId::from_index(agents.len() - 1).unwrap_or(AgentId::MAX)
             });
             map.agents.push(id);
         }
         for origin in &state.origins {
-            let id = *origin_ids.entry(origin.clone()).or_insert_with(|| {
+            let origins = &mut self.origins;
+            let id = *self.origin_ids.entry(origin.clone()).or_insert_with(|| {
                 origins.push(origin.clone());
                 OriginId::from_index(origins.len() - 1).unwrap_or(OriginId::MAX)
             });
@@ -123,95 +199,61 @@ pub fn merge_states(reports: &[Loaded]) -> Result<Merged, String> {
         }
         for version in &state.robots.versions {
             let key = (version.origin.clone(), version.label());
-            let id = match version_ids.get(&key) {
+            let id = match self.version_ids.get(&key) {
                 Some(&(id, from)) => {
-                    if robots.version(id).content_differs(version) {
+                    if self.robots.version(id).content_differs(version) {
                         return Err(format!(
                             "robots.txt of {} version {} differs between {} and {}",
                             key.0,
                             key.1,
-                            reports[from].dir.display(),
-                            report.dir.display()
+                            self.sources[from].dir.display(),
+                            dir.display()
                         ));
                     }
                     id
                 }
                 None => {
-                    robots.versions.push(version.clone());
-                    let id =
-                        VersionId::from_index(robots.versions.len() - 1).unwrap_or(VersionId::MAX);
-                    version_ids.insert(key, (id, r));
+                    self.robots.versions.push(version.clone());
+                    let id = VersionId::from_index(self.robots.versions.len() - 1)
+                        .unwrap_or(VersionId::MAX);
+                    self.version_ids.insert(key, (id, self.sources.len()));
                     id
                 }
             };
             map.versions.push(id);
         }
-        let mut placed = Vec::with_capacity(state.inputs.len());
-        // An audit given the same content twice counted it twice: only inputs of earlier
-        // reports make one a repeat.
-        let mut new_fingerprints = Vec::new();
-        for (i, input) in state.inputs.iter().enumerate() {
-            let fingerprint = input
-                .fingerprint()
-                .map_err(|e| format!("{}: {e}", report.dir.display()))?;
-            if let Some(f) = fingerprint
-                && let Some(&(earlier_report, merged)) = seen.get(&f)
-            {
-                warnings.push(format!(
-                    "input {} of {} has the same content as input {} of {}: counted once",
-                    input.file.name,
-                    report.dir.display(),
-                    inputs[merged].file.name,
-                    reports[earlier_report].dir.display()
-                ));
-                placed.push(Placement::Dropped(merged));
-                continue;
-            }
-            let stats = input
-                .stats
-                .remap(&map)
-                .map_err(|e| format!("{}: input {i}: {e}", report.dir.display()))?;
-            if let Some(f) = fingerprint {
-                new_fingerprints.push((f, inputs.len()));
-            }
-            placed.push(Placement::Kept(inputs.len()));
-            inputs.push(InputState {
-                stats,
-                ..input.clone()
-            });
-        }
-        for (f, at) in new_fingerprints {
-            seen.entry(f).or_insert((r, at));
-        }
-        // The samples of the unknown headers name inputs by position: renumbered as the inputs.
-        for (input, &placement) in state.inputs.iter().zip(&placed) {
-            let Placement::Kept(at) = placement else {
-                continue;
-            };
-            let table = UnknownAgents::from_state(&input.unknown_agents, |i| {
-                placed
-                    .get(i)
-                    .map(|&(Placement::Kept(m) | Placement::Dropped(m))| m)
-                    .ok_or_else(|| {
-                        format!("{}: input {i} is not in its state", report.dir.display())
-                    })
-            })?;
-            inputs[at].unknown_agents = table.to_state();
-        }
-        placements.push(placed);
+        Ok(map)
     }
-    Ok(Merged {
-        state: State {
-            settings: first.state.settings.clone(),
-            agents,
-            origins,
-            robots,
-            streamed: first.state.streamed.clone(),
-            inputs,
-        },
-        placements,
-        warnings,
-    })
+
+    /// The sum of the states added; an error when none was.
+    pub fn finish(self) -> Result<Merged, String> {
+        let Some((_, settings, streamed)) = self.first else {
+            return Err("nothing to merge".into());
+        };
+        Ok(Merged {
+            state: State {
+                settings,
+                agents: self.agents,
+                origins: self.origins,
+                robots: self.robots,
+                streamed,
+                inputs: self.inputs,
+            },
+            sources: self.sources,
+            placements: self.placements,
+            warnings: self.warnings,
+        })
+    }
+}
+
+/// Reads and sums the states of `dirs` in order, one at a time ([`Merger`]); the first error
+/// names its directory.
+pub fn merge_dirs(dirs: &[PathBuf]) -> Result<Merged, String> {
+    let mut merger = Merger::new();
+    for dir in dirs {
+        merger.add(dir, State::read(dir)?)?;
+    }
+    merger.finish()
 }
 
 /// Writes streamed report `name` into `out` (atomically): the header of the first report's
@@ -220,7 +262,7 @@ pub fn merge_states(reports: &[Loaded]) -> Result<Merged, String> {
 pub fn copy_streamed(
     out: &Path,
     name: &str,
-    reports: &[Loaded],
+    sources: &[Source],
     placements: &[Vec<Placement>],
 ) -> Result<(), String> {
     let mut header: Option<Vec<u8>> = None;
@@ -228,7 +270,7 @@ pub fn copy_streamed(
         .map_err(|e| format!("cannot write {} into {}: {e}", name, out.display()))?;
     {
         let mut writer = BufWriter::with_capacity(1 << 20, &mut target);
-        for (report, placed) in reports.iter().zip(placements) {
+        for (report, placed) in sources.iter().zip(placements) {
             let path = report.dir.join(name);
             let fail = |e: io::Error| format!("{}: {e}", path.display());
             let file = File::open(&path).map_err(fail)?;
@@ -237,10 +279,9 @@ pub fn copy_streamed(
             let mut first_line = Vec::new();
             io::BufRead::read_until(&mut reader, b'\n', &mut first_line).map_err(fail)?;
             let rows: u64 = report
-                .state
-                .inputs
+                .shares
                 .iter()
-                .map(|i| i.streamed.get(name).map_or(0, |s| s.bytes))
+                .map(|shares| shares.get(name).map_or(0, |s| s.bytes))
                 .sum();
             if first_line.len() as u64 + rows != size {
                 return Err(format!(
@@ -261,8 +302,8 @@ pub fn copy_streamed(
                 }
                 Some(_) => {}
             }
-            for (input, placement) in report.state.inputs.iter().zip(placed) {
-                let bytes = input.streamed.get(name).map_or(0, |s| s.bytes);
+            for (shares, placement) in report.shares.iter().zip(placed) {
+                let bytes = shares.get(name).map_or(0, |s| s.bytes);
                 match placement {
                     Placement::Kept(_) => {
                         let copied =

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use common::{read_csv, robots_audit, sample_night_audit};
 use proptest::prelude::*;
-use robots_audit::merge::{Placement, copy_streamed, load, merge_states};
+use robots_audit::merge::{Merger, Placement, copy_streamed, merge_dirs};
 use robots_audit::report::output::render;
 use robots_audit::state::{self, State};
 use robots_audit::synth::{Summary, SynthConfig, TRUTH_COUNTERS, generate};
@@ -381,17 +381,23 @@ fn the_library_merges_as_the_command_does() {
             out
         })
         .collect();
-    let reports = load(&parts).unwrap();
-    let merged = merge_states(&reports).unwrap();
+    let merged = merge_dirs(&parts).unwrap();
     assert!(merged.warnings.is_empty(), "{:?}", merged.warnings);
     assert_eq!(merged.placements[1][0], Placement::Kept(5));
     let out = dir.path().join("merged");
     fs::create_dir_all(&out).unwrap();
     for name in &merged.state.streamed {
-        copy_streamed(&out, name, &reports, &merged.placements).unwrap();
+        copy_streamed(&out, name, &merged.sources, &merged.placements).unwrap();
     }
     render(&out, &merged.state, false).unwrap();
     same_reports(&night.all, &out);
+    // A Merger fed the states one by one gives the same sum; given none, it says so.
+    let mut merger = Merger::new();
+    for part in &parts {
+        merger.add(part, State::read(part).unwrap()).unwrap();
+    }
+    assert_eq!(merger.finish().unwrap().state, merged.state);
+    assert!(Merger::new().finish().is_err());
     // The merged state reads back and sums to the same result.
     let again = State::read(&out).unwrap();
     assert_eq!(again, merged.state);

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error};
-use robots_audit::merge::{copy_streamed, load, merge_states};
+use robots_audit::merge::{copy_streamed, merge_dirs};
 use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::output::render;
 use robots_audit::report::summary;
@@ -37,8 +37,7 @@ pub struct MergeArgs {
 
 /// Runs `merge`.
 pub fn run(args: MergeArgs) -> Result<u8, Error> {
-    let reports = load(&args.reports).map_err(Error::Fatal)?;
-    let merged = merge_states(&reports).map_err(Error::Fatal)?;
+    let merged = merge_dirs(&args.reports).map_err(Error::Fatal)?;
     for warning in &merged.warnings {
         eprintln!("robots-audit: warning: {warning}");
     }
@@ -47,7 +46,7 @@ pub fn run(args: MergeArgs) -> Result<u8, Error> {
         .map_err(|e| Error::Fatal(format!("cannot create --out {}: {e}", out.display())))?;
     let written = (|| {
         for name in &merged.state.streamed {
-            copy_streamed(out, name, &reports, &merged.placements)?;
+            copy_streamed(out, name, &merged.sources, &merged.placements)?;
         }
         render(out, &merged.state, !args.no_html)
             .map_err(|e| format!("cannot write reports into {}: {e}", out.display()))
