@@ -16,6 +16,7 @@
 
 use ahash::AHashMap;
 use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
 
 /// How many distinct headers a run counts exactly.
 pub const EXACT_LIMIT: usize = 100_000;
@@ -24,6 +25,7 @@ pub const EXACT_LIMIT: usize = 100_000;
 /// generation tells).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeaderSlot {
+    table: u32,
     generation: u32,
     index: u32,
 }
@@ -78,6 +80,94 @@ impl HeaderCounts {
     }
 }
 
+/// Bytes as `state.json` keeps them: the text when they are UTF-8, else hex.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StateBytes {
+    /// Valid UTF-8.
+    Text(String),
+    /// Anything else, in lower-case hex.
+    Hex {
+        /// The bytes in hex.
+        hex: String,
+    },
+}
+
+impl StateBytes {
+    /// `bytes` as kept.
+    pub fn of(bytes: &[u8]) -> StateBytes {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => StateBytes::Text(text.to_owned()),
+            Err(_) => StateBytes::Hex {
+                hex: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            },
+        }
+    }
+
+    /// The bytes back; an error for hex that is not hex.
+    pub fn bytes(&self) -> Result<Vec<u8>, String> {
+        match self {
+            StateBytes::Text(text) => Ok(text.as_bytes().to_vec()),
+            StateBytes::Hex { hex } => {
+                let digits = hex.as_bytes();
+                if digits.len() % 2 != 0 {
+                    return Err(format!("{hex:?} is not hex"));
+                }
+                digits
+                    .chunks(2)
+                    .map(|pair| {
+                        std::str::from_utf8(pair)
+                            .ok()
+                            .and_then(|p| u8::from_str_radix(p, 16).ok())
+                            .ok_or_else(|| format!("{hex:?} is not hex"))
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// Where a header was first seen, as `state.json` keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleState {
+    /// The input's position among the report's inputs.
+    pub input: usize,
+    /// The line number.
+    pub line: u64,
+    /// The path.
+    pub path: StateBytes,
+}
+
+/// One header's counts, as `state.json` keeps them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeaderState {
+    /// The header.
+    pub header: StateBytes,
+    /// Requests.
+    pub requests: u64,
+    /// The most `requests` may be too high.
+    pub error: u64,
+    /// Earliest request time.
+    pub first_seen: Option<Timestamp>,
+    /// Latest request time.
+    pub last_seen: Option<Timestamp>,
+    /// Earliest request in input order.
+    pub sample: Option<SampleState>,
+}
+
+/// An [`UnknownAgents`] table as `state.json` keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnknownAgentsState {
+    /// The limit of exact counting.
+    pub limit: usize,
+    /// The most requests a header missing from the table may have had.
+    pub floor: u64,
+    /// Whether the counts are estimates.
+    pub approximate: bool,
+    /// Every header held, sorted by its bytes.
+    pub headers: Vec<HeaderState>,
+}
+
 /// Counts per distinct user-agent header (decoded bytes) of the requests that are not bots.
 #[derive(Debug, Clone)]
 pub struct UnknownAgents {
@@ -87,6 +177,9 @@ pub struct UnknownAgents {
     slots: AHashMap<Box<[u8]>, u32>,
     /// By slot index.
     counts: Vec<HeaderCounts>,
+    /// Which of a thread's tables this is (the audit keeps one per input): a slot of another
+    /// table is never current here.
+    table: u32,
     /// Bumped whenever slots are renumbered.
     generation: u32,
     /// The most requests a header missing from the table may have had (0 while exact).
@@ -108,6 +201,7 @@ impl UnknownAgents {
             limit: limit.max(1),
             slots: AHashMap::new(),
             counts: Vec::new(),
+            table: 0,
             generation: 0,
             floor: 0,
             approximate: false,
@@ -143,7 +237,13 @@ impl UnknownAgents {
     /// Whether `slot` still points at the header it was given for.
     #[inline]
     pub fn is_current(&self, slot: HeaderSlot) -> bool {
-        slot.generation == self.generation
+        slot.generation == self.generation && slot.table == self.table
+    }
+
+    /// Names this table `table` among a thread's tables, so that slots of the others are not
+    /// current here.
+    pub fn set_table(&mut self, table: u32) {
+        self.table = table;
     }
 
     /// The slot of `header`, made (with no request yet) when the table does not hold it. Making
@@ -170,6 +270,7 @@ impl UnknownAgents {
 
     fn slot(&self, index: u32) -> HeaderSlot {
         HeaderSlot {
+            table: self.table,
             generation: self.generation,
             index,
         }
@@ -283,6 +384,75 @@ impl UnknownAgents {
             .collect()
     }
 
+    /// The table as `state.json` keeps it: every header, sorted by its bytes.
+    pub fn to_state(&self) -> UnknownAgentsState {
+        let mut held: Vec<(&[u8], &HeaderCounts)> = self
+            .slots
+            .iter()
+            .filter_map(|(header, &index)| {
+                Some((header.as_ref(), self.counts.get(index as usize)?))
+            })
+            .collect();
+        held.sort_unstable_by_key(|&(header, _)| header);
+        let headers = held
+            .into_iter()
+            .map(|(header, counts)| HeaderState {
+                header: StateBytes::of(header),
+                requests: counts.requests,
+                error: counts.error,
+                first_seen: counts.first_seen,
+                last_seen: counts.last_seen,
+                sample: counts.sample.as_ref().map(|s| SampleState {
+                    input: s.input,
+                    line: s.line,
+                    path: StateBytes::of(&s.path),
+                }),
+            })
+            .collect();
+        UnknownAgentsState {
+            limit: self.limit,
+            floor: self.floor,
+            approximate: self.approximate,
+            headers,
+        }
+    }
+
+    /// The table `state` describes, its samples' inputs renumbered by `input` (`merge`).
+    pub fn from_state(
+        state: &UnknownAgentsState,
+        input: impl Fn(usize) -> Result<usize, String>,
+    ) -> Result<UnknownAgents, String> {
+        let mut table = UnknownAgents::new(state.limit);
+        table.floor = state.floor;
+        table.approximate = state.approximate;
+        for h in &state.headers {
+            let sample = match &h.sample {
+                Some(s) => Some(FirstRequest {
+                    input: input(s.input)?,
+                    line: s.line,
+                    path: s.path.bytes()?.into_boxed_slice(),
+                }),
+                None => None,
+            };
+            let index = u32::try_from(table.counts.len()).unwrap_or(u32::MAX);
+            table.counts.push(HeaderCounts {
+                requests: h.requests,
+                error: h.error,
+                first_seen: h.first_seen,
+                last_seen: h.last_seen,
+                sample,
+            });
+            if table
+                .slots
+                .insert(h.header.bytes()?.into_boxed_slice(), index)
+                .is_some()
+            {
+                return Err("a user-agent header is listed twice in unknown_agents".into());
+            }
+        }
+        Ok(table)
+    }
+
     /// The `n` headers with the most requests, ties broken by header bytes (ascending), with
     /// their counts.
     pub fn top(&self, n: usize) -> Vec<(&[u8], &HeaderCounts)> {
@@ -319,6 +489,38 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn a_table_reads_back_from_its_state_with_bytes_that_are_not_utf8() {
+        let mut table = UnknownAgents::new(10);
+        let time = Timestamp::from_second(100).unwrap();
+        for (header, line) in [
+            (&b"plain/1.0"[..], 3),
+            (b"bad\xFF\xFEheader", 1),
+            (b"plain/1.0", 2),
+        ] {
+            let slot = table.slot_of(header);
+            table.count(slot, time, (0, line), || {
+                b"/p\xC3".to_vec().into_boxed_slice()
+            });
+        }
+        let state = table.to_state();
+        // Sorted by bytes: "bad..." first.
+        assert!(matches!(state.headers[0].header, StateBytes::Hex { .. }));
+        assert!(matches!(state.headers[1].header, StateBytes::Text(_)));
+        let json = serde_json::to_string(&state).unwrap();
+        let back: UnknownAgentsState = serde_json::from_str(&json).unwrap();
+        let table_back = UnknownAgents::from_state(&back, |i| Ok(i + 7)).unwrap();
+        let top = table_back.top(10);
+        assert_eq!(top[0].0, b"plain/1.0");
+        assert_eq!(top[0].1.requests, 2);
+        assert_eq!(
+            top[0].1.sample.as_ref().map(|s| (s.input, s.line)),
+            Some((7, 2))
+        );
+        assert_eq!(top[1].0, b"bad\xFF\xFEheader");
+        assert!(StateBytes::Hex { hex: "zz".into() }.bytes().is_err());
+    }
 
     fn t(second: i64) -> Timestamp {
         Timestamp::from_second(second).unwrap()

@@ -1,0 +1,330 @@
+//! `merge`: the reports of several report directories as one `audit` over all their inputs in
+//! argument order would have written them.
+//!
+//! A [`Merger`] sums the [`State`]s one at a time (memory holds the sum and one state): settings must be equal; agents and origins are matched
+//! by name and robots versions by (origin, label), whose content must be equal; every id of a
+//! report's counters is renumbered into the merged tables ([`Stats::remap`]); an input whose
+//! content fingerprint an input of an earlier report had is dropped, with a warning (within
+//! one report, repeats stay: the audit counted them). The counters of
+//! the merged state are then those of one audit: sums, minima and maxima, and distinct sets
+//! (a rule's agents, an agent's origins) recomputed from the per-input counters.
+//! [`copy_streamed`] concatenates the streamed reports (`violations.csv`, `decisions.csv`) by
+//! copying each kept input's byte range of each report's file, never holding rows in memory.
+//!
+//! The tables of unknown user-agent headers are kept per input as well, and summed in input
+//! order as the audit sums them. Past the exact bound, merging these tables is approximate
+//! ([`UnknownAgents::merge`]): the audit and `merge` then give the same estimates only when
+//! they sum the same per-input tables, which they do for a merge of splits of one run's inputs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::audit::stats::IdMap;
+use crate::audit::unknown::UnknownAgents;
+use crate::ids::{AgentId, OriginId, VersionId};
+use crate::policy::summary::RobotsSummary;
+use crate::report::atomic::AtomicFile;
+use crate::state::{AgentState, InputState, Settings, Share, State};
+
+/// What [`copy_streamed`] needs of a report once its state is summed: where it is, and what each
+/// of its inputs contributed to each streamed report.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The report directory.
+    pub dir: PathBuf,
+    /// By input: rows and bytes per streamed report.
+    pub shares: Vec<BTreeMap<String, Share>>,
+}
+
+/// Where each input of each report went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Kept, at this position of the merged inputs.
+    Kept(usize),
+    /// Dropped: the same content as this merged input.
+    Dropped(usize),
+}
+
+/// The merged state, with where each report's inputs went and the warnings to show.
+#[derive(Debug)]
+pub struct Merged {
+    /// The sum.
+    pub state: State,
+    /// By report: where it is and its inputs' shares of the streamed reports.
+    pub sources: Vec<Source>,
+    /// By report, by input.
+    pub placements: Vec<Vec<Placement>>,
+    /// One line each: inputs held twice.
+    pub warnings: Vec<String>,
+}
+
+/// Sums report states one at a time, in order, so that memory holds the sum and one state, not
+/// every state given. Fails, naming the two report directories, on different settings,
+/// different streamed reports, or different content under one robots version.
+#[derive(Debug, Default)]
+pub struct Merger {
+    /// The first report's directory, settings and streamed reports: every other must agree.
+    first: Option<(PathBuf, Settings, Vec<String>)>,
+    agents: Vec<AgentState>,
+    agent_ids: HashMap<String, AgentId>,
+    origins: Vec<String>,
+    origin_ids: HashMap<String, OriginId>,
+    robots: RobotsSummary,
+    /// (origin, label) -> the merged version and the report that brought it.
+    version_ids: HashMap<(String, String), (VersionId, usize)>,
+    inputs: Vec<InputState>,
+    /// Fingerprint -> the report and merged input that hold it first.
+    seen: HashMap<u128, (usize, usize)>,
+    sources: Vec<Source>,
+    placements: Vec<Vec<Placement>>,
+    warnings: Vec<String>,
+}
+
+impl Merger {
+    /// An empty sum.
+    pub fn new() -> Merger {
+        Merger::default()
+    }
+
+    /// Adds the state of the report in `dir`.
+    pub fn add(&mut self, dir: &Path, state: State) -> Result<(), String> {
+        let r = self.sources.len();
+        let (first_dir, settings, streamed) = self.first.get_or_insert_with(|| {
+            (
+                dir.to_path_buf(),
+                state.settings.clone(),
+                state.streamed.clone(),
+            )
+        });
+        let differences = state.settings.differences(settings);
+        if !differences.is_empty() {
+            return Err(format!(
+                "{} and {} were made with different settings: {}",
+                first_dir.display(),
+                dir.display(),
+                differences.join(", ")
+            ));
+        }
+        if state.streamed != *streamed {
+            return Err(format!(
+                "{} has {} but {} has {}: merge reports made with the same --decisions",
+                first_dir.display(),
+                streamed.join(", "),
+                dir.display(),
+                state.streamed.join(", ")
+            ));
+        }
+        let map = self.map_ids(dir, &state)?;
+        let mut placed = Vec::with_capacity(state.inputs.len());
+        // An audit given the same content twice counted it twice: only inputs of earlier
+        // reports make one a repeat.
+        let mut new_fingerprints = Vec::new();
+        let mut kept = Vec::new();
+        for (i, input) in state.inputs.iter().enumerate() {
+            let fingerprint = input
+                .fingerprint()
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            if let Some(f) = fingerprint
+                && let Some(&(earlier, merged)) = self.seen.get(&f)
+            {
+                self.warnings.push(format!(
+                    "input {} of {} has the same content as input {} of {}: counted once",
+                    input.file.name,
+                    dir.display(),
+                    self.inputs[merged].file.name,
+                    self.sources[earlier].dir.display()
+                ));
+                placed.push(Placement::Dropped(merged));
+                continue;
+            }
+            let at = self.inputs.len() + kept.len();
+            if let Some(f) = fingerprint {
+                new_fingerprints.push((f, at));
+            }
+            placed.push(Placement::Kept(at));
+            kept.push(i);
+        }
+        let shares = state.inputs.iter().map(|i| i.streamed.clone()).collect();
+        let mut inputs: Vec<Option<InputState>> = state.inputs.into_iter().map(Some).collect();
+        for i in kept {
+            let Some(mut input) = inputs.get_mut(i).and_then(Option::take) else {
+                continue;
+            };
+            input.stats = input
+                .stats
+                .remap(&map)
+                .map_err(|e| format!("{}: input {i}: {e}", dir.display()))?;
+            // The samples of the unknown headers name inputs by position: renumbered as the
+            // inputs are.
+            let table = UnknownAgents::from_state(&input.unknown_agents, |i| {
+                placed
+                    .get(i)
+                    .map(|&(Placement::Kept(m) | Placement::Dropped(m))| m)
+                    .ok_or_else(|| format!("{}: input {i} is not in its state", dir.display()))
+            })?;
+            input.unknown_agents = table.to_state();
+            self.inputs.push(input);
+        }
+        for (f, at) in new_fingerprints {
+            self.seen.entry(f).or_insert((r, at));
+        }
+        self.sources.push(Source {
+            dir: dir.to_path_buf(),
+            shares,
+        });
+        self.placements.push(placed);
+        Ok(())
+    }
+
+    /// The merged ids of `state`'s agents, origins and robots versions, the new ones added.
+    fn map_ids(&mut self, dir: &Path, state: &State) -> Result<IdMap, String> {
+        let mut map = IdMap::default();
+        for agent in &state.agents {
+            let agents = &mut self.agents;
+            let id = *self.agent_ids.entry(agent.name.clone()).or_insert_with(|| {
+                agents.push(agent.clone());
+                AgentId::from_index(agents.len() - 1).unwrap_or(AgentId::MAX)
+            });
+            map.agents.push(id);
+        }
+        for origin in &state.origins {
+            let origins = &mut self.origins;
+            let id = *self.origin_ids.entry(origin.clone()).or_insert_with(|| {
+                origins.push(origin.clone());
+                OriginId::from_index(origins.len() - 1).unwrap_or(OriginId::MAX)
+            });
+            map.origins.push(id);
+        }
+        for version in &state.robots.versions {
+            let key = (version.origin.clone(), version.label());
+            let id = match self.version_ids.get(&key) {
+                Some(&(id, from)) => {
+                    if self.robots.version(id).content_differs(version) {
+                        return Err(format!(
+                            "robots.txt of {} version {} differs between {} and {}",
+                            key.0,
+                            key.1,
+                            self.sources[from].dir.display(),
+                            dir.display()
+                        ));
+                    }
+                    id
+                }
+                None => {
+                    self.robots.versions.push(version.clone());
+                    let id = VersionId::from_index(self.robots.versions.len() - 1)
+                        .unwrap_or(VersionId::MAX);
+                    self.version_ids.insert(key, (id, self.sources.len()));
+                    id
+                }
+            };
+            map.versions.push(id);
+        }
+        Ok(map)
+    }
+
+    /// The sum of the states added; an error when none was.
+    pub fn finish(self) -> Result<Merged, String> {
+        let Some((_, settings, streamed)) = self.first else {
+            return Err("nothing to merge".into());
+        };
+        Ok(Merged {
+            state: State {
+                settings,
+                agents: self.agents,
+                origins: self.origins,
+                robots: self.robots,
+                streamed,
+                inputs: self.inputs,
+            },
+            sources: self.sources,
+            placements: self.placements,
+            warnings: self.warnings,
+        })
+    }
+}
+
+/// Reads and sums the states of `dirs` in order, one at a time ([`Merger`]); the first error
+/// names its directory.
+pub fn merge_dirs(dirs: &[PathBuf]) -> Result<Merged, String> {
+    let mut merger = Merger::new();
+    for dir in dirs {
+        merger.add(dir, State::read(dir)?)?;
+    }
+    merger.finish()
+}
+
+/// Writes streamed report `name` into `out` (atomically): the header of the first report's
+/// file, then, report by report in order, the byte range of every kept input. A file whose size
+/// does not match its state (changed after the audit) is an error naming it.
+pub fn copy_streamed(
+    out: &Path,
+    name: &str,
+    sources: &[Source],
+    placements: &[Vec<Placement>],
+) -> Result<(), String> {
+    let mut header: Option<Vec<u8>> = None;
+    let mut target = AtomicFile::create(out, name)
+        .map_err(|e| format!("cannot write {} into {}: {e}", name, out.display()))?;
+    {
+        let mut writer = BufWriter::with_capacity(1 << 20, &mut target);
+        for (report, placed) in sources.iter().zip(placements) {
+            let path = report.dir.join(name);
+            let fail = |e: io::Error| format!("{}: {e}", path.display());
+            let file = File::open(&path).map_err(fail)?;
+            let size = file.metadata().map_err(fail)?.len();
+            let mut reader = BufReader::with_capacity(1 << 20, file);
+            let mut first_line = Vec::new();
+            io::BufRead::read_until(&mut reader, b'\n', &mut first_line).map_err(fail)?;
+            let rows: u64 = report
+                .shares
+                .iter()
+                .map(|shares| shares.get(name).map_or(0, |s| s.bytes))
+                .sum();
+            if first_line.len() as u64 + rows != size {
+                return Err(format!(
+                    "{} is not the file its state.json describes (changed after the audit?)",
+                    path.display()
+                ));
+            }
+            match &header {
+                None => {
+                    writer.write_all(&first_line).map_err(fail)?;
+                    header = Some(first_line);
+                }
+                Some(h) if *h != first_line => {
+                    return Err(format!(
+                        "{} has another header than the first report's",
+                        path.display()
+                    ));
+                }
+                Some(_) => {}
+            }
+            for (shares, placement) in report.shares.iter().zip(placed) {
+                let bytes = shares.get(name).map_or(0, |s| s.bytes);
+                match placement {
+                    Placement::Kept(_) => {
+                        let copied =
+                            io::copy(&mut (&mut reader).take(bytes), &mut writer).map_err(fail)?;
+                        if copied != bytes {
+                            return Err(format!("{} ends early", path.display()));
+                        }
+                    }
+                    Placement::Dropped(_) => {
+                        let skip = i64::try_from(bytes)
+                            .map_err(|_| format!("{} is too large", path.display()))?;
+                        reader.seek_relative(skip).map_err(fail)?;
+                    }
+                }
+            }
+        }
+        writer
+            .flush()
+            .map_err(|e| format!("cannot write {}: {e}", name))?;
+    }
+    target
+        .commit()
+        .map_err(|e| format!("cannot write {} into {}: {e}", name, out.display()))
+}
