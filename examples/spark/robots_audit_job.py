@@ -484,10 +484,8 @@ def ship_sources(sc, hadoop, audit_options, staging):
     return sources, dns_cache_member
 
 
-def run_job(sc, argv):
-    binary, out, audit_options, logs = parse_args(argv)
-    if not os.path.isfile(binary):
-        raise UsageError(f"--binary {binary} is not a file")
+def run_job(sc, binary, out, audit_options, logs):
+    """Lists, spreads, audits and merges; returns the exit code."""
     hadoop = HadoopFs(sc)
     inputs = list_inputs(logs, hadoop)
     tasks = max(1, min(sc.defaultParallelism, len(inputs)))
@@ -553,15 +551,19 @@ def main(argv):
     if any(a in ("-h", "--help") for a in argv):
         print(__doc__)
         return EXIT_OK
-    from pyspark import SparkConf, SparkContext  # noqa: PLC0415 (not needed for --help)
+    try:
+        binary, out, audit_options, logs = parse_args(argv)
+        if not os.path.isfile(binary):
+            raise UsageError(f"--binary {binary} is not a file")
+    except UsageError as error:
+        sys.stderr.write(f"robots-audit job: {error}\n{USAGE}\n")
+        return EXIT_USAGE
+    from pyspark import SparkConf, SparkContext  # noqa: PLC0415 (not needed for usage errors)
 
     sc = SparkContext(conf=SparkConf().setAppName("robots-audit"))
     sc.setLogLevel("WARN")
     try:
-        return run_job(sc, argv)
-    except UsageError as error:
-        sys.stderr.write(f"robots-audit job: {error}\n{USAGE}\n")
-        return EXIT_USAGE
+        return run_job(sc, binary, out, audit_options, logs)
     except FatalError as error:
         sys.stderr.write(f"robots-audit job: {error}\n")
         return EXIT_FATAL
