@@ -190,6 +190,7 @@ class HadoopFs:
 
     def __init__(self, sc):
         self.jvm = sc._jvm
+        self.gateway = sc._gateway
         self.conf = sc._jsc.hadoopConfiguration()
 
     def _fs(self, uri):
@@ -210,9 +211,34 @@ class HadoopFs:
         return [(join(uri, s.getPath().getName()), s.getLen()) for s in files]
 
     def copy_to_local(self, uri, local):
-        """Copies a file or directory `uri` to the local path `local`."""
-        path, fs = self._fs(uri)
-        fs.copyToLocalFile(False, path, self.jvm.org.apache.hadoop.fs.Path("file://" + local), True)
+        """Copies a file or directory `uri` to the local path `local`, a stream per file. Not
+        FileSystem.copyToLocalFile: it rebuilds each child's path from its name, which Hadoop
+        refuses when the name holds a colon, as dated robots versions' names do."""
+        path = self.jvm.org.apache.hadoop.fs.Path(uri)
+        # A file system of its own: checksum files (.NAME.crc) are skipped, as their names
+        # would hold the colon too, without changing the instance Spark shares.
+        fs = self.jvm.org.apache.hadoop.fs.FileSystem.newInstance(path.toUri(), self.conf)
+        try:
+            fs.setVerifyChecksum(False)
+            self._copy(fs, fs.getFileStatus(path), local)
+        finally:
+            fs.close()
+
+    def _copy(self, fs, status, local):
+        if status.isDirectory():
+            os.makedirs(local, exist_ok=True)
+            for child in fs.listStatus(status.getPath()):
+                self._copy(fs, child, os.path.join(local, child.getPath().getName()))
+            return
+        options = self.gateway.new_array(self.jvm.java.nio.file.CopyOption, 0)
+        stream = fs.open(status.getPath())
+        try:
+            target = self.jvm.java.nio.file.Paths.get(
+                local, self.gateway.new_array(self.jvm.java.lang.String, 0)
+            )
+            self.jvm.java.nio.file.Files.copy(stream, target, options)
+        finally:
+            stream.close()
 
 
 def join(directory, name):
@@ -254,20 +280,13 @@ def list_inputs(logs, hadoop):
     """Every input file in the order one audit would read them."""
     inputs = []
     for arg in logs:
-        if is_uri(arg) and local_path_of_uri(arg) is None:
+        if is_uri(arg):
             listed = hadoop.list(arg)
             if listed is None:
                 raise FatalError(f"{arg} does not exist")
             if not listed:
                 raise FatalError(f"log directory {arg} holds no file to read")
             entries = [(name, name, size) for name, size in listed]
-        elif is_uri(arg):
-            # file:///path: read in place on each executor, named by the URI.
-            local = local_path_of_uri(arg)
-            entries = [
-                (join(arg, name[len(local) :].lstrip("/")) if name != local else arg, path, size)
-                for name, path, size in list_local(local)
-            ]
         else:
             entries = list_local(arg)
         for name, location, size in entries:
@@ -333,9 +352,12 @@ def depth_needed(names):
 
 
 def fetch_remote(uri, local):
-    """Copies a remote input to local disk on an executor (executors have no JVM gateway):
-    with fsspec when the executors' Python has it (s3fs, gcsfs, ...), else with the Hadoop
-    command-line client when it is on the PATH (YARN nodes)."""
+    """Copies a remote input to local disk on an executor (executors have no JVM gateway): a
+    file: URI directly, others with fsspec when the executors' Python has it (s3fs, gcsfs, ...),
+    else with the Hadoop command-line client when it is on the PATH (YARN nodes)."""
+    if local_path_of_uri(uri) is not None:
+        shutil.copyfile(local_path_of_uri(uri), local)
+        return
     try:
         import fsspec  # noqa: PLC0415 (optional: only for remote inputs)
 
@@ -449,12 +471,12 @@ def ship_sources(sc, hadoop, audit_options, staging):
         """A local copy (or the local path itself) of a source, and its archive member."""
         number = next(counter)
         base = os.path.basename(path.rstrip("/")) or "root"
-        if is_uri(path) and local_path_of_uri(path) is None:
+        if is_uri(path):
             local = os.path.join(staging, "remote", str(number), base)
             os.makedirs(os.path.dirname(local))
             hadoop.copy_to_local(path, local)
         else:
-            local = local_path_of_uri(path) or path
+            local = path
         return local, f"{number}/{base}"
 
     with tarfile.open(archive_path, "w", dereference=True) as archive:
