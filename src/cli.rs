@@ -26,6 +26,9 @@ pub enum Command {
     /// `robots-audit explain`.
     #[command(about = cmd::explain::ABOUT)]
     Explain(cmd::explain::ExplainArgs),
+    /// `robots-audit merge`.
+    #[command(about = cmd::merge::ABOUT)]
+    Merge(cmd::merge::MergeArgs),
     /// `robots-audit synth`.
     #[command(about = cmd::synth::ABOUT)]
     Synth(cmd::synth::SynthArgs),

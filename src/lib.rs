@@ -18,9 +18,11 @@ pub mod duration;
 pub mod error;
 pub mod history;
 pub mod ids;
+pub mod merge;
 pub mod origin;
 pub mod policy;
 pub mod report;
+pub mod state;
 
 pub use robots_audit_bots as bots;
 pub use robots_audit_engine as engine;

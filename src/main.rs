@@ -23,6 +23,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => cmd::audit::run(args),
         Command::Check(args) => cmd::check::run(args),
         Command::Explain(args) => cmd::explain::run(args),
+        Command::Merge(args) => cmd::merge::run(args),
         Command::Synth(args) => cmd::synth::run(args),
         Command::Bots(args) => cmd::bots::run(args),
         Command::Fetch(args) => cmd::fetch::run(args),

@@ -21,7 +21,7 @@ use super::judge::{Judge, Judgement, SelectionCache, match_path};
 use super::recent::RecentKeys;
 use super::schedule::{BlockHandler, LineBlock};
 use super::sink::{Sink, Verdict};
-use super::stats::Stats;
+use super::stats::{PerInput, Stats};
 use super::unknown::{EXACT_LIMIT, UnknownAgents};
 use super::{Input, Sample};
 use crate::ids::{AgentId, OriginId, VersionId};
@@ -437,8 +437,8 @@ fn keep_sample(samples: &mut Vec<Sample>, sample: Sample) {
 pub struct BlockAuditor<'c, S> {
     /// The auditor.
     pub auditor: Auditor<'c>,
-    /// The counters (a sink themselves), then the output's sink.
-    pub sink: (Stats, S),
+    /// The counters per input (a sink themselves), then the output's sink.
+    pub sink: (PerInput<Stats>, S),
     /// Kept from block to block with its memory.
     scratch: Scratch,
 }
@@ -448,7 +448,7 @@ impl<'c, S: Sink> BlockAuditor<'c, S> {
     pub fn new(context: &'c AuditContext<'c>, sink: S) -> BlockAuditor<'c, S> {
         BlockAuditor {
             auditor: Auditor::new(context),
-            sink: (Stats::default(), sink),
+            sink: (PerInput::default(), sink),
             scratch: Scratch::default(),
         }
     }

@@ -62,6 +62,7 @@ fn policy() -> PolicySet {
             robots: Some(Robots::parse(body)),
             source: "a.txt".into(),
             bytes: body.len() as u64,
+            sha256: None,
         })
         .unwrap();
     policy
@@ -72,6 +73,7 @@ fn policy() -> PolicySet {
             robots: None,
             source: "manifest".into(),
             bytes: 0,
+            sha256: None,
         })
         .unwrap();
     policy

@@ -37,7 +37,7 @@ pub fn hour_start(hour: Hour) -> Option<Timestamp> {
 }
 
 /// One agent's counters in one hour.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HourCounts {
     /// Every request, robots fetches included.
     pub requests: u64,
@@ -176,6 +176,24 @@ impl Hourly {
     /// Whether nothing was counted.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
+    }
+}
+
+/// Serialised as the list of [`Hourly::rows`].
+impl serde::Serialize for Hourly {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&self.rows(), serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Hourly {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Hourly, D::Error> {
+        let rows: Vec<(Hour, AgentId, HourCounts)> = serde::Deserialize::deserialize(deserializer)?;
+        let mut hourly = Hourly::default();
+        for (hour, agent, counts) in rows {
+            hourly.counts(hour, agent).merge(&counts);
+        }
+        Ok(hourly)
     }
 }
 

@@ -296,6 +296,7 @@ mod tests {
                         robots: Some(Robots::parse(body.as_bytes())),
                         source: "test".into(),
                         bytes: body.len() as u64,
+                        sha256: None,
                     })
                     .unwrap()
             })

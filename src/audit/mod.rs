@@ -40,6 +40,7 @@ use crate::error::Error;
 use crate::ids::{AgentId, OriginId};
 use crate::origin::Origin;
 use crate::policy::PolicySet;
+use crate::policy::summary::RobotsSummary;
 
 /// How to audit: the options of `robots-audit audit` that act on each request.
 #[derive(Debug, Clone)]
@@ -164,6 +165,10 @@ pub struct FileReport {
     pub last_time: Option<Timestamp>,
     /// Why reading stopped early, if it did.
     pub error: Option<String>,
+    /// The content fingerprint of the bytes read (XXH3-128; see `LogReader::fingerprint`);
+    /// `None` when no byte was read. Not shown in `inputs.csv`: `merge` counts an input held
+    /// by two reports once by it.
+    pub fingerprint: Option<u128>,
     /// The first skipped lines.
     pub samples: Vec<Sample>,
 }
@@ -201,17 +206,43 @@ pub struct AuditResult {
     pub agents: Vec<AgentInfo>,
     /// The origins seen, indexed by [`OriginId`]; the empty string for lines without one.
     pub origins: Vec<String>,
-    /// The counters.
+    /// The counters: the sum of `input_stats`.
     pub stats: Stats,
+    /// The counters of each input, in argument order (what `state.json` keeps).
+    pub input_stats: Vec<Stats>,
     /// One per input, in argument order.
     pub files: Vec<FileReport>,
-    /// The robots versions.
-    pub policy: PolicySet,
+    /// What the reports show of the robots versions, indexed by [`VersionId`](crate::ids::VersionId).
+    pub robots: RobotsSummary,
     /// Requests of the user-agent headers that were not identified as bots.
     pub unknown_agents: UnknownAgents,
 }
 
 impl AuditResult {
+    /// A result from its parts; the counters are the sum of `input_stats`.
+    pub fn new(
+        agents: Vec<AgentInfo>,
+        origins: Vec<String>,
+        input_stats: Vec<Stats>,
+        files: Vec<FileReport>,
+        robots: RobotsSummary,
+        unknown_agents: UnknownAgents,
+    ) -> AuditResult {
+        let mut stats = Stats::default();
+        for counters in &input_stats {
+            stats.merge(counters.clone());
+        }
+        AuditResult {
+            agents,
+            origins,
+            stats,
+            input_stats,
+            files,
+            robots,
+            unknown_agents,
+        }
+    }
+
     /// An agent's name.
     pub fn agent_name(&self, agent: AgentId) -> &str {
         self.agents
@@ -257,14 +288,12 @@ impl AuditResult {
                 hostless += count;
                 continue;
             }
-            let versions = Origin::parse(name)
-                .map(|o| self.policy.versions_of(&o))
-                .unwrap_or_default();
-            match versions.first() {
+            let first = Origin::parse(name)
+                .ok()
+                .and_then(|o| self.robots.first_version_of(&o));
+            match first {
                 None => unnamed.push((name, count)),
-                Some(&first) => {
-                    not_yet.push((name, count, self.policy.version(first).valid_from));
-                }
+                Some(first) => not_yet.push((name, count, first.valid_from)),
             }
         }
         unnamed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
@@ -286,8 +315,8 @@ impl AuditResult {
             };
             let mut cause = format!("no robots source names {which} (most requested: {first})");
             let mut named: Vec<&str> = self
-                .policy
-                .versions()
+                .robots
+                .versions
                 .iter()
                 .map(|v| v.origin.as_str())
                 .collect();
@@ -411,12 +440,15 @@ pub fn run<O: Output>(
             Error::Fatal(e)
         }
     })?;
-    let mut stats = Stats::default();
+    let mut input_stats: Vec<Stats> = Vec::new();
+    input_stats.resize_with(inputs.len(), Stats::default);
     let mut unknown_agents = UnknownAgents::new(config.unknown_agents_limit);
     for mut handler in handlers {
         unknown_agents.merge(handler.auditor.take_unknown_agents());
         let (counters, _) = handler.sink;
-        stats.merge(counters);
+        for (total, counters) in input_stats.iter_mut().zip(counters.by_input) {
+            total.merge(counters);
+        }
         for (report, counts) in files.iter_mut().zip(handler.auditor.into_file_counts()) {
             report.merge(counts);
         }
@@ -435,12 +467,13 @@ pub fn run<O: Output>(
             first.unwrap_or_default()
         )));
     }
-    Ok(AuditResult {
-        agents: identifier.into_agents(),
+    let robots = RobotsSummary::of(&policy);
+    Ok(AuditResult::new(
+        identifier.into_agents(),
         origins,
-        stats,
+        input_stats,
         files,
-        policy,
+        robots,
         unknown_agents,
-    })
+    ))
 }

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ahash::AHashMap;
 use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
 
 use robots_audit_bots::Verification;
 use robots_audit_engine::RuleId;
@@ -67,7 +68,7 @@ pub fn is_served(status: u16) -> bool {
 }
 
 /// Counters of one agent on one origin.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     /// Every request, robots fetches included.
     pub requests: u64,
@@ -171,7 +172,7 @@ impl Counts {
 }
 
 /// A rule of a version, or the version's fetch status when that decided (`status 503`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct RuleKey {
     /// The version.
     pub version: VersionId,
@@ -180,7 +181,7 @@ pub struct RuleKey {
 }
 
 /// How often one rule decided, and for whom.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuleCounts {
     /// Requests this rule decided (allowed or disallowed).
     pub decided: u64,
@@ -199,12 +200,19 @@ impl RuleCounts {
     }
 }
 
-/// All counters of a run (or of one thread's share of it).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// All counters of a run (or of one thread's share of it, or of one input).
+///
+/// `state.json` keeps one per input (serialised with serde, maps as lists of entries sorted by
+/// key), and `merge` renumbers their ids with [`Stats::remap`]. A new counter is carried by
+/// both once it is a field here with serde derives, a line in [`Stats::merge`] and one in
+/// [`Stats::remap`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
     /// Per agent and origin.
+    #[serde(with = "entries")]
     pub pairs: AHashMap<(AgentId, OriginId), Counts>,
     /// Per deciding rule.
+    #[serde(with = "entries")]
     pub rules: AHashMap<RuleKey, RuleCounts>,
     /// Per UTC hour and agent (`hourly.csv`).
     pub hourly: Hourly,
@@ -233,6 +241,107 @@ impl Stats {
             self.rules.entry(key).or_default().merge(&counts);
         }
         self.hourly.merge(&other.hourly);
+    }
+}
+
+/// How the ids of one run map to those of another (`merge`): by position, the new id of each
+/// agent, origin and robots version of the run the counters come from.
+#[derive(Debug, Clone, Default)]
+pub struct IdMap {
+    /// New id of each agent.
+    pub agents: Vec<AgentId>,
+    /// New id of each origin.
+    pub origins: Vec<OriginId>,
+    /// New id of each robots version.
+    pub versions: Vec<VersionId>,
+}
+
+impl IdMap {
+    /// The new id of `agent`; an error names an id outside the table (a corrupt state).
+    pub fn agent(&self, agent: AgentId) -> Result<AgentId, String> {
+        self.agents
+            .get(agent.index())
+            .copied()
+            .ok_or_else(|| format!("agent {agent} is not in the state's agents"))
+    }
+
+    /// The new id of `origin`.
+    pub fn origin(&self, origin: OriginId) -> Result<OriginId, String> {
+        self.origins
+            .get(origin.index())
+            .copied()
+            .ok_or_else(|| format!("origin {origin} is not in the state's origins"))
+    }
+
+    /// The new id of `version`.
+    pub fn version(&self, version: VersionId) -> Result<VersionId, String> {
+        self.versions
+            .get(version.index())
+            .copied()
+            .ok_or_else(|| format!("robots version {version} is not in the state's versions"))
+    }
+}
+
+impl Stats {
+    /// The same counters under the ids of `map`. Distinct ids stay distinct when `map` is
+    /// one-to-one, which `merge` guarantees (ids are mapped by name).
+    pub fn remap(&self, map: &IdMap) -> Result<Stats, String> {
+        let mut out = Stats::default();
+        for (&(agent, origin), counts) in &self.pairs {
+            out.pairs
+                .entry((map.agent(agent)?, map.origin(origin)?))
+                .or_default()
+                .merge(counts);
+        }
+        for (key, counts) in &self.rules {
+            let key = RuleKey {
+                version: map.version(key.version)?,
+                rule: key.rule,
+            };
+            let agents = counts
+                .agents
+                .iter()
+                .map(|&a| map.agent(a))
+                .collect::<Result<_, _>>()?;
+            out.rules.entry(key).or_default().merge(&RuleCounts {
+                decided: counts.decided,
+                violations: counts.violations,
+                agents,
+            });
+        }
+        for (hour, agent, counts) in self.hourly.rows() {
+            out.hourly.counts(hour, map.agent(agent)?).merge(&counts);
+        }
+        Ok(out)
+    }
+}
+
+/// Serde for hash maps as lists of `[key, value]` sorted by key: JSON keys are strings, and
+/// the order makes `state.json` the same for the same counters.
+mod entries {
+    use std::hash::Hash;
+
+    use ahash::AHashMap;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<K, V, S>(map: &AHashMap<K, V>, serializer: S) -> Result<S::Ok, S::Error>
+    where
+        K: Serialize + Ord,
+        V: Serialize,
+        S: Serializer,
+    {
+        let mut entries: Vec<(&K, &V)> = map.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        entries.serialize(serializer)
+    }
+
+    pub fn deserialize<'de, K, V, D>(deserializer: D) -> Result<AHashMap<K, V>, D::Error>
+    where
+        K: Deserialize<'de> + Eq + Hash,
+        V: Deserialize<'de>,
+        D: Deserializer<'de>,
+    {
+        Vec::<(K, V)>::deserialize(deserializer).map(|entries| entries.into_iter().collect())
     }
 }
 
@@ -289,6 +398,36 @@ impl Sink for Stats {
             verdict.agent,
             judgement.outcome == Outcome::Disallowed,
         );
+    }
+}
+
+/// Counters kept per input: a sink that hands each verdict to the counters of its input, so a
+/// run ends with one `S` per input (what `state.json` keeps, so that `merge` can count an input
+/// held by two reports once). Blocks of one input arrive in a run, so this costs one bounds
+/// check per verdict and allocates only when an input is first seen.
+#[derive(Debug, Clone, Default)]
+pub struct PerInput<S> {
+    /// By input position; inputs this thread never saw keep an empty `S`.
+    pub by_input: Vec<S>,
+}
+
+impl<S: Default> PerInput<S> {
+    /// The counters of input `input`, created on first use.
+    pub fn input(&mut self, input: usize) -> &mut S {
+        if self.by_input.len() <= input {
+            self.by_input.resize_with(input + 1, S::default);
+        }
+        &mut self.by_input[input]
+    }
+}
+
+impl<S: Sink + Default> Sink for PerInput<S> {
+    #[inline]
+    fn verdict(&mut self, verdict: &Verdict<'_>) {
+        match self.by_input.get_mut(verdict.input) {
+            Some(counters) => counters.verdict(verdict),
+            None => self.input(verdict.input).verdict(verdict),
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 
 use ahash::AHashMap;
 use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
 
 /// How many distinct headers a run counts exactly.
 pub const EXACT_LIMIT: usize = 100_000;
@@ -76,6 +77,94 @@ impl HeaderCounts {
             }
         }
     }
+}
+
+/// Bytes as `state.json` keeps them: the text when they are UTF-8, else hex.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StateBytes {
+    /// Valid UTF-8.
+    Text(String),
+    /// Anything else, in lower-case hex.
+    Hex {
+        /// The bytes in hex.
+        hex: String,
+    },
+}
+
+impl StateBytes {
+    /// `bytes` as kept.
+    pub fn of(bytes: &[u8]) -> StateBytes {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => StateBytes::Text(text.to_owned()),
+            Err(_) => StateBytes::Hex {
+                hex: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            },
+        }
+    }
+
+    /// The bytes back; an error for hex that is not hex.
+    pub fn bytes(&self) -> Result<Vec<u8>, String> {
+        match self {
+            StateBytes::Text(text) => Ok(text.as_bytes().to_vec()),
+            StateBytes::Hex { hex } => {
+                let digits = hex.as_bytes();
+                if digits.len() % 2 != 0 {
+                    return Err(format!("{hex:?} is not hex"));
+                }
+                digits
+                    .chunks(2)
+                    .map(|pair| {
+                        std::str::from_utf8(pair)
+                            .ok()
+                            .and_then(|p| u8::from_str_radix(p, 16).ok())
+                            .ok_or_else(|| format!("{hex:?} is not hex"))
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// Where a header was first seen, as `state.json` keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleState {
+    /// The input's position among the report's inputs.
+    pub input: usize,
+    /// The line number.
+    pub line: u64,
+    /// The path.
+    pub path: StateBytes,
+}
+
+/// One header's counts, as `state.json` keeps them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeaderState {
+    /// The header.
+    pub header: StateBytes,
+    /// Requests.
+    pub requests: u64,
+    /// The most `requests` may be too high.
+    pub error: u64,
+    /// Earliest request time.
+    pub first_seen: Option<Timestamp>,
+    /// Latest request time.
+    pub last_seen: Option<Timestamp>,
+    /// Earliest request in input order.
+    pub sample: Option<SampleState>,
+}
+
+/// An [`UnknownAgents`] table as `state.json` keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnknownAgentsState {
+    /// The limit of exact counting.
+    pub limit: usize,
+    /// The most requests a header missing from the table may have had.
+    pub floor: u64,
+    /// Whether the counts are estimates.
+    pub approximate: bool,
+    /// Every header held, sorted by its bytes.
+    pub headers: Vec<HeaderState>,
 }
 
 /// Counts per distinct user-agent header (decoded bytes) of the requests that are not bots.
@@ -281,6 +370,72 @@ impl UnknownAgents {
                     .map(|c| (header, c))
             })
             .collect()
+    }
+
+    /// The table as `state.json` keeps it: every header, sorted by its bytes.
+    pub fn to_state(&self) -> UnknownAgentsState {
+        let mut headers: Vec<HeaderState> = self
+            .slots
+            .iter()
+            .filter_map(|(header, &index)| {
+                let counts = self.counts.get(index as usize)?;
+                Some(HeaderState {
+                    header: StateBytes::of(header),
+                    requests: counts.requests,
+                    error: counts.error,
+                    first_seen: counts.first_seen,
+                    last_seen: counts.last_seen,
+                    sample: counts.sample.as_ref().map(|s| SampleState {
+                        input: s.input,
+                        line: s.line,
+                        path: StateBytes::of(&s.path),
+                    }),
+                })
+            })
+            .collect();
+        headers.sort_by(|a, b| a.header.bytes().cmp(&b.header.bytes()));
+        UnknownAgentsState {
+            limit: self.limit,
+            floor: self.floor,
+            approximate: self.approximate,
+            headers,
+        }
+    }
+
+    /// The table `state` describes, its samples' inputs renumbered by `input` (`merge`).
+    pub fn from_state(
+        state: &UnknownAgentsState,
+        input: impl Fn(usize) -> Result<usize, String>,
+    ) -> Result<UnknownAgents, String> {
+        let mut table = UnknownAgents::new(state.limit);
+        table.floor = state.floor;
+        table.approximate = state.approximate;
+        for h in &state.headers {
+            let sample = match &h.sample {
+                Some(s) => Some(FirstRequest {
+                    input: input(s.input)?,
+                    line: s.line,
+                    path: s.path.bytes()?.into_boxed_slice(),
+                }),
+                None => None,
+            };
+            let index = u32::try_from(table.counts.len()).unwrap_or(u32::MAX);
+            table.counts.push(HeaderCounts {
+                requests: h.requests,
+                error: h.error,
+                first_seen: h.first_seen,
+                last_seen: h.last_seen,
+                sample,
+            });
+            if table
+                .slots
+                .insert(h.header.bytes()?.into_boxed_slice(), index)
+                .is_some()
+            {
+                return Err("a user-agent header is listed twice in unknown_agents".into());
+            }
+        }
+        Ok(table)
     }
 
     /// The `n` headers with the most requests, ties broken by header bytes (ascending), with

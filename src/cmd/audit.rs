@@ -21,6 +21,9 @@ use robots_audit::policy::source::{LoadOptions, load};
 use robots_audit::report::Reports;
 use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::summary;
+use robots_audit::policy::summary::hex;
+use robots_audit::state::Settings;
+use sha2::{Digest, Sha256};
 
 use super::{duration_flag, load_catalog, one_of, parse_duration, usage};
 
@@ -223,6 +226,74 @@ impl JudgeArgs {
     }
 }
 
+impl JudgeArgs {
+    /// The settings that shaped the verdicts, as `state.json` records them: `merge` refuses
+    /// reports whose settings differ. The catalog and range lists count by their content.
+    pub(super) fn settings(
+        &self,
+        catalog: &Catalog,
+        config: &AuditConfig,
+    ) -> Result<Settings, Error> {
+        let mut hasher = Sha256::new();
+        let bots = serde_json::to_vec(catalog.bots())
+            .map_err(|e| Error::Fatal(format!("cannot describe the catalog: {e}")))?;
+        hasher.update(&bots);
+        for file in &self.bots {
+            hash_path(&mut hasher, file)?;
+        }
+        let mut verify = Vec::new();
+        for arg in &self.verify {
+            if arg == DNS {
+                verify.push(DNS.to_owned());
+                continue;
+            }
+            let file = RangeFile::parse(arg);
+            let mut hasher = Sha256::new();
+            hash_path(&mut hasher, &file.path)?;
+            let digest = hex(hasher.finalize());
+            verify.push(match file.key {
+                Some(key) => format!("{key}={digest}"),
+                None => digest,
+            });
+        }
+        Ok(Settings {
+            grace_seconds: config.grace.as_secs(),
+            strict: config.strict,
+            all_agents: config.all_agents,
+            catalog_sha256: hex(hasher.finalize()),
+            verify,
+            origin: config.origin.as_ref().map(ToString::to_string),
+            user_agent: self.user_agent.clone(),
+            format: self.format.clone(),
+            fields: self.fields.clone(),
+            trust_forwarded: self.trust_forwarded,
+            unknown_agents_limit: config.unknown_agents_limit,
+        })
+    }
+}
+
+/// Feeds the bytes of `path` into `hasher`: a file's, or a directory's files' (with their
+/// names relative to it) in name order, recursively.
+fn hash_path(hasher: &mut Sha256, path: &std::path::Path) -> Result<(), Error> {
+    let fail = |e: std::io::Error| Error::Fatal(format!("cannot read {}: {e}", path.display()));
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = fs::read_dir(path)
+            .and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect())
+            .map_err(fail)?;
+        entries.sort();
+        for entry in entries {
+            if let Some(name) = entry.file_name() {
+                hasher.update(name.as_encoded_bytes());
+                hasher.update([0]);
+            }
+            hash_path(hasher, &entry)?;
+        }
+        return Ok(());
+    }
+    hasher.update(fs::read(path).map_err(fail)?);
+    Ok(())
+}
+
 impl AuditArgs {
     /// The library configuration these arguments describe, checked: every wrong value is a
     /// usage error.
@@ -318,6 +389,7 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         },
     )
     .map_err(|e| Error::Fatal(e.0))?;
+    let settings = args.judging.settings(&catalog, &config)?;
     let inputs = expand_inputs(&args.logs)?;
     if inputs.is_empty() {
         return Err(Error::Fatal(
@@ -341,7 +413,7 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
             .map_err(|e| Error::Fatal(e.to_string()))?;
     }
     reports
-        .commit(&result)
+        .commit(&result, settings)
         .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;
     if !args.quiet {
         eprint!("{}", summary::render(&result, &out.display().to_string()));

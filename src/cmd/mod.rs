@@ -9,6 +9,7 @@ pub mod check;
 pub mod explain;
 pub mod fetch;
 pub mod import;
+pub mod merge;
 pub mod synth;
 
 use std::path::PathBuf;

@@ -6,6 +6,7 @@
 //! manifest CSV that also records fetch failures.
 
 pub mod source;
+pub mod summary;
 
 use std::collections::HashMap;
 
@@ -73,6 +74,9 @@ pub struct Version {
     pub source: String,
     /// Size of the file in bytes (before the 500 KiB cut).
     pub bytes: u64,
+    /// SHA-256 of the file's bytes as loaded (`None` without a body): the version's content,
+    /// by which `merge` refuses two reports that hold different files under one version.
+    pub sha256: Option<[u8; 32]>,
 }
 
 impl Version {
@@ -239,6 +243,7 @@ mod tests {
             robots: None,
             source: "test".into(),
             bytes: 0,
+            sha256: None,
         }
     }
 

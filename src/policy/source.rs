@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 use robots_audit_engine::{GOOGLEBOT_MAX_BYTES, ParseOptions, Robots};
+use sha2::{Digest, Sha256};
 
 use super::{FetchStatus, PolicySet, Version};
 use crate::origin::{Origin, normalize_host};
@@ -177,6 +178,7 @@ fn add(
         robots,
         source: source.display().to_string(),
         bytes: body.map_or(0, |b| b.len() as u64),
+        sha256: body.map(|b| Sha256::digest(b).into()),
     })
     .map_err(SourceError)?;
     Ok(())

@@ -4,11 +4,17 @@
 //! `violations.csv` and `decisions.csv` get a row per request, so they are written while the
 //! audit runs: each worker thread formats the rows of its block into its own [`RowWriter`] and
 //! hands them to the [`StreamedReport`] when the block is done, which puts them in input order.
-//! The other reports are written from the [`AuditResult`] at the end ([`Reports::commit`]).
+//! The other reports, and `state.json`, are written at the end ([`Reports::commit`]): the run's
+//! [`AuditResult`] becomes a [`State`], and the reports render from that state ([`render`]), as
+//! `merge` renders from the state it sums, so that both write the same bytes for the same
+//! inputs. Each streamed report counts the rows and bytes every input contributed to it (the
+//! state keeps them, and `merge` copies byte ranges by them).
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::atomic::AtomicFile;
 use super::stream::StreamedReport;
 use super::{
     RowWriter, agent_origins, agents, decisions, hourly, html, inputs, owned, robots, rules,
@@ -17,13 +23,63 @@ use super::{
 use crate::audit::AuditResult;
 use crate::audit::sink::{Output, Sink, Verdict};
 use crate::audit::stats::Outcome;
+use crate::state::{self, Settings, Share, State};
+
+/// The file name of `violations.csv`.
+pub const VIOLATIONS: &str = "violations.csv";
+/// The file name of `decisions.csv`.
+pub const DECISIONS: &str = "decisions.csv";
+
+/// A streamed report with what each input contributed to it.
+#[derive(Debug)]
+struct Streamed {
+    report: StreamedReport,
+    /// By input: rows and bytes handed in.
+    shares: Vec<(AtomicU64, AtomicU64)>,
+}
+
+impl Streamed {
+    fn create(dir: &Path, name: &str, header: &str, inputs: usize) -> io::Result<Streamed> {
+        Ok(Streamed {
+            report: StreamedReport::create(dir, name, header, inputs)?,
+            shares: (0..inputs)
+                .map(|_| (AtomicU64::new(0), AtomicU64::new(0)))
+                .collect(),
+        })
+    }
+
+    /// Hands in the `count` rows of block `seq` of input `input`.
+    fn submit(&self, input: usize, seq: u64, rows: &mut Vec<u8>, count: u64) -> io::Result<()> {
+        if let Some((r, b)) = self.shares.get(input) {
+            r.fetch_add(count, Ordering::Relaxed);
+            b.fetch_add(rows.len() as u64, Ordering::Relaxed);
+        }
+        self.report.submit(input, seq, rows)
+    }
+
+    fn end(&self, input: usize, blocks: u64) -> io::Result<()> {
+        self.report.end(input, blocks)
+    }
+
+    fn commit(self) -> io::Result<Vec<Share>> {
+        self.report.commit()?;
+        Ok(self
+            .shares
+            .into_iter()
+            .map(|(rows, bytes)| Share {
+                rows: rows.into_inner(),
+                bytes: bytes.into_inner(),
+            })
+            .collect())
+    }
+}
 
 /// Every report of a run in `--out`, the streamed ones started.
 #[derive(Debug)]
 pub struct Reports {
     dir: PathBuf,
-    violations: StreamedReport,
-    decisions: Option<StreamedReport>,
+    violations: Streamed,
+    decisions: Option<Streamed>,
     html: bool,
 }
 
@@ -32,11 +88,11 @@ impl Reports {
     /// `decisions`: also `decisions.csv`. Nothing stands under a final name before
     /// [`Reports::commit`].
     pub fn create(dir: &Path, inputs: usize, decisions: bool) -> io::Result<Reports> {
-        let violations = StreamedReport::create(dir, "violations.csv", violations::HEADER, inputs)?;
+        let violations = Streamed::create(dir, VIOLATIONS, violations::HEADER, inputs)?;
         let decisions = if decisions {
-            Some(StreamedReport::create(
+            Some(Streamed::create(
                 dir,
-                "decisions.csv",
+                DECISIONS,
                 decisions::HEADER,
                 inputs,
             )?)
@@ -57,41 +113,57 @@ impl Reports {
         self
     }
 
-    /// Writes the reports of `result`, gives every report its final name, then removes the
-    /// tool's reports this run did not write (the run owns `--out`: see [`super::owned`]).
-    pub fn commit(self, result: &AuditResult) -> io::Result<()> {
-        let dir = &self.dir;
-        let mut written = vec![
-            "agents.csv",
-            "agent_origins.csv",
-            "violations.csv",
-            "rules.csv",
-            "robots.csv",
-            "inputs.csv",
-            "skipped_lines.csv",
-        ];
-        agents::write(dir, result)?;
-        agent_origins::write(dir, result)?;
-        self.violations.commit()?;
+    /// Completes the streamed reports, then writes the state of `result` (made with
+    /// `settings`) and every other report rendered from it ([`render`]), and removes the tool's
+    /// reports this run did not write (the run owns `--out`: see [`super::owned`]). Returns
+    /// the state.
+    pub fn commit(self, result: &AuditResult, settings: Settings) -> io::Result<State> {
+        let mut streamed = vec![(VIOLATIONS, self.violations.commit()?)];
         if let Some(decisions) = self.decisions {
-            decisions.commit()?;
-            written.push("decisions.csv");
+            streamed.push((DECISIONS, decisions.commit()?));
         }
-        rules::write(dir, result)?;
-        robots::write(dir, result)?;
-        inputs::write(dir, result)?;
-        unknown_agents::write(dir, result)?;
-        written.push(unknown_agents::FILE);
-        // Before the page, which draws its timeline from it.
-        hourly::write(dir, result)?;
-        written.push(hourly::FILE);
-        if self.html {
-            html::write(dir)?;
-            written.push(html::FILE);
-        }
-        owned::remove_unwritten(dir, &written)?;
-        Ok(())
+        let state = State::of(settings, result, &streamed);
+        render(&self.dir, &state, self.html)?;
+        Ok(state)
     }
+}
+
+/// Writes into `dir` every report of `state` but the streamed ones (which must be there
+/// already), `report.html` when `html`, and `state.json`; then removes the tool's reports that
+/// were not written. The audit and `merge` both end here.
+pub fn render(dir: &Path, state: &State, html: bool) -> io::Result<()> {
+    let result = state
+        .to_result()
+        .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
+    let mut written: Vec<&str> = vec![
+        "agents.csv",
+        "agent_origins.csv",
+        "rules.csv",
+        "robots.csv",
+        "inputs.csv",
+        "skipped_lines.csv",
+    ];
+    written.extend(state.streamed.iter().map(String::as_str));
+    agents::write(dir, &result)?;
+    agent_origins::write(dir, &result)?;
+    rules::write(dir, &result)?;
+    robots::write(dir, &result)?;
+    inputs::write(dir, &result)?;
+    unknown_agents::write(dir, &result)?;
+    written.push(unknown_agents::FILE);
+    // Before the page, which draws its timeline from it.
+    hourly::write(dir, &result)?;
+    written.push(hourly::FILE);
+    if html {
+        html::write(dir)?;
+        written.push(html::FILE);
+    }
+    let mut file = AtomicFile::create(dir, state::FILE)?;
+    io::Write::write_all(&mut file, &state.to_json()?)?;
+    file.commit()?;
+    written.push(state::FILE);
+    owned::remove_unwritten(dir, &written)?;
+    Ok(())
 }
 
 impl<'r> Output for &'r Reports {
@@ -102,7 +174,9 @@ impl<'r> Output for &'r Reports {
             reports: self,
             with_decisions: self.decisions.is_some(),
             violations: RowWriter::new(),
+            violation_rows: 0,
             decisions: RowWriter::new(),
+            decision_rows: 0,
         }
     }
 
@@ -123,7 +197,10 @@ pub struct RowSink<'r> {
     /// Whether `decisions.csv` is written (read once, not through `reports` per verdict).
     with_decisions: bool,
     violations: RowWriter,
+    /// Rows of the block being processed.
+    violation_rows: u64,
     decisions: RowWriter,
+    decision_rows: u64,
 }
 
 impl Sink for RowSink<'_> {
@@ -132,18 +209,22 @@ impl Sink for RowSink<'_> {
         let outcome = verdict.judgement.outcome;
         if outcome == Outcome::Disallowed {
             self.violations.violation(verdict);
+            self.violation_rows += 1;
         }
         if self.with_decisions && outcome.is_judged() {
             self.decisions.decision(verdict);
+            self.decision_rows += 1;
         }
     }
 
     fn block_done(&mut self, input: usize, seq: u64) -> io::Result<()> {
+        let rows = std::mem::take(&mut self.violation_rows);
         self.reports
             .violations
-            .submit(input, seq, self.violations.rows())?;
+            .submit(input, seq, self.violations.rows(), rows)?;
+        let rows = std::mem::take(&mut self.decision_rows);
         match &self.reports.decisions {
-            Some(report) => report.submit(input, seq, self.decisions.rows()),
+            Some(report) => report.submit(input, seq, self.decisions.rows(), rows),
             None => Ok(()),
         }
     }

@@ -23,6 +23,7 @@ pub const REPORT_FILES: &[&str] = &[
     "unknown_agents.csv",
     "hourly.csv",
     "report.html",
+    "state.json",
 ];
 
 /// Removes from `out` every file of [`REPORT_FILES`] that is not in `written`; returns the names

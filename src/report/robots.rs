@@ -3,9 +3,9 @@
 use std::io;
 use std::path::Path;
 
-use super::rules::sorted_versions;
 use super::write_csv;
 use crate::audit::AuditResult;
+use crate::policy::summary::ParseSummary;
 
 /// The header of `robots.csv`.
 pub const HEADER: &str =
@@ -13,16 +13,14 @@ pub const HEADER: &str =
 
 /// Writes `robots.csv` into `dir`.
 pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let rows = sorted_versions(result).into_iter().map(|id| {
-        let v = result.policy.version(id);
-        let stats = v.robots.as_ref().map(|r| r.stats());
-        let n = |f: fn(&robots_audit_engine::ParseStats) -> u32| {
-            stats.map_or(String::new(), |s| f(s).to_string())
-        };
+    let rows = result.robots.sorted().into_iter().map(|id| {
+        let v = result.robots.version(id);
+        let stats = v.parse;
+        let n = |f: fn(&ParseSummary) -> u32| stats.map_or(String::new(), |s| f(&s).to_string());
         vec![
             v.origin.clone(),
             v.label(),
-            v.status.to_string(),
+            v.status.clone(),
             v.source.clone(),
             v.bytes.to_string(),
             stats.is_some_and(|s| s.truncated).to_string(),

@@ -6,31 +6,17 @@ use std::path::Path;
 use super::write_csv;
 use crate::audit::AuditResult;
 use crate::audit::stats::{RuleCounts, RuleKey};
-use crate::ids::VersionId;
-use crate::policy::Effect;
+use crate::policy::summary::Decides;
 
 /// The header of `rules.csv`.
 pub const HEADER: &str = "origin,robots_version,group,line,rule,decided,violations,agents";
-
-/// Versions sorted by origin, then time (`initial` first).
-pub fn sorted_versions(result: &AuditResult) -> Vec<VersionId> {
-    let versions = result.policy.versions();
-    let mut ids: Vec<VersionId> = (0..versions.len())
-        .filter_map(VersionId::from_index)
-        .collect();
-    ids.sort_by(|&a, &b| {
-        let (a, b) = (&versions[a.index()], &versions[b.index()]);
-        (&a.origin, a.valid_from).cmp(&(&b.origin, b.valid_from))
-    });
-    ids
-}
 
 /// Writes `rules.csv` into `dir`.
 pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
     let empty = RuleCounts::default();
     let mut rows = Vec::new();
-    for id in sorted_versions(result) {
-        let version = result.policy.version(id);
+    for id in result.robots.sorted() {
+        let version = result.robots.version(id);
         let mut row = |group: String, line: String, rule: String, counts: &RuleCounts| {
             let mut agents: Vec<&str> = counts
                 .agents
@@ -49,31 +35,31 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
                 agents.join("|"),
             ]);
         };
-        match (&version.robots, version.effect()) {
-            (_, Effect::DisallowAll) => {
+        match &version.decides {
+            Decides::Status(status_rule) => {
                 let key = RuleKey {
                     version: id,
                     rule: None,
                 };
                 let counts = result.stats.rules.get(&key).unwrap_or(&empty);
-                row(String::new(), String::new(), version.status_rule(), counts);
+                row(String::new(), String::new(), status_rule.clone(), counts);
             }
-            (Some(robots), Effect::Rules) => {
-                for (index, rule) in (0..).zip(robots.rules()) {
+            Decides::Rules(rules) => {
+                for (index, rule) in (0..).zip(rules) {
                     let key = RuleKey {
                         version: id,
                         rule: Some(index),
                     };
                     let counts = result.stats.rules.get(&key).unwrap_or(&empty);
                     row(
-                        robots.group_label(rule.group),
+                        rule.group.clone(),
                         rule.line.to_string(),
                         rule.text.clone(),
                         counts,
                     );
                 }
             }
-            _ => {}
+            Decides::AllowAll => {}
         }
     }
     write_csv(dir, "rules.csv", HEADER, rows)

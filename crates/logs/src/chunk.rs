@@ -232,6 +232,12 @@ impl LogReader {
         self.decoder.compressed_bytes_read()
     }
 
+    /// The content fingerprint of the input (XXH3-128 of its bytes as read, compressed bytes for
+    /// a compressed input, not its name): complete once the reader reached the end.
+    pub fn fingerprint(&self) -> u128 {
+        self.decoder.fingerprint()
+    }
+
     /// Decompressed bytes delivered in blocks so far, counting the dropped tails of over-long
     /// lines: the position in the decompressed input up to which everything has been handed
     /// out.

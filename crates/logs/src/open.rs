@@ -6,6 +6,7 @@ use std::io::{self, BufReader, Chain, Cursor, Read};
 use std::path::PathBuf;
 
 use flate2::bufread::MultiGzDecoder;
+use xxhash_rust::xxh3::Xxh3;
 
 /// Where a log comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -109,16 +110,22 @@ impl fmt::Display for Compression {
     }
 }
 
-/// Counts the bytes read through it, so that progress can be reported in compressed bytes.
+/// Counts the bytes read through it, so that progress can be reported in compressed bytes, and
+/// hashes them: the input's content fingerprint (XXH3-128 of the bytes as read, compressed
+/// bytes for a compressed input), by which merged reports recognise an input they hold twice.
 pub(crate) struct Counting<R> {
     inner: R,
     count: u64,
+    fingerprint: Box<Xxh3>,
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.count += n as u64;
+        if let Some(read) = buf.get(..n) {
+            self.fingerprint.update(read);
+        }
         Ok(n)
     }
 }
@@ -156,6 +163,7 @@ impl Decoder {
         let mut counting = Counting {
             inner: input,
             count: 0,
+            fingerprint: Box::new(Xxh3::new()),
         };
         let mut magic = Vec::with_capacity(MAGIC_LEN);
         // A pipe may hand over fewer bytes than asked for, so the magic is read until it is
@@ -194,16 +202,26 @@ impl Decoder {
         }
     }
 
-    /// Bytes read from the input so far (compressed bytes for compressed inputs).
-    pub(crate) fn compressed_bytes_read(&self) -> u64 {
-        let raw = match self {
+    /// The raw input under the decompressor.
+    fn raw(&self) -> &Raw {
+        match self {
             Decoder::Plain(raw) => raw,
             Decoder::Gzip(decoder) => decoder.get_ref().get_ref(),
             Decoder::Zstd(decoder) => decoder.get_ref().get_ref(),
             Decoder::Xz(decoder) => decoder.get_ref().get_ref(),
             Decoder::Bzip2(decoder) => decoder.get_ref().get_ref(),
-        };
-        raw.get_ref().1.count
+        }
+    }
+
+    /// Bytes read from the input so far (compressed bytes for compressed inputs).
+    pub(crate) fn compressed_bytes_read(&self) -> u64 {
+        self.raw().get_ref().1.count
+    }
+
+    /// The content fingerprint of the bytes read so far ([`Counting`]): of the whole input once
+    /// it has been read to its end.
+    pub(crate) fn fingerprint(&self) -> u128 {
+        self.raw().get_ref().1.fingerprint.digest128()
     }
 }
 
@@ -262,6 +280,23 @@ mod tests {
             Compression::sniff(&[0x60, 0x2a, 0x4d, 0x18]),
             Compression::Plain
         );
+    }
+
+    #[test]
+    fn the_fingerprint_is_of_the_bytes_as_read_whatever_the_reads() {
+        let compressed = zstd::encode_all(&b"line\n".repeat(1000)[..], 3).unwrap();
+        let mut decoder = Decoder::new(Box::new(Cursor::new(compressed.clone()))).unwrap();
+        let mut out = Vec::new();
+        decoder.read_to_end(&mut out).unwrap();
+        assert_eq!(
+            decoder.fingerprint(),
+            xxhash_rust::xxh3::xxh3_128(&compressed)
+        );
+        let mut plain = Decoder::new(Box::new(Cursor::new(b"a\nb\n".to_vec()))).unwrap();
+        let mut byte = [0u8; 1];
+        while plain.read(&mut byte).unwrap() > 0 {}
+        assert_eq!(plain.fingerprint(), xxhash_rust::xxh3::xxh3_128(b"a\nb\n"));
+        assert_ne!(plain.fingerprint(), decoder.fingerprint());
     }
 
     #[test]

@@ -1,0 +1,481 @@
+//! `state.json`: what a report directory holds beyond its CSVs, so that reports can be merged.
+//!
+//! The CSVs cannot be re-added: distinct counts (`origins`, a rule's `agents`) do not add, and
+//! an input held by two reports must count once. So `audit` and `merge` write, beside the CSVs,
+//! a versioned and checksummed [`State`]: the settings that shaped the verdicts, the run's
+//! agents, origins and robots versions (a [`RobotsSummary`]: what `robots.csv` and `rules.csv`
+//! show, with each file's SHA-256, never the bodies), and per input its content fingerprint,
+//! its `inputs.csv` row and skipped-line samples, its counters ([`Stats`], ids being positions
+//! in the state's own tables) and what it contributed to each streamed report (rows and bytes
+//! of `violations.csv`, `decisions.csv`), plus the run's table of unknown agents.
+//!
+//! Invariants: every report of the directory is a function of the state and the streamed
+//! files, and the audit renders its reports from the state it writes ([`State::to_result`]), so
+//! `merge` renders what one audit over all the inputs renders. The file is
+//! `{"format": "robots-audit-state", "version": 1, "sha256": ..., "payload": ...}`, where
+//! `sha256` is the SHA-256 of the payload written as compact JSON with object keys sorted; a
+//! reader refuses another format, a newer version, or a payload whose checksum differs.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use jiff::Timestamp;
+use robots_audit_bots::{Bot, Category};
+use robots_audit_logs::{Format, SkipReason};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::audit::identity::AgentInfo;
+use crate::audit::stats::Stats;
+use crate::audit::unknown::{UnknownAgents, UnknownAgentsState};
+use crate::audit::{AuditResult, FileReport, Sample};
+use crate::policy::summary::{RobotsSummary, hex};
+
+/// The file name in a report directory.
+pub const FILE: &str = "state.json";
+/// The `format` field.
+pub const FORMAT: &str = "robots-audit-state";
+/// The version this build writes and the newest it reads.
+pub const VERSION: u32 = 1;
+
+/// The options that shaped the verdicts: reports made with different settings are not merged.
+/// Every field is compared; the catalog and range lists by the SHA-256 of what was loaded.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// `--grace`, in seconds.
+    pub grace_seconds: i64,
+    /// `--strict`.
+    pub strict: bool,
+    /// `--all-agents`.
+    pub all_agents: bool,
+    /// SHA-256 of the catalog as loaded (the built-in one and every `--bots` file).
+    pub catalog_sha256: String,
+    /// `--verify`: `dns`, or a range list as `[BOT=]SHA-256` of its files.
+    pub verify: Vec<String>,
+    /// `--origin`.
+    pub origin: Option<String>,
+    /// `--user-agent`.
+    pub user_agent: Option<String>,
+    /// `--format`.
+    pub format: String,
+    /// `--field` mappings.
+    pub fields: Vec<String>,
+    /// `--trust-forwarded`.
+    pub trust_forwarded: bool,
+    /// How many distinct unknown user-agent headers are counted exactly.
+    pub unknown_agents_limit: usize,
+}
+
+impl Settings {
+    /// The names of the settings that differ, with both values.
+    pub fn differences(&self, other: &Settings) -> Vec<String> {
+        let (Ok(serde_json::Value::Object(ours)), Ok(serde_json::Value::Object(theirs))) =
+            (serde_json::to_value(self), serde_json::to_value(other))
+        else {
+            return vec!["settings".into()];
+        };
+        ours.iter()
+            .filter(|(key, value)| theirs.get(*key) != Some(value))
+            .map(|(key, value)| {
+                let theirs = theirs.get(key).cloned().unwrap_or_default();
+                format!("{key} ({value} and {theirs})")
+            })
+            .collect()
+    }
+}
+
+/// An agent as the reports show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentState {
+    /// Its name (agents are merged by it).
+    pub name: String,
+    /// Its robots.txt tokens.
+    pub tokens: Vec<String>,
+    /// Its operator.
+    pub operator: String,
+    /// Its category.
+    pub category: Category,
+    /// Whether it is a bot.
+    pub is_bot: bool,
+}
+
+impl AgentState {
+    fn of(info: &AgentInfo) -> AgentState {
+        AgentState {
+            name: info.bot.name.clone(),
+            tokens: info.bot.tokens.clone(),
+            operator: info.bot.operator.clone(),
+            category: info.bot.category,
+            is_bot: info.is_bot,
+        }
+    }
+
+    /// The agent, with the default robots policy (the reports do not show it).
+    pub fn to_info(&self) -> AgentInfo {
+        AgentInfo {
+            bot: Bot {
+                name: self.name.clone(),
+                tokens: self.tokens.clone(),
+                operator: self.operator.clone(),
+                category: self.category,
+                policy: Default::default(),
+            },
+            is_bot: self.is_bot,
+        }
+    }
+}
+
+/// A skipped line sampled for `skipped_lines.csv`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleState {
+    /// Its line number.
+    pub line: u64,
+    /// Why it was skipped.
+    pub reason: String,
+    /// Its first bytes.
+    pub excerpt: String,
+}
+
+/// An input's row of `inputs.csv` and its samples.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    /// As shown in reports.
+    pub name: String,
+    /// The format used.
+    pub format: Option<String>,
+    /// The compression.
+    pub compression: Option<String>,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Bytes after decompression.
+    pub bytes: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// Lines parsed.
+    pub parsed: u64,
+    /// Lines skipped.
+    pub skipped: u64,
+    /// Requests from bots.
+    pub bot_requests: u64,
+    /// Other requests.
+    pub other_requests: u64,
+    /// Earliest request time.
+    pub first_time: Option<Timestamp>,
+    /// Latest request time.
+    pub last_time: Option<Timestamp>,
+    /// Why reading stopped early.
+    pub error: Option<String>,
+    /// The first skipped lines.
+    pub samples: Vec<SampleState>,
+}
+
+impl FileState {
+    fn of(file: &FileReport) -> FileState {
+        FileState {
+            name: file.name.clone(),
+            format: file.format.map(str::to_owned),
+            compression: file.compression.clone(),
+            bytes_read: file.bytes_read,
+            bytes: file.bytes,
+            lines: file.lines,
+            parsed: file.parsed,
+            skipped: file.skipped,
+            bot_requests: file.bot_requests,
+            other_requests: file.other_requests,
+            first_time: file.first_time,
+            last_time: file.last_time,
+            error: file.error.clone(),
+            samples: file
+                .samples
+                .iter()
+                .map(|s| SampleState {
+                    line: s.line,
+                    reason: s.reason.to_owned(),
+                    excerpt: s.excerpt.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    fn to_report(&self, fingerprint: Option<u128>) -> Result<FileReport, String> {
+        let format = match &self.format {
+            Some(name) => Some(
+                Format::from_name(name)
+                    .map(|f| f.name())
+                    .ok_or_else(|| format!("unknown log format {name:?}"))?,
+            ),
+            None => None,
+        };
+        let samples = self
+            .samples
+            .iter()
+            .map(|s| {
+                let reason = SkipReason::ALL
+                    .iter()
+                    .map(SkipReason::as_str)
+                    .find(|r| *r == s.reason)
+                    .ok_or_else(|| format!("unknown skip reason {:?}", s.reason))?;
+                Ok(Sample {
+                    line: s.line,
+                    reason,
+                    excerpt: s.excerpt.clone(),
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(FileReport {
+            name: self.name.clone(),
+            format,
+            compression: self.compression.clone(),
+            bytes_read: self.bytes_read,
+            bytes: self.bytes,
+            lines: self.lines,
+            parsed: self.parsed,
+            skipped: self.skipped,
+            bot_requests: self.bot_requests,
+            other_requests: self.other_requests,
+            first_time: self.first_time,
+            last_time: self.last_time,
+            error: self.error.clone(),
+            fingerprint,
+            samples,
+        })
+    }
+}
+
+/// What one input contributed to one streamed report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Share {
+    /// Rows.
+    pub rows: u64,
+    /// Bytes of those rows.
+    pub bytes: u64,
+}
+
+/// One input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputState {
+    /// XXH3-128 of its bytes as read, in hex; `None` when no byte was read.
+    pub fingerprint: Option<String>,
+    /// Its `inputs.csv` row and samples.
+    pub file: FileState,
+    /// Its counters.
+    pub stats: Stats,
+    /// What it contributed to each streamed report, by file name.
+    pub streamed: BTreeMap<String, Share>,
+}
+
+impl InputState {
+    /// The fingerprint as a number.
+    pub fn fingerprint(&self) -> Result<Option<u128>, String> {
+        self.fingerprint
+            .as_deref()
+            .map(|f| u128::from_str_radix(f, 16).map_err(|_| format!("bad fingerprint {f:?}")))
+            .transpose()
+    }
+}
+
+/// Everything a report directory holds beyond its CSVs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// The settings that shaped the verdicts.
+    pub settings: Settings,
+    /// The agents; a `Stats` agent id is a position here.
+    pub agents: Vec<AgentState>,
+    /// The origins; a `Stats` origin id is a position here.
+    pub origins: Vec<String>,
+    /// The robots versions; a `Stats` version id is a position here.
+    pub robots: RobotsSummary,
+    /// The streamed reports written, in the order their files were written.
+    pub streamed: Vec<String>,
+    /// The inputs, in argument order.
+    pub inputs: Vec<InputState>,
+    /// The requests of user-agent headers that are not bots, over all the inputs.
+    pub unknown_agents: UnknownAgentsState,
+}
+
+/// The file as written.
+#[derive(Serialize, Deserialize)]
+struct Envelope {
+    format: String,
+    version: u32,
+    sha256: String,
+    payload: serde_json::Value,
+}
+
+impl State {
+    /// The state of `result`; `streamed` names the streamed reports written and gives each
+    /// input's share of them, by input.
+    pub fn of(
+        settings: Settings,
+        result: &AuditResult,
+        streamed: &[(&str, Vec<Share>)],
+    ) -> State {
+        let inputs = result
+            .files
+            .iter()
+            .zip(&result.input_stats)
+            .enumerate()
+            .map(|(i, (file, stats))| InputState {
+                fingerprint: file.fingerprint.map(|f| format!("{f:032x}")),
+                file: FileState::of(file),
+                stats: stats.clone(),
+                streamed: streamed
+                    .iter()
+                    .map(|(name, shares)| {
+                        (
+                            (*name).to_owned(),
+                            shares.get(i).copied().unwrap_or_default(),
+                        )
+                    })
+                    .collect(),
+            })
+            .collect();
+        State {
+            settings,
+            agents: result.agents.iter().map(AgentState::of).collect(),
+            origins: result.origins.clone(),
+            robots: result.robots.clone(),
+            streamed: streamed.iter().map(|(name, _)| (*name).to_owned()).collect(),
+            inputs,
+            unknown_agents: result.unknown_agents.to_state(),
+        }
+    }
+
+    /// What the reports render. An error names what in the state is inconsistent.
+    pub fn to_result(&self) -> Result<AuditResult, String> {
+        let files = self
+            .inputs
+            .iter()
+            .map(|input| input.file.to_report(input.fingerprint()?))
+            .collect::<Result<Vec<_>, _>>()?;
+        let count = self.inputs.len();
+        let unknown = UnknownAgents::from_state(&self.unknown_agents, |i| {
+            if i < count {
+                Ok(i)
+            } else {
+                Err(format!("input {i} is not in the state's inputs"))
+            }
+        })?;
+        Ok(AuditResult::new(
+            self.agents.iter().map(AgentState::to_info).collect(),
+            self.origins.clone(),
+            self.inputs.iter().map(|i| i.stats.clone()).collect(),
+            files,
+            self.robots.clone(),
+            unknown,
+        ))
+    }
+
+    /// The bytes of `state.json` (the report writers write them under [`FILE`]).
+    pub fn to_json(&self) -> std::io::Result<Vec<u8>> {
+        let payload = serde_json::to_value(self).map_err(std::io::Error::other)?;
+        let envelope = Envelope {
+            format: FORMAT.into(),
+            version: VERSION,
+            sha256: checksum(&payload),
+            payload,
+        };
+        let mut bytes = serde_json::to_vec(&envelope).map_err(std::io::Error::other)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+
+    /// Reads `dir/state.json`, verifying its format, version and checksum.
+    pub fn read(dir: &Path) -> Result<State, String> {
+        let path = dir.join(FILE);
+        let bytes = fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        State::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Parses the bytes of a `state.json`.
+    pub fn parse(bytes: &[u8]) -> Result<State, String> {
+        let envelope: Envelope = serde_json::from_slice(bytes)
+            .map_err(|e| format!("not a robots-audit state (corrupt or cut short): {e}"))?;
+        if envelope.format != FORMAT {
+            return Err(format!(
+                "format {:?} is not {FORMAT:?}",
+                envelope.format
+            ));
+        }
+        if envelope.version > VERSION {
+            return Err(format!(
+                "state version {} is newer than this robots-audit reads ({VERSION}); use a newer robots-audit",
+                envelope.version
+            ));
+        }
+        if envelope.version != VERSION {
+            return Err(format!("state version {} is unknown", envelope.version));
+        }
+        if checksum(&envelope.payload) != envelope.sha256 {
+            return Err("checksum mismatch: the state was changed or damaged".into());
+        }
+        serde_json::from_value(envelope.payload)
+            .map_err(|e| format!("the state does not have the expected shape: {e}"))
+    }
+}
+
+/// SHA-256 of `payload` as compact JSON (serde_json's objects keep their keys sorted).
+fn checksum(payload: &serde_json::Value) -> String {
+    let text = payload.to_string();
+    hex(Sha256::digest(text.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> State {
+        State {
+            settings: Settings {
+                grace_seconds: 86_400,
+                catalog_sha256: "ab".into(),
+                format: "auto".into(),
+                ..Settings::default()
+            },
+            agents: vec![],
+            origins: vec!["https://e.com".into()],
+            robots: RobotsSummary::default(),
+            streamed: vec!["violations.csv".into()],
+            inputs: vec![],
+            unknown_agents: UnknownAgents::new(10).to_state(),
+        }
+    }
+
+    fn written(state: &State) -> Vec<u8> {
+        state.to_json().unwrap()
+    }
+
+    #[test]
+    fn a_state_reads_back_as_written() {
+        let state = state();
+        assert_eq!(State::parse(&written(&state)).unwrap(), state);
+    }
+
+    #[test]
+    fn damage_tampering_and_newer_versions_are_refused() {
+        let bytes = String::from_utf8(written(&state())).unwrap();
+        let cases = [
+            (bytes[..bytes.len() / 2].to_owned(), "corrupt or cut short"),
+            (bytes.replace("https://e.com", "https://f.com"), "checksum mismatch"),
+            (bytes.replace("\"version\":1", "\"version\":2"), "newer than"),
+            (bytes.replace(FORMAT, "other"), "is not"),
+        ];
+        for (text, expected) in cases {
+            let err = State::parse(text.as_bytes()).unwrap_err();
+            assert!(err.contains(expected), "{err}");
+        }
+    }
+
+    #[test]
+    fn differing_settings_are_named() {
+        let a = state().settings;
+        let mut b = a.clone();
+        b.strict = true;
+        b.grace_seconds = 60;
+        let differences = b.differences(&a);
+        assert_eq!(differences.len(), 2, "{differences:?}");
+        assert!(differences.iter().any(|d| d.starts_with("strict")));
+        assert!(a.differences(&a).is_empty());
+    }
+}
