@@ -127,16 +127,18 @@ fn run_job(
     }
 }
 
-/// The CSV files of a report directory.
-fn csv_files(dir: &Path) -> BTreeSet<String> {
+/// The reports of a directory that one audit and the job must write alike: every CSV and
+/// report.html (which carries no generation time). `state.json` is `merge`'s input, not a
+/// report: its interning order may differ.
+fn report_files(dir: &Path) -> BTreeSet<String> {
     fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".csv"))
+        .filter(|name| name.ends_with(".csv") || name == "report.html")
         .collect()
 }
 
-/// Every CSV of `spark` equals the one of `single`, byte for byte, and neither has one the
+/// Every report of `spark` equals the one of `single`, byte for byte, and neither has one the
 /// other lacks.
 fn assert_same_csvs(single: &Path, spark: &Path, job: &JobRun) {
     assert_same_csvs_renamed(single, spark, job, None);
@@ -150,12 +152,15 @@ fn assert_same_csvs_renamed(
     job: &JobRun,
     rename: Option<(&str, &str)>,
 ) {
-    let names = csv_files(single);
-    assert!(names.contains("violations.csv"), "{names:?}");
+    let names = report_files(single);
+    assert!(
+        names.contains("violations.csv") && names.contains("report.html"),
+        "{names:?}"
+    );
     assert_eq!(
-        csv_files(spark),
+        report_files(spark),
         names,
-        "the job wrote other CSVs than the audit; its log:\n{}",
+        "the job wrote other reports than the audit; its log:\n{}",
         job.stderr
     );
     for name in &names {
@@ -165,7 +170,7 @@ fn assert_same_csvs_renamed(
         );
         let got = match rename {
             Some((from, to)) => String::from_utf8(got)
-                .expect("the sample's CSVs are UTF-8")
+                .expect("the sample's reports are UTF-8")
                 .replace(from, to)
                 .into_bytes(),
             None => got,

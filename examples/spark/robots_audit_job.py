@@ -409,8 +409,11 @@ def run_task(run, job):
                 place(cwd, name, location)
 
         report = os.path.join(scratch, "report")
-        command = [binary, "audit", "-q", "--out", report]
+        # The merge renders report.html from the task reports' states: tasks write none.
+        command = [binary, "audit", "-q", "--no-html", "--out", report]
         for option, value in job["audit_options"]:
+            if option in ("-q", "--quiet", "--no-html"):
+                continue
             if option == "--dns-cache":
                 # Each task reads its own copy; the job never writes the user's cache back.
                 value = os.path.join(shipped, job["dns_cache_member"])
@@ -563,7 +566,10 @@ def run_job(sc, binary, out, audit_options, logs):
             # A run that could not be audited would be missing from the merge: no partial report.
             sys.stderr.write("robots-audit job: a task failed; nothing merged into --out\n")
             return worst(codes + [EXIT_FATAL])
-        merged = subprocess.run([os.path.abspath(binary), "merge", "--out", out] + report_dirs)
+        merge = [os.path.abspath(binary), "merge", "--out", out]
+        # Standard error and report.html as one audit with these options would have them.
+        merge += [o for o, _ in audit_options if o in ("-q", "--quiet", "--no-html")]
+        merged = subprocess.run(merge + report_dirs)
         return worst(codes + [merged.returncode])
     finally:
         shutil.rmtree(staging, ignore_errors=True)
