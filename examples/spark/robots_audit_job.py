@@ -64,6 +64,10 @@ FLAG_OPTIONS = {
 }
 SHIPPED_OPTIONS = {"--robots", "--bots", "--verify"}
 
+# The job's archives hold plain files and directories only: Python's "data" filter (where
+# it has one) refuses anything else, such as links out of the extraction directory.
+EXTRACT = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+
 EXIT_OK, EXIT_FATAL, EXIT_USAGE, EXIT_INPUT_ERRORS = 0, 1, 2, 3
 # How bad each exit code is: usage errors and fatal failures outrank a run with input errors.
 SEVERITY = {EXIT_OK: 0, EXIT_INPUT_ERRORS: 1, EXIT_FATAL: 2, EXIT_USAGE: 3}
@@ -391,7 +395,7 @@ def run_task(run, job):
         os.chmod(binary, 0o755)
         shipped = os.path.join(scratch, "shipped")
         with tarfile.open(SparkFiles.get(ARCHIVE_NAME)) as archive:
-            archive.extractall(shipped)
+            archive.extractall(shipped, **EXTRACT)
 
         relative = [i["name"] for i in inputs if not i["name"].startswith("/")]
         relative += [name for name, _ in job["sources"]]
@@ -560,7 +564,7 @@ def run_job(sc, binary, out, audit_options, logs):
                 continue
             target = os.path.join(staging, "reports", f"{index:05}")
             with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-                tar.extractall(target)
+                tar.extractall(target, **EXTRACT)
             report_dirs.append(os.path.join(target, "report"))
         if len(report_dirs) != len(results) or SEVERITY.get(worst(codes)) >= SEVERITY[EXIT_FATAL]:
             # A run that could not be audited would be missing from the merge: no partial report.
