@@ -10,11 +10,10 @@
 //! [`copy_streamed`] concatenates the streamed reports (`violations.csv`, `decisions.csv`) by
 //! copying each kept input's byte range of each report's file, never holding rows in memory.
 //!
-//! The table of unknown user-agent headers is kept per report, not per input: a report whose
-//! every input was dropped contributes none of it; a report with some inputs dropped and some
-//! kept contributes all of it, with a warning that `unknown_agents.csv` may count the dropped
-//! inputs' headers twice. Past the exact bound, merging these tables is approximate
-//! ([`UnknownAgents::merge`]).
+//! The tables of unknown user-agent headers are kept per input as well, and summed in input
+//! order as the audit sums them. Past the exact bound, merging these tables is approximate
+//! ([`UnknownAgents::merge`]): the audit and `merge` then give the same estimates only when
+//! they sum the same per-input tables, which they do for a merge of splits of one run's inputs.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -86,7 +85,6 @@ pub fn merge_states(reports: &[Loaded]) -> Result<Merged, String> {
     let mut seen: HashMap<u128, (usize, usize)> = HashMap::new();
     let mut placements = Vec::new();
     let mut warnings = Vec::new();
-    let mut unknown: Option<UnknownAgents> = None;
     for (r, report) in reports.iter().enumerate() {
         let state = &report.state;
         let differences = state.settings.differences(&first.state.settings);
@@ -139,8 +137,8 @@ pub fn merge_states(reports: &[Loaded]) -> Result<Merged, String> {
                 }
                 None => {
                     robots.versions.push(version.clone());
-                    let id = VersionId::from_index(robots.versions.len() - 1)
-                        .unwrap_or(VersionId::MAX);
+                    let id =
+                        VersionId::from_index(robots.versions.len() - 1).unwrap_or(VersionId::MAX);
                     version_ids.insert(key, (id, r));
                     id
                 }
@@ -178,34 +176,23 @@ pub fn merge_states(reports: &[Loaded]) -> Result<Merged, String> {
                 ..input.clone()
             });
         }
-        let kept = placed
-            .iter()
-            .filter(|p| matches!(p, Placement::Kept(_)))
-            .count();
-        if kept > 0 || state.inputs.is_empty() {
-            if kept < placed.len() {
-                warnings.push(format!(
-                    "{} holds inputs counted already and others not: unknown_agents.csv counts \
-                     all of its unknown user-agent headers, those of its repeated inputs twice",
-                    report.dir.display()
-                ));
-            }
-            let table = UnknownAgents::from_state(&state.unknown_agents, |i| {
+        // The samples of the unknown headers name inputs by position: renumbered as the inputs.
+        for (input, &placement) in state.inputs.iter().zip(&placed) {
+            let Placement::Kept(at) = placement else {
+                continue;
+            };
+            let table = UnknownAgents::from_state(&input.unknown_agents, |i| {
                 placed
                     .get(i)
                     .map(|&(Placement::Kept(m) | Placement::Dropped(m))| m)
-                    .ok_or_else(|| format!("{}: input {i} is not in its state", report.dir.display()))
+                    .ok_or_else(|| {
+                        format!("{}: input {i} is not in its state", report.dir.display())
+                    })
             })?;
-            match &mut unknown {
-                Some(total) => total.merge(table),
-                None => unknown = Some(table),
-            }
+            inputs[at].unknown_agents = table.to_state();
         }
         placements.push(placed);
     }
-    let unknown = unknown
-        .unwrap_or_else(|| UnknownAgents::new(first.state.unknown_agents.limit))
-        .to_state();
     Ok(Merged {
         state: State {
             settings: first.state.settings.clone(),
@@ -214,7 +201,6 @@ pub fn merge_states(reports: &[Loaded]) -> Result<Merged, String> {
             robots,
             streamed: first.state.streamed.clone(),
             inputs,
-            unknown_agents: unknown,
         },
         placements,
         warnings,
@@ -272,14 +258,15 @@ pub fn copy_streamed(
                 let bytes = input.streamed.get(name).map_or(0, |s| s.bytes);
                 match placement {
                     Placement::Kept(_) => {
-                        let copied = io::copy(&mut (&mut reader).take(bytes), &mut writer)
-                            .map_err(fail)?;
+                        let copied =
+                            io::copy(&mut (&mut reader).take(bytes), &mut writer).map_err(fail)?;
                         if copied != bytes {
                             return Err(format!("{} ends early", path.display()));
                         }
                     }
                     Placement::Dropped(_) => {
-                        let skip = i64::try_from(bytes).map_err(|_| format!("{} is too large", path.display()))?;
+                        let skip = i64::try_from(bytes)
+                            .map_err(|_| format!("{} is too large", path.display()))?;
                         reader.seek_relative(skip).map_err(fail)?;
                     }
                 }

@@ -21,7 +21,7 @@ use std::fs;
 use std::path::Path;
 
 use jiff::Timestamp;
-use robots_audit_bots::{Bot, Category};
+use robots_audit_bots::{Bot, Catalog, Category};
 use robots_audit_logs::{Format, SkipReason};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -29,7 +29,7 @@ use sha2::{Digest, Sha256};
 use crate::audit::identity::AgentInfo;
 use crate::audit::stats::Stats;
 use crate::audit::unknown::{UnknownAgents, UnknownAgentsState};
-use crate::audit::{AuditResult, FileReport, Sample};
+use crate::audit::{AuditConfig, AuditResult, FileReport, Sample};
 use crate::policy::summary::{RobotsSummary, hex};
 
 /// The file name in a report directory.
@@ -68,6 +68,33 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The settings of a library run with `config` and `catalog` (the catalog by the SHA-256
+    /// of its entries). The command line adds what only it knows: the `--bots` and `--verify`
+    /// files' content, `--field` and `--trust-forwarded` as given.
+    pub fn of(config: &AuditConfig, catalog: &Catalog) -> Settings {
+        let bots = serde_json::to_vec(catalog.bots()).unwrap_or_default();
+        Settings {
+            grace_seconds: config.grace.as_secs(),
+            strict: config.strict,
+            all_agents: config.all_agents,
+            catalog_sha256: hex(Sha256::digest(&bots)),
+            verify: if config.dns.is_some() {
+                vec!["dns".into()]
+            } else {
+                Vec::new()
+            },
+            origin: config.origin.as_ref().map(ToString::to_string),
+            user_agent: config
+                .fallback_user_agent
+                .as_deref()
+                .map(|ua| String::from_utf8_lossy(ua).into_owned()),
+            format: config.format.map_or("auto", |f| f.name()).to_owned(),
+            fields: Vec::new(),
+            trust_forwarded: false,
+            unknown_agents_limit: config.unknown_agents_limit,
+        }
+    }
+
     /// The names of the settings that differ, with both values.
     pub fn differences(&self, other: &Settings) -> Vec<String> {
         let (Ok(serde_json::Value::Object(ours)), Ok(serde_json::Value::Object(theirs))) =
@@ -263,6 +290,9 @@ pub struct InputState {
     pub stats: Stats,
     /// What it contributed to each streamed report, by file name.
     pub streamed: BTreeMap<String, Share>,
+    /// Its requests of user-agent headers that are not bots (samples name inputs by their
+    /// position in this state).
+    pub unknown_agents: UnknownAgentsState,
 }
 
 impl InputState {
@@ -290,8 +320,6 @@ pub struct State {
     pub streamed: Vec<String>,
     /// The inputs, in argument order.
     pub inputs: Vec<InputState>,
-    /// The requests of user-agent headers that are not bots, over all the inputs.
-    pub unknown_agents: UnknownAgentsState,
 }
 
 /// The file as written.
@@ -306,17 +334,14 @@ struct Envelope {
 impl State {
     /// The state of `result`; `streamed` names the streamed reports written and gives each
     /// input's share of them, by input.
-    pub fn of(
-        settings: Settings,
-        result: &AuditResult,
-        streamed: &[(&str, Vec<Share>)],
-    ) -> State {
+    pub fn of(settings: Settings, result: &AuditResult, streamed: &[(&str, Vec<Share>)]) -> State {
         let inputs = result
             .files
             .iter()
             .zip(&result.input_stats)
+            .zip(&result.input_unknown_agents)
             .enumerate()
-            .map(|(i, (file, stats))| InputState {
+            .map(|(i, ((file, stats), unknown))| InputState {
                 fingerprint: file.fingerprint.map(|f| format!("{f:032x}")),
                 file: FileState::of(file),
                 stats: stats.clone(),
@@ -329,6 +354,7 @@ impl State {
                         )
                     })
                     .collect(),
+                unknown_agents: unknown.to_state(),
             })
             .collect();
         State {
@@ -336,9 +362,11 @@ impl State {
             agents: result.agents.iter().map(AgentState::of).collect(),
             origins: result.origins.clone(),
             robots: result.robots.clone(),
-            streamed: streamed.iter().map(|(name, _)| (*name).to_owned()).collect(),
+            streamed: streamed
+                .iter()
+                .map(|(name, _)| (*name).to_owned())
+                .collect(),
             inputs,
-            unknown_agents: result.unknown_agents.to_state(),
         }
     }
 
@@ -350,13 +378,19 @@ impl State {
             .map(|input| input.file.to_report(input.fingerprint()?))
             .collect::<Result<Vec<_>, _>>()?;
         let count = self.inputs.len();
-        let unknown = UnknownAgents::from_state(&self.unknown_agents, |i| {
-            if i < count {
-                Ok(i)
-            } else {
-                Err(format!("input {i} is not in the state's inputs"))
-            }
-        })?;
+        let unknown = self
+            .inputs
+            .iter()
+            .map(|input| {
+                UnknownAgents::from_state(&input.unknown_agents, |i| {
+                    if i < count {
+                        Ok(i)
+                    } else {
+                        Err(format!("input {i} is not in the state's inputs"))
+                    }
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(AuditResult::new(
             self.agents.iter().map(AgentState::to_info).collect(),
             self.origins.clone(),
@@ -393,10 +427,7 @@ impl State {
         let envelope: Envelope = serde_json::from_slice(bytes)
             .map_err(|e| format!("not a robots-audit state (corrupt or cut short): {e}"))?;
         if envelope.format != FORMAT {
-            return Err(format!(
-                "format {:?} is not {FORMAT:?}",
-                envelope.format
-            ));
+            return Err(format!("format {:?} is not {FORMAT:?}", envelope.format));
         }
         if envelope.version > VERSION {
             return Err(format!(
@@ -438,7 +469,6 @@ mod tests {
             robots: RobotsSummary::default(),
             streamed: vec!["violations.csv".into()],
             inputs: vec![],
-            unknown_agents: UnknownAgents::new(10).to_state(),
         }
     }
 
@@ -457,8 +487,14 @@ mod tests {
         let bytes = String::from_utf8(written(&state())).unwrap();
         let cases = [
             (bytes[..bytes.len() / 2].to_owned(), "corrupt or cut short"),
-            (bytes.replace("https://e.com", "https://f.com"), "checksum mismatch"),
-            (bytes.replace("\"version\":1", "\"version\":2"), "newer than"),
+            (
+                bytes.replace("https://e.com", "https://f.com"),
+                "checksum mismatch",
+            ),
+            (
+                bytes.replace("\"version\":1", "\"version\":2"),
+                "newer than",
+            ),
             (bytes.replace(FORMAT, "other"), "is not"),
         ];
         for (text, expected) in cases {

@@ -977,7 +977,7 @@ fn every_wrong_usage_is_exit_2_with_one_clear_message() {
         );
         // One sentence, and clap's usage line and hint at most (or the command list, for no
         // command at all).
-        assert!(err.lines().count() <= 17, "{args:?}: {err}");
+        assert!(err.lines().count() <= 18, "{args:?}: {err}");
         for default_out in ["robots-audit-report", "synth-data"] {
             assert!(
                 !dir.path().join(default_out).exists(),

@@ -14,6 +14,7 @@ use robots_audit::audit::{self, AuditConfig, expand_inputs};
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::policy::source::{LoadOptions, load};
 use robots_audit::report::Reports;
+use robots_audit::state::Settings;
 
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const MJ12: &str = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)";
@@ -158,16 +159,19 @@ fn reports_written_through_the_library_are_the_commands() {
         threads: 1,
         ..AuditConfig::default()
     };
+    let catalog = Catalog::builtin();
     let result = audit::run(
         &config,
-        &Catalog::builtin(),
+        &catalog,
         &Verifier::new(),
         policy,
         &inputs,
         &&reports,
     )
     .unwrap();
-    reports.commit(&result).unwrap();
+    reports
+        .commit(&result, Settings::of(&config, &catalog))
+        .unwrap();
     for name in [
         "agents.csv",
         "agent_origins.csv",

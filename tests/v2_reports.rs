@@ -22,6 +22,7 @@ use robots_audit::logs::{Block, FieldMap, Format, LineParser};
 use robots_audit::policy::source::{LoadOptions, load};
 use robots_audit::report::Reports;
 use robots_audit::report::summary;
+use robots_audit::state::Settings;
 
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const UNKNOWN_BOT: &str = "NightOwlCrawler/1.0 (+https://nightowl.example/bot.html)";
@@ -396,7 +397,9 @@ fn past_the_limit_the_counts_are_bounded_estimates() {
         &&reports,
     )
     .unwrap();
-    reports.commit(&result).unwrap();
+    reports
+        .commit(&result, Settings::of(&config, &catalog))
+        .unwrap();
     let unknown = &result.unknown_agents;
     assert!(unknown.is_approximate());
     assert!(unknown.len() <= 50, "{} kept", unknown.len());

@@ -283,8 +283,12 @@ pub struct Auditor<'c> {
     /// By input: what this thread counted of it.
     files: Vec<FileCounts>,
     identities: IdentityCache,
-    /// Requests of the headers that are not bots.
+    /// Requests of the headers that are not bots, of input `unknown_input`.
     unknown: UnknownAgents,
+    /// The input `unknown` counts for.
+    unknown_input: usize,
+    /// The tables of the other inputs, by input (`None`: never seen, or `unknown`).
+    unknown_by_input: Vec<Option<UnknownAgents>>,
     selections: SelectionCache,
     origins: OriginCache,
     ranges: AgentRanges,
@@ -300,6 +304,8 @@ impl<'c> Auditor<'c> {
             files: vec![FileCounts::default(); context.inputs.len()],
             identities: IdentityCache::default(),
             unknown: UnknownAgents::new(context.unknown_agents_limit),
+            unknown_input: 0,
+            unknown_by_input: Vec::new(),
             selections: SelectionCache::default(),
             origins: OriginCache::default(),
             ranges: AgentRanges::default(),
@@ -312,12 +318,51 @@ impl<'c> Auditor<'c> {
         self.files
     }
 
-    /// Takes the requests this auditor counted of the headers that are not bots.
-    pub fn take_unknown_agents(&mut self) -> UnknownAgents {
-        std::mem::replace(
+    /// Takes the requests this auditor counted of the headers that are not bots, by input (one
+    /// table per input of the run, empty for inputs it did not see).
+    pub fn take_unknown_agents_by_input(&mut self) -> Vec<UnknownAgents> {
+        let limit = self.context.unknown_agents_limit;
+        let mut tables: Vec<Option<UnknownAgents>> = std::mem::take(&mut self.unknown_by_input);
+        tables.resize_with(
+            self.context.inputs.len().max(self.unknown_input + 1),
+            || None,
+        );
+        tables[self.unknown_input] = Some(std::mem::replace(
             &mut self.unknown,
-            UnknownAgents::new(self.context.unknown_agents_limit),
-        )
+            UnknownAgents::new(limit),
+        ));
+        tables
+            .into_iter()
+            .map(|t| t.unwrap_or_else(|| UnknownAgents::new(limit)))
+            .collect()
+    }
+
+    /// Takes the requests this auditor counted of the headers that are not bots, over all
+    /// inputs.
+    pub fn take_unknown_agents(&mut self) -> UnknownAgents {
+        let mut total = UnknownAgents::new(self.context.unknown_agents_limit);
+        for table in self.take_unknown_agents_by_input() {
+            total.merge(table);
+        }
+        total
+    }
+
+    /// Makes `unknown` the table of `input`, keeping the current one aside. Blocks of one input
+    /// come in runs, so this happens about once per input and thread.
+    #[cold]
+    fn switch_unknown(&mut self, input: usize) {
+        if self.unknown_by_input.len() <= input.max(self.unknown_input) {
+            self.unknown_by_input
+                .resize_with(input.max(self.unknown_input) + 1, || None);
+        }
+        let mut table = self.unknown_by_input[input].take().unwrap_or_else(|| {
+            let mut table = UnknownAgents::new(self.context.unknown_agents_limit);
+            table.set_table(u32::try_from(input).unwrap_or(u32::MAX));
+            table
+        });
+        std::mem::swap(&mut self.unknown, &mut table);
+        self.unknown_by_input[self.unknown_input] = Some(table);
+        self.unknown_input = input;
     }
 
     /// Counts line `line_no` of input `input` as skipped (`reason`), sampling it.
@@ -339,6 +384,9 @@ impl<'c> Auditor<'c> {
         sink: &mut impl Sink,
     ) {
         let context = self.context;
+        if input != self.unknown_input {
+            self.switch_unknown(input);
+        }
         let counts = &mut self.files[input];
         counts.parsed += 1;
         counts.first_time = Some(

@@ -214,23 +214,34 @@ pub struct AuditResult {
     pub files: Vec<FileReport>,
     /// What the reports show of the robots versions, indexed by [`VersionId`](crate::ids::VersionId).
     pub robots: RobotsSummary,
-    /// Requests of the user-agent headers that were not identified as bots.
+    /// Requests of the user-agent headers that were not identified as bots: the tables of
+    /// `input_unknown_agents` merged in input order.
     pub unknown_agents: UnknownAgents,
+    /// The same, of each input, in argument order (what `state.json` keeps).
+    pub input_unknown_agents: Vec<UnknownAgents>,
 }
 
 impl AuditResult {
-    /// A result from its parts; the counters are the sum of `input_stats`.
+    /// A result from its parts, each by input; the totals are the per-input counters summed
+    /// in input order.
     pub fn new(
         agents: Vec<AgentInfo>,
         origins: Vec<String>,
         input_stats: Vec<Stats>,
         files: Vec<FileReport>,
         robots: RobotsSummary,
-        unknown_agents: UnknownAgents,
+        input_unknown_agents: Vec<UnknownAgents>,
     ) -> AuditResult {
         let mut stats = Stats::default();
         for counters in &input_stats {
             stats.merge(counters.clone());
+        }
+        let limit = input_unknown_agents
+            .first()
+            .map_or(unknown::EXACT_LIMIT, UnknownAgents::limit);
+        let mut unknown_agents = UnknownAgents::new(limit);
+        for table in &input_unknown_agents {
+            unknown_agents.merge(table.clone());
         }
         AuditResult {
             agents,
@@ -240,6 +251,7 @@ impl AuditResult {
             files,
             robots,
             unknown_agents,
+            input_unknown_agents,
         }
     }
 
@@ -442,9 +454,16 @@ pub fn run<O: Output>(
     })?;
     let mut input_stats: Vec<Stats> = Vec::new();
     input_stats.resize_with(inputs.len(), Stats::default);
-    let mut unknown_agents = UnknownAgents::new(config.unknown_agents_limit);
+    let mut input_unknown: Vec<UnknownAgents> = (0..inputs.len())
+        .map(|_| UnknownAgents::new(config.unknown_agents_limit))
+        .collect();
     for mut handler in handlers {
-        unknown_agents.merge(handler.auditor.take_unknown_agents());
+        for (total, table) in input_unknown
+            .iter_mut()
+            .zip(handler.auditor.take_unknown_agents_by_input())
+        {
+            total.merge(table);
+        }
         let (counters, _) = handler.sink;
         for (total, counters) in input_stats.iter_mut().zip(counters.by_input) {
             total.merge(counters);
@@ -474,6 +493,6 @@ pub fn run<O: Output>(
         input_stats,
         files,
         robots,
-        unknown_agents,
+        input_unknown,
     ))
 }

@@ -25,6 +25,7 @@ pub const EXACT_LIMIT: usize = 100_000;
 /// generation tells).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeaderSlot {
+    table: u32,
     generation: u32,
     index: u32,
 }
@@ -176,6 +177,9 @@ pub struct UnknownAgents {
     slots: AHashMap<Box<[u8]>, u32>,
     /// By slot index.
     counts: Vec<HeaderCounts>,
+    /// Which of a thread's tables this is (the audit keeps one per input): a slot of another
+    /// table is never current here.
+    table: u32,
     /// Bumped whenever slots are renumbered.
     generation: u32,
     /// The most requests a header missing from the table may have had (0 while exact).
@@ -197,6 +201,7 @@ impl UnknownAgents {
             limit: limit.max(1),
             slots: AHashMap::new(),
             counts: Vec::new(),
+            table: 0,
             generation: 0,
             floor: 0,
             approximate: false,
@@ -232,7 +237,13 @@ impl UnknownAgents {
     /// Whether `slot` still points at the header it was given for.
     #[inline]
     pub fn is_current(&self, slot: HeaderSlot) -> bool {
-        slot.generation == self.generation
+        slot.generation == self.generation && slot.table == self.table
+    }
+
+    /// Names this table `table` among a thread's tables, so that slots of the others are not
+    /// current here.
+    pub fn set_table(&mut self, table: u32) {
+        self.table = table;
     }
 
     /// The slot of `header`, made (with no request yet) when the table does not hold it. Making
@@ -259,6 +270,7 @@ impl UnknownAgents {
 
     fn slot(&self, index: u32) -> HeaderSlot {
         HeaderSlot {
+            table: self.table,
             generation: self.generation,
             index,
         }
@@ -374,26 +386,29 @@ impl UnknownAgents {
 
     /// The table as `state.json` keeps it: every header, sorted by its bytes.
     pub fn to_state(&self) -> UnknownAgentsState {
-        let mut headers: Vec<HeaderState> = self
+        let mut held: Vec<(&[u8], &HeaderCounts)> = self
             .slots
             .iter()
             .filter_map(|(header, &index)| {
-                let counts = self.counts.get(index as usize)?;
-                Some(HeaderState {
-                    header: StateBytes::of(header),
-                    requests: counts.requests,
-                    error: counts.error,
-                    first_seen: counts.first_seen,
-                    last_seen: counts.last_seen,
-                    sample: counts.sample.as_ref().map(|s| SampleState {
-                        input: s.input,
-                        line: s.line,
-                        path: StateBytes::of(&s.path),
-                    }),
-                })
+                Some((header.as_ref(), self.counts.get(index as usize)?))
             })
             .collect();
-        headers.sort_by(|a, b| a.header.bytes().cmp(&b.header.bytes()));
+        held.sort_unstable_by_key(|&(header, _)| header);
+        let headers = held
+            .into_iter()
+            .map(|(header, counts)| HeaderState {
+                header: StateBytes::of(header),
+                requests: counts.requests,
+                error: counts.error,
+                first_seen: counts.first_seen,
+                last_seen: counts.last_seen,
+                sample: counts.sample.as_ref().map(|s| SampleState {
+                    input: s.input,
+                    line: s.line,
+                    path: StateBytes::of(&s.path),
+                }),
+            })
+            .collect();
         UnknownAgentsState {
             limit: self.limit,
             floor: self.floor,

@@ -18,10 +18,10 @@ use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error
 use robots_audit::logs::{FieldMap, Format};
 use robots_audit::origin::Origin;
 use robots_audit::policy::source::{LoadOptions, load};
+use robots_audit::policy::summary::hex;
 use robots_audit::report::Reports;
 use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::summary;
-use robots_audit::policy::summary::hex;
 use robots_audit::state::Settings;
 use sha2::{Digest, Sha256};
 
@@ -234,41 +234,35 @@ impl JudgeArgs {
         catalog: &Catalog,
         config: &AuditConfig,
     ) -> Result<Settings, Error> {
-        let mut hasher = Sha256::new();
-        let bots = serde_json::to_vec(catalog.bots())
-            .map_err(|e| Error::Fatal(format!("cannot describe the catalog: {e}")))?;
-        hasher.update(&bots);
-        for file in &self.bots {
-            hash_path(&mut hasher, file)?;
+        let mut settings = Settings::of(config, catalog);
+        if !self.bots.is_empty() {
+            let mut hasher = Sha256::new();
+            hasher.update(settings.catalog_sha256.as_bytes());
+            for file in &self.bots {
+                hash_path(&mut hasher, file)?;
+            }
+            settings.catalog_sha256 = hex(hasher.finalize());
         }
-        let mut verify = Vec::new();
+        settings.verify.clear();
         for arg in &self.verify {
             if arg == DNS {
-                verify.push(DNS.to_owned());
+                settings.verify.push(DNS.to_owned());
                 continue;
             }
             let file = RangeFile::parse(arg);
             let mut hasher = Sha256::new();
             hash_path(&mut hasher, &file.path)?;
             let digest = hex(hasher.finalize());
-            verify.push(match file.key {
+            settings.verify.push(match file.key {
                 Some(key) => format!("{key}={digest}"),
                 None => digest,
             });
         }
-        Ok(Settings {
-            grace_seconds: config.grace.as_secs(),
-            strict: config.strict,
-            all_agents: config.all_agents,
-            catalog_sha256: hex(hasher.finalize()),
-            verify,
-            origin: config.origin.as_ref().map(ToString::to_string),
-            user_agent: self.user_agent.clone(),
-            format: self.format.clone(),
-            fields: self.fields.clone(),
-            trust_forwarded: self.trust_forwarded,
-            unknown_agents_limit: config.unknown_agents_limit,
-        })
+        settings.user_agent = self.user_agent.clone();
+        settings.format = self.format.clone();
+        settings.fields = self.fields.clone();
+        settings.trust_forwarded = self.trust_forwarded;
+        Ok(settings)
     }
 }
 

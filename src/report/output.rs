@@ -90,12 +90,7 @@ impl Reports {
     pub fn create(dir: &Path, inputs: usize, decisions: bool) -> io::Result<Reports> {
         let violations = Streamed::create(dir, VIOLATIONS, violations::HEADER, inputs)?;
         let decisions = if decisions {
-            Some(Streamed::create(
-                dir,
-                DECISIONS,
-                decisions::HEADER,
-                inputs,
-            )?)
+            Some(Streamed::create(dir, DECISIONS, decisions::HEADER, inputs)?)
         } else {
             None
         };

@@ -1,0 +1,403 @@
+//! `merge`: the reports of split audits merged equal one audit over all the inputs, byte for
+//! byte; an input held twice counts once; what cannot be merged is refused.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use common::{read_csv, robots_audit, sample_night_audit};
+use proptest::prelude::*;
+use robots_audit::merge::{Placement, copy_streamed, load, merge_states};
+use robots_audit::report::output::render;
+use robots_audit::state::{self, State};
+use robots_audit::synth::{Summary, SynthConfig, TRUTH_COUNTERS, generate};
+
+/// A synthetic night in 8 files, with its one audit over all of them (`--decisions`).
+struct Night {
+    _dir: tempfile::TempDir,
+    summary: Summary,
+    files: Vec<PathBuf>,
+    all: PathBuf,
+}
+
+fn night() -> &'static Night {
+    static NIGHT: OnceLock<Night> = OnceLock::new();
+    NIGHT.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let config = SynthConfig {
+            out: dir.path().join("synth"),
+            lines: 6_000,
+            origins: 5,
+            bots: 20,
+            files: 8,
+            seed: 12,
+            ..SynthConfig::default()
+        };
+        let summary = generate(&config).unwrap();
+        let mut files: Vec<PathBuf> = fs::read_dir(config.out.join("logs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let all = dir.path().join("all");
+        audit(&summary, &files, &all);
+        Night {
+            _dir: dir,
+            summary,
+            files,
+            all,
+        }
+    })
+}
+
+fn audit(summary: &Summary, files: &[PathBuf], out: &Path) {
+    let mut cmd = robots_audit();
+    cmd.args(["audit", "-q", "--decisions", "--no-html", "--threads", "2"])
+        .arg("--out")
+        .arg(out)
+        .arg("--robots")
+        .arg(&summary.robots_dir);
+    for (bot, path) in &summary.ranges {
+        cmd.arg("--verify").arg(format!("{bot}={}", path.display()));
+    }
+    cmd.args(files).assert().code(0);
+}
+
+fn merge(out: &Path, reports: &[PathBuf]) -> assert_cmd::assert::Assert {
+    robots_audit()
+        .args(["merge", "-q", "--no-html", "--out"])
+        .arg(out)
+        .args(reports)
+        .assert()
+}
+
+/// Every CSV of `a` equals the one of the same name in `b`, byte for byte, and both hold the
+/// same files (state.json aside: its tables are in the order the merge met them).
+fn same_reports(a: &Path, b: &Path) {
+    let names = |dir: &Path| {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(a), names(b));
+    for name in names(a) {
+        if name == state::FILE {
+            continue;
+        }
+        assert!(
+            fs::read(a.join(&name)).unwrap() == fs::read(b.join(&name)).unwrap(),
+            "{name} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    /// Random splits of the night's files into 1 to 8 groups (consecutive, in order), each
+    /// audited, merged in order, equal the one audit.
+    #[test]
+    fn merged_splits_equal_one_audit(cuts in proptest::collection::btree_set(1usize..8, 0..8)) {
+        let night = night();
+        let dir = tempfile::tempdir().unwrap();
+        let mut bounds = vec![0];
+        bounds.extend(cuts);
+        bounds.push(night.files.len());
+        let mut reports = Vec::new();
+        for (i, pair) in bounds.windows(2).enumerate() {
+            let out = dir.path().join(format!("part{i}"));
+            audit(&night.summary, &night.files[pair[0]..pair[1]], &out);
+            reports.push(out);
+        }
+        let merged = dir.path().join("merged");
+        merge(&merged, &reports).code(0);
+        same_reports(&night.all, &merged);
+    }
+}
+
+#[test]
+fn a_report_merged_with_itself_is_the_report_with_a_warning() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let merged = dir.path().join("merged");
+    let assert = merge(&merged, &[night.all.clone(), night.all.clone()]).code(0);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(
+        stderr.matches("counted once").count(),
+        night.files.len(),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&night.files[0].display().to_string()),
+        "{stderr}"
+    );
+    same_reports(&night.all, &merged);
+}
+
+#[test]
+fn merges_of_merges_and_overlapping_reruns_count_each_input_once() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let part = |name: &str, range: std::ops::Range<usize>| {
+        let out = dir.path().join(name);
+        audit(&night.summary, &night.files[range], &out);
+        out
+    };
+    let (a, b, c) = (part("a", 0..3), part("b", 3..6), part("c", 6..8));
+    // A night re-run: b again, with the first file of c.
+    let rerun = part("rerun", 3..7);
+    let ab = dir.path().join("ab");
+    merge(&ab, &[a, b.clone()]).code(0);
+    let all = dir.path().join("all");
+    merge(&all, &[ab, rerun, c]).code(0);
+    // The re-run's inputs 3..6 were counted in b, its input 6 is new: all in order.
+    same_reports(&night.all, &all);
+}
+
+#[test]
+fn merged_synthetic_nights_match_the_ground_truth() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let halves: Vec<PathBuf> = [0..4, 4..8]
+        .into_iter()
+        .enumerate()
+        .map(|(i, range)| {
+            let out = dir.path().join(format!("half{i}"));
+            audit(&night.summary, &night.files[range], &out);
+            out
+        })
+        .collect();
+    let merged = dir.path().join("merged");
+    merge(&merged, &halves).code(0);
+    let got = read_csv(&merged.join("agents.csv"));
+    let want = read_csv(&night.summary.truth_agents);
+    assert_eq!(got.len(), want.len());
+    for want in &want {
+        let row = got
+            .iter()
+            .find(|r| r["agent"] == want["agent"])
+            .unwrap_or_else(|| panic!("{} missing", want["agent"]));
+        for column in TRUTH_COUNTERS {
+            assert_eq!(row[column], want[column], "{} {column}", want["agent"]);
+        }
+    }
+}
+
+#[test]
+fn the_sample_night_split_per_file_with_decisions_merges_to_the_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/logs");
+    let mut files: Vec<PathBuf> = fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let run = |out: &Path, files: &[PathBuf]| {
+        sample_night_audit()
+            .args(["--decisions", "--no-html", "--out"])
+            .arg(out)
+            .args(files)
+            .assert()
+            .code(0);
+    };
+    let whole = dir.path().join("whole");
+    run(&whole, &files);
+    let mut parts = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let out = dir.path().join(format!("file{i}"));
+        run(&out, std::slice::from_ref(file));
+        parts.push(out);
+    }
+    let merged = dir.path().join("merged");
+    merge(&merged, &parts).code(0);
+    same_reports(&whole, &merged);
+    assert!(read_csv(&merged.join("decisions.csv")).len() > 100);
+}
+
+#[test]
+fn different_settings_or_robots_content_are_refused_naming_the_difference() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let strict = dir.path().join("strict");
+    let mut cmd = robots_audit();
+    cmd.args([
+        "audit",
+        "-q",
+        "--decisions",
+        "--no-html",
+        "--strict",
+        "--out",
+    ])
+    .arg(&strict)
+    .arg("--robots")
+    .arg(&night.summary.robots_dir);
+    for (bot, path) in &night.summary.ranges {
+        cmd.arg("--verify").arg(format!("{bot}={}", path.display()));
+    }
+    cmd.arg(&night.files[0]).assert().code(0);
+    let out = dir.path().join("out");
+    let assert = merge(&out, &[night.all.clone(), strict.clone()]).code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("different settings") && stderr.contains("strict"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&strict.display().to_string()), "{stderr}");
+    assert!(!out.join("agents.csv").exists());
+
+    // The same robots version (origin and time) with another file.
+    let robots = dir.path().join("robots");
+    copy_dir(&night.summary.robots_dir, &robots);
+    let changed = first_file(&robots);
+    let mut body = fs::read(&changed).unwrap();
+    body.extend_from_slice(b"\nUser-agent: *\nDisallow: /changed-by-the-test\n");
+    fs::write(&changed, body).unwrap();
+    let other = dir.path().join("other");
+    let mut cmd = robots_audit();
+    cmd.args(["audit", "-q", "--decisions", "--no-html", "--out"])
+        .arg(&other)
+        .arg("--robots")
+        .arg(&robots);
+    for (bot, path) in &night.summary.ranges {
+        cmd.arg("--verify").arg(format!("{bot}={}", path.display()));
+    }
+    cmd.arg(&night.files[0]).assert().code(0);
+    let assert = merge(&out, &[night.all.clone(), other.clone()]).code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(stderr.contains("differs between"), "{stderr}");
+    assert!(stderr.contains(&other.display().to_string()), "{stderr}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// The first robots.txt file (by name) under `dir`.
+fn first_file(dir: &Path) -> PathBuf {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for entry in entries {
+        if entry.is_dir() {
+            return first_file(&entry);
+        }
+        if entry.extension().is_some_and(|e| e == "txt") {
+            return entry;
+        }
+    }
+    panic!("no robots.txt under {}", dir.display());
+}
+
+/// Something done to a copy of a report directory.
+type Damage<'a> = Box<dyn Fn(&Path) + 'a>;
+
+#[test]
+fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let text = fs::read_to_string(night.all.join(state::FILE)).unwrap();
+    let cases: [(&str, Damage, &str); 5] = [
+        (
+            "cut",
+            Box::new(|d: &Path| fs::write(d.join(state::FILE), &text[..text.len() / 3]).unwrap()),
+            "corrupt or cut short",
+        ),
+        (
+            "tampered",
+            Box::new(|d: &Path| {
+                let tampered = text.replacen("\"requests\":", "\"requests\":1", 1);
+                fs::write(d.join(state::FILE), tampered).unwrap()
+            }),
+            "checksum mismatch",
+        ),
+        (
+            "newer",
+            Box::new(|d: &Path| {
+                fs::write(
+                    d.join(state::FILE),
+                    text.replacen("\"version\":1", "\"version\":9", 1),
+                )
+                .unwrap()
+            }),
+            "newer than",
+        ),
+        (
+            "missing",
+            Box::new(|d: &Path| fs::remove_file(d.join(state::FILE)).unwrap()),
+            "cannot read",
+        ),
+        (
+            "changed rows",
+            Box::new(|d: &Path| {
+                let mut rows = fs::read(d.join("violations.csv")).unwrap();
+                rows.extend_from_slice(b"one,more,row\n");
+                fs::write(d.join("violations.csv"), rows).unwrap()
+            }),
+            "is not the file its state.json describes",
+        ),
+    ];
+    for (name, damage, expected) in cases {
+        let report = dir.path().join(name);
+        copy_dir(&night.all, &report);
+        damage(&report);
+        let out = dir.path().join(format!("{name}-out"));
+        let assert = merge(&out, &[night.all.clone(), report.clone()]).code(1);
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert!(stderr.contains(expected), "{name}: {stderr}");
+        assert!(!out.join("agents.csv").exists(), "{name}: nothing written");
+    }
+}
+
+#[test]
+fn the_library_merges_as_the_command_does() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let parts: Vec<PathBuf> = [0..5, 5..8]
+        .into_iter()
+        .enumerate()
+        .map(|(i, range)| {
+            let out = dir.path().join(format!("part{i}"));
+            audit(&night.summary, &night.files[range], &out);
+            out
+        })
+        .collect();
+    let reports = load(&parts).unwrap();
+    let merged = merge_states(&reports).unwrap();
+    assert!(merged.warnings.is_empty(), "{:?}", merged.warnings);
+    assert_eq!(merged.placements[1][0], Placement::Kept(5));
+    let out = dir.path().join("merged");
+    fs::create_dir_all(&out).unwrap();
+    for name in &merged.state.streamed {
+        copy_streamed(&out, name, &reports, &merged.placements).unwrap();
+    }
+    render(&out, &merged.state, false).unwrap();
+    same_reports(&night.all, &out);
+    // The merged state reads back and sums to the same result.
+    let again = State::read(&out).unwrap();
+    assert_eq!(again, merged.state);
+    let result = again.to_result().unwrap();
+    let whole = State::read(&night.all).unwrap().to_result().unwrap();
+    assert_eq!(result.files.len(), whole.files.len());
+    assert_eq!(
+        result.stats.pairs.values().map(|c| c.requests).sum::<u64>(),
+        whole.stats.pairs.values().map(|c| c.requests).sum::<u64>()
+    );
+}
