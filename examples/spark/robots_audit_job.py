@@ -388,7 +388,9 @@ def run_task(run, job):
     from pyspark import SparkFiles  # noqa: PLC0415 (executor side)
 
     index, inputs = run
-    scratch = tempfile.mkdtemp(prefix="robots-audit-task-")
+    # The executor's own working space (under spark.local.dir, YARN's local directories or
+    # the pod's work directory), which Spark cleans up after the application too.
+    scratch = tempfile.mkdtemp(prefix="robots-audit-task-", dir=SparkFiles.getRootDirectory())
     try:
         binary = os.path.join(scratch, "robots-audit")
         shutil.copyfile(SparkFiles.get(job["binary_name"]), binary)
