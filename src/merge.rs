@@ -4,7 +4,8 @@
 //! [`merge_states`] sums the [`State`]s: settings must be equal; agents and origins are matched
 //! by name and robots versions by (origin, label), whose content must be equal; every id of a
 //! report's counters is renumbered into the merged tables ([`Stats::remap`]); an input whose
-//! content fingerprint an earlier input already had is dropped, with a warning. The counters of
+//! content fingerprint an input of an earlier report had is dropped, with a warning (within
+//! one report, repeats stay: the audit counted them). The counters of
 //! the merged state are then those of one audit: sums, minima and maxima, and distinct sets
 //! (a rule's agents, an agent's origins) recomputed from the per-input counters.
 //! [`copy_streamed`] concatenates the streamed reports (`violations.csv`, `decisions.csv`) by
@@ -146,6 +147,9 @@ pub fn merge_states(reports: &[Loaded]) -> Result<Merged, String> {
             map.versions.push(id);
         }
         let mut placed = Vec::with_capacity(state.inputs.len());
+        // An audit given the same content twice counted it twice: only inputs of earlier
+        // reports make one a repeat.
+        let mut new_fingerprints = Vec::new();
         for (i, input) in state.inputs.iter().enumerate() {
             let fingerprint = input
                 .fingerprint()
@@ -168,13 +172,16 @@ pub fn merge_states(reports: &[Loaded]) -> Result<Merged, String> {
                 .remap(&map)
                 .map_err(|e| format!("{}: input {i}: {e}", report.dir.display()))?;
             if let Some(f) = fingerprint {
-                seen.insert(f, (r, inputs.len()));
+                new_fingerprints.push((f, inputs.len()));
             }
             placed.push(Placement::Kept(inputs.len()));
             inputs.push(InputState {
                 stats,
                 ..input.clone()
             });
+        }
+        for (f, at) in new_fingerprints {
+            seen.entry(f).or_insert((r, at));
         }
         // The samples of the unknown headers name inputs by position: renumbered as the inputs.
         for (input, &placement) in state.inputs.iter().zip(&placed) {

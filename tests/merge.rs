@@ -156,7 +156,9 @@ fn merges_of_merges_and_overlapping_reruns_count_each_input_once() {
     let ab = dir.path().join("ab");
     merge(&ab, &[a, b.clone()]).code(0);
     let all = dir.path().join("all");
-    merge(&all, &[ab, rerun, c]).code(0);
+    let assert = merge(&all, &[ab, rerun, c]).code(0);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(stderr.matches("counted once").count(), 4, "{stderr}");
     // The re-run's inputs 3..6 were counted in b, its input 6 is new: all in order.
     same_reports(&night.all, &all);
 }
@@ -400,4 +402,77 @@ fn the_library_merges_as_the_command_does() {
         result.stats.pairs.values().map(|c| c.requests).sum::<u64>(),
         whole.stats.pairs.values().map(|c| c.requests).sum::<u64>()
     );
+}
+
+/// The nightly pattern: each night merged into the month's own directory, report.html included,
+/// and a night merged again changes nothing.
+#[test]
+fn a_month_grows_in_place_night_by_night_report_html_included() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/logs");
+    let mut files: Vec<PathBuf> = fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let run = |out: &Path, files: &[PathBuf]| {
+        sample_night_audit()
+            .arg("--out")
+            .arg(out)
+            .args(files)
+            .assert()
+            .code(0);
+    };
+    let whole = dir.path().join("whole");
+    run(&whole, &files);
+    let month = dir.path().join("month");
+    for (i, file) in files.iter().enumerate() {
+        let night = dir.path().join(format!("night{i}"));
+        run(&night, std::slice::from_ref(file));
+        let mut reports = Vec::new();
+        if i > 0 {
+            reports.push(month.clone());
+        }
+        reports.push(night);
+        robots_audit()
+            .args(["merge", "-q", "--out"])
+            .arg(&month)
+            .args(&reports)
+            .assert()
+            .code(0);
+    }
+    assert!(month.join("report.html").exists());
+    same_reports(&whole, &month);
+    let again = dir.path().join("night1");
+    let assert = robots_audit()
+        .args(["merge", "-q", "--out"])
+        .arg(&month)
+        .arg(&month)
+        .arg(&again)
+        .assert()
+        .code(0);
+    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("counted once"));
+    same_reports(&whole, &month);
+}
+
+/// An audit given the same file twice counted it twice; merging that report, alone or with
+/// itself, keeps what the audit counted.
+#[test]
+fn a_file_given_twice_to_one_audit_stays_counted_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/logs/shop-access.log.gz");
+    let twice = dir.path().join("twice");
+    sample_night_audit()
+        .args(["--no-html", "--out"])
+        .arg(&twice)
+        .arg(&file)
+        .arg(&file)
+        .assert()
+        .code(0);
+    for reports in [vec![twice.clone()], vec![twice.clone(), twice.clone()]] {
+        let out = dir.path().join("out");
+        merge(&out, &reports).code(0);
+        same_reports(&twice, &out);
+    }
+    assert_eq!(read_csv(&twice.join("inputs.csv")).len(), 2);
 }

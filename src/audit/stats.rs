@@ -497,6 +497,36 @@ mod tests {
             prop_assert_eq!(ab, ba);
         }
 
+        /// Renumbering by a one-to-one map and back gives the counters back, and renumbering
+        /// commutes with merging: what `merge` relies on.
+        #[test]
+        fn remapping_is_one_to_one_and_commutes_with_merging(a in arb_stats(), b in arb_stats()) {
+            let ids = |n: usize| (0..n).rev().collect::<Vec<usize>>();
+            let forward = IdMap {
+                agents: ids(3).into_iter().map(|i| AgentId::from_index(i + 5).unwrap()).collect(),
+                origins: ids(3).into_iter().map(|i| OriginId::from_index(i).unwrap()).collect(),
+                versions: vec![VersionId::from_index(2).unwrap()],
+            };
+            let mut back = IdMap {
+                agents: vec![AgentId::default(); 8],
+                origins: vec![OriginId::default(); 3],
+                versions: vec![VersionId::default(); 3],
+            };
+            for (old, new) in forward.agents.iter().enumerate() {
+                back.agents[new.index()] = AgentId::from_index(old).unwrap();
+            }
+            for (old, new) in forward.origins.iter().enumerate() {
+                back.origins[new.index()] = OriginId::from_index(old).unwrap();
+            }
+            let there = a.remap(&forward).unwrap();
+            prop_assert_eq!(&there.remap(&back).unwrap(), &a);
+            let mut merged = a.clone();
+            merged.merge(b.clone());
+            let mut remapped = there;
+            remapped.merge(b.remap(&forward).unwrap());
+            prop_assert_eq!(merged.remap(&forward).unwrap(), remapped);
+        }
+
         #[test]
         fn merge_is_associative(a in arb_stats(), b in arb_stats(), c in arb_stats()) {
             let mut left = a.clone();
@@ -508,6 +538,30 @@ mod tests {
             right.merge(bc);
             prop_assert_eq!(left, right);
         }
+    }
+
+    #[test]
+    fn an_id_outside_the_map_is_an_error_not_a_panic() {
+        let mut stats = Stats::default();
+        stats
+            .pair(AgentId::from_index(4).unwrap(), OriginId::default())
+            .requests = 1;
+        let err = stats.remap(&IdMap::default()).unwrap_err();
+        assert!(err.contains("agent 4"), "{err}");
+    }
+
+    #[test]
+    fn counters_per_input_keep_each_input_apart() {
+        let mut per_input = PerInput::<Stats>::default();
+        per_input
+            .input(2)
+            .pair(AgentId::default(), OriginId::default())
+            .requests = 3;
+        assert_eq!(per_input.by_input.len(), 3);
+        assert!(per_input.by_input[0].pairs.is_empty());
+        let json = serde_json::to_string(&per_input.by_input[2]).unwrap();
+        let back: Stats = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, per_input.by_input[2]);
     }
 
     #[test]

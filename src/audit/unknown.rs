@@ -490,6 +490,38 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn a_table_reads_back_from_its_state_with_bytes_that_are_not_utf8() {
+        let mut table = UnknownAgents::new(10);
+        let time = Timestamp::from_second(100).unwrap();
+        for (header, line) in [
+            (&b"plain/1.0"[..], 3),
+            (b"bad\xFF\xFEheader", 1),
+            (b"plain/1.0", 2),
+        ] {
+            let slot = table.slot_of(header);
+            table.count(slot, time, (0, line), || {
+                b"/p\xC3".to_vec().into_boxed_slice()
+            });
+        }
+        let state = table.to_state();
+        // Sorted by bytes: "bad..." first.
+        assert!(matches!(state.headers[0].header, StateBytes::Hex { .. }));
+        assert!(matches!(state.headers[1].header, StateBytes::Text(_)));
+        let json = serde_json::to_string(&state).unwrap();
+        let back: UnknownAgentsState = serde_json::from_str(&json).unwrap();
+        let table_back = UnknownAgents::from_state(&back, |i| Ok(i + 7)).unwrap();
+        let top = table_back.top(10);
+        assert_eq!(top[0].0, b"plain/1.0");
+        assert_eq!(top[0].1.requests, 2);
+        assert_eq!(
+            top[0].1.sample.as_ref().map(|s| (s.input, s.line)),
+            Some((7, 2))
+        );
+        assert_eq!(top[1].0, b"bad\xFF\xFEheader");
+        assert!(StateBytes::Hex { hex: "zz".into() }.bytes().is_err());
+    }
+
     fn t(second: i64) -> Timestamp {
         Timestamp::from_second(second).unwrap()
     }
