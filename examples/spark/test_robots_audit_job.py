@@ -1,0 +1,176 @@
+"""Unit tests of the Spark job's pure parts (no Spark needed): the command line, how runs are
+cut, the working-directory depth, exit codes, manifests and the driver's listing of local inputs.
+Run by tests/spark.rs (`python3 -m unittest` in this directory)."""
+
+import itertools
+import os
+import random
+import tempfile
+import unittest
+
+import robots_audit_job as job
+
+
+class ParseArgs(unittest.TestCase):
+    def test_options_values_flags_and_logs(self):
+        binary, out, options, logs = job.parse_args(
+            [
+                "--binary",
+                "bin/robots-audit",
+                "--robots",
+                "r",
+                "--out=o",
+                "--decisions",
+                "--verify",
+                "Google=g.json",
+                "a.gz",
+                "--grace=1h",
+                "b.gz",
+                "--",
+                "--odd-name.gz",
+            ]
+        )
+        self.assertEqual((binary, out), ("bin/robots-audit", "o"))
+        self.assertEqual(
+            options,
+            [("--robots", "r"), ("--decisions", None), ("--verify", "Google=g.json"),
+             ("--grace", "1h")],
+        )
+        self.assertEqual(logs, ["a.gz", "b.gz", "--odd-name.gz"])
+
+    def test_usage_errors(self):
+        cases = [
+            ["--out", "o", "--robots", "r", "a"],  # no --binary
+            ["--binary", "b", "--robots", "r", "a"],  # no --out
+            ["--binary", "b", "--out", "o", "--robots", "r"],  # no LOG
+            ["--binary", "b", "--out", "o", "a"],  # no --robots
+            ["--binary", "b", "--out", "o", "--robots", "r", "--bogus", "a"],
+            ["--binary", "b", "--out", "o", "--robots", "r", "-"],  # standard input
+            ["--binary", "b", "--out", "o", "--robots", "r", "--decisions=yes", "a"],
+            ["--binary", "b", "--out", "o", "--robots", "r", "a", "--grace"],
+        ]
+        for argv in cases:
+            with self.subTest(argv=argv), self.assertRaises(job.UsageError):
+                job.parse_args(argv)
+
+    def test_shipped_paths(self):
+        cases = [
+            ("--robots", "sample-data/robots", "sample-data/robots"),
+            ("--bots", "extra.json", "extra.json"),
+            ("--verify", "Google=ranges/g.json", "ranges/g.json"),
+            ("--verify", "ranges/g.json", "ranges/g.json"),
+            ("--verify", "dns", None),
+            ("--verify", "s3a://bucket/g.json", "s3a://bucket/g.json"),
+            ("--origin", "https://example.com", None),
+            ("--field", "time=ts", None),
+        ]
+        for option, value, expected in cases:
+            with self.subTest(option=option, value=value):
+                self.assertEqual(job.shipped_path(option, value), expected)
+
+
+class ContiguousRuns(unittest.TestCase):
+    def brute_force_best(self, weights, tasks):
+        """The smallest largest-run total over every cut into at most `tasks` runs."""
+        n = len(weights)
+        best = sum(weights)
+        for k in range(1, min(tasks, n)):
+            for cuts in itertools.combinations(range(1, n), k):
+                bounds = (0,) + cuts + (n,)
+                best = min(best, max(sum(weights[a:b]) for a, b in zip(bounds, bounds[1:])))
+        return best
+
+    def test_runs_cover_the_list_in_order_and_are_optimal(self):
+        rng = random.Random(12)
+        for _ in range(300):
+            sizes = [rng.choice([0, 1, 5, 100, 1000, rng.randrange(1, 5000)])
+                     for _ in range(rng.randrange(1, 9))]
+            tasks = rng.randrange(1, 6)
+            runs = job.contiguous_runs(sizes, tasks)
+            with self.subTest(sizes=sizes, tasks=tasks):
+                self.assertLessEqual(len(runs), tasks)
+                self.assertEqual([k for a, b in runs for k in range(a, b)], list(range(len(sizes))))
+                self.assertTrue(all(a < b for a, b in runs))
+                weights = [max(s, 1) for s in sizes]
+                largest = max(sum(weights[a:b]) for a, b in runs)
+                self.assertEqual(largest, self.brute_force_best(weights, tasks))
+
+    def test_even_files_spread_evenly(self):
+        self.assertEqual(job.contiguous_runs([10] * 6, 3), [(0, 2), (2, 4), (4, 6)])
+        self.assertEqual(job.contiguous_runs([], 3), [])
+        self.assertEqual(job.contiguous_runs([50, 1, 1, 1], 2), [(0, 1), (1, 4)])
+
+
+class Helpers(unittest.TestCase):
+    def test_worst_exit_code(self):
+        cases = [
+            ([], 0),
+            ([0, 0], 0),
+            ([0, 3], 3),
+            ([3, 1], 1),
+            ([1, 2, 3], 2),
+            ([0, -9], 1),  # killed by a signal
+            ([0, 101], 1),  # a panic's exit code
+        ]
+        for codes, expected in cases:
+            with self.subTest(codes=codes):
+                self.assertEqual(job.worst(codes), expected)
+
+    def test_depth_needed(self):
+        cases = [
+            (["a/b.gz", "/abs/c.gz"], 0),
+            (["../x.gz"], 1),
+            (["../../x.gz", "a/../../y"], 2),
+            (["./a/../b", "s3a://bucket/logs/a.gz"], 0),
+        ]
+        for names, expected in cases:
+            with self.subTest(names=names):
+                self.assertEqual(job.depth_needed(names), expected)
+
+    def test_uris(self):
+        self.assertTrue(job.is_uri("s3a://bucket/a.gz"))
+        self.assertTrue(job.is_uri("hdfs://nn:8020/logs"))
+        self.assertFalse(job.is_uri("logs/a.gz"))
+        self.assertFalse(job.is_uri("/logs/x://y"))
+        self.assertEqual(job.local_path_of_uri("file:///var/log"), "/var/log")
+        self.assertIsNone(job.local_path_of_uri("gs://b/x"))
+        self.assertEqual(job.join("s3a://b/logs", "a.gz"), "s3a://b/logs/a.gz")
+        self.assertEqual(job.join("logs/", "a.gz"), "logs/a.gz")
+
+    def test_manifest_files(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            manifest = os.path.join(tmp, "m.csv")
+            with open(manifest, "w") as f:
+                f.write("\ufefforigin,valid_from,status,file\n"
+                        "https://a.example,,200,a.txt\n"
+                        "https://b.example,,503,\n"
+                        "https://c.example,2026-01-01T00:00:00Z,200,dated/c.txt\n")
+            self.assertEqual(job.manifest_files(manifest), ["a.txt", "dated/c.txt"])
+            robots = os.path.join(tmp, "robots.txt")
+            with open(robots, "w") as f:
+                f.write("User-agent: *\nDisallow: /x\n")
+            self.assertEqual(job.manifest_files(robots), [])
+
+    def test_local_listing_is_the_audits(self):
+        here = os.getcwd()
+        with tempfile.TemporaryDirectory() as tmp:
+            os.chdir(tmp)
+            self.addCleanup(os.chdir, here)
+            os.makedirs("logs/sub")
+            for name, body in [("b.gz", b"12"), ("a.gz", b"1"), ("B.gz", b"")]:
+                with open(os.path.join("logs", name), "wb") as f:
+                    f.write(body)
+            inputs = job.list_inputs(["logs/", "missing.gz", "logs/a.gz"], hadoop=None)
+            self.assertEqual(
+                [(i.position, i.name, i.size) for i in inputs],
+                [(0, "logs/B.gz", 0), (1, "logs/a.gz", 1), (2, "logs/b.gz", 2),
+                 (3, "missing.gz", 0), (4, "logs/a.gz", 1)],
+            )
+            self.assertEqual(inputs[0].location, os.path.join(os.path.realpath(tmp), "logs/B.gz"))
+            os.makedirs("empty")
+            with self.assertRaises(job.FatalError):
+                job.list_inputs(["empty"], hadoop=None)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,426 @@
+//! The Spark job (`examples/spark/robots_audit_job.py`) run for real with `spark-submit --master
+//! local[2]`: its reports equal those of one `audit` over the same files in the same order, every
+//! CSV byte for byte (report.html aside), and its exit code is the audit's.
+//!
+//! Needs pyspark in a virtual environment (`scripts/pyspark-venv.sh`, which the README's test
+//! command runs) named by `ROBOTS_AUDIT_PYSPARK_VENV`, and Java 17. Plain `cargo test` without it
+//! skips the Spark runs with a printed reason; with `ROBOTS_AUDIT_REQUIRE_SPARK=1` (set by the
+//! README's test command) a missing venv fails. The job's pure parts have Python unit tests
+//! (`examples/spark/test_robots_audit_job.py`), run here with any `python3` (skipped, with the
+//! reason printed, when there is none).
+
+mod common;
+
+use common::*;
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// One Spark at a time: each is a JVM of several hundred megabytes on a shared machine.
+static SPARK: Mutex<()> = Mutex::new(());
+
+/// The longest one job may take before the test kills it.
+const JOB_DEADLINE: Duration = Duration::from_secs(300);
+
+fn repository() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn job_script() -> PathBuf {
+    repository().join("examples/spark/robots_audit_job.py")
+}
+
+/// The pyspark venv, or `None` (with the reason printed) when there is none.
+fn pyspark_venv() -> Option<PathBuf> {
+    let reason = match std::env::var_os("ROBOTS_AUDIT_PYSPARK_VENV") {
+        Some(venv) => {
+            let venv = PathBuf::from(venv);
+            assert!(
+                venv.join("bin/spark-submit").is_file(),
+                "ROBOTS_AUDIT_PYSPARK_VENV={} holds no bin/spark-submit (make it with \
+                 scripts/pyspark-venv.sh)",
+                venv.display()
+            );
+            return Some(venv);
+        }
+        None => {
+            "ROBOTS_AUDIT_PYSPARK_VENV is not set (scripts/test.sh makes the pyspark venv and sets it)"
+        }
+    };
+    if std::env::var_os("ROBOTS_AUDIT_REQUIRE_SPARK").is_some() {
+        panic!("{reason}, and ROBOTS_AUDIT_REQUIRE_SPARK is set");
+    }
+    eprintln!("SKIPPED: {reason}");
+    None
+}
+
+/// What a job run left: its exit code, and its standard output and error (spark-submit passes
+/// the Python driver's standard error on to its own standard output).
+struct JobRun {
+    code: Option<i32>,
+    stderr: String,
+}
+
+/// Runs the job with `spark-submit --master local[2]` on loopback only, in `cwd`, with the
+/// binary under test, `--out out` and `args`; `confs` are extra Spark settings. Killed after
+/// [`JOB_DEADLINE`]. Output goes to files: Spark's log would fill a pipe.
+fn run_job(
+    venv: &Path,
+    cwd: &Path,
+    out: &Path,
+    confs: &[&str],
+    args: &[&str],
+    logs: &Path,
+) -> JobRun {
+    let _one_at_a_time = SPARK.lock().unwrap_or_else(|e| e.into_inner());
+    fs::create_dir_all(logs).unwrap();
+    let (stdout, stderr) = (logs.join("stdout.txt"), logs.join("stderr.txt"));
+    let python = venv.join("bin/python");
+    let mut command = Command::new(venv.join("bin/spark-submit"));
+    command
+        .current_dir(cwd)
+        .env("SPARK_LOCAL_IP", "127.0.0.1")
+        .env("PYSPARK_PYTHON", &python)
+        .env("PYSPARK_DRIVER_PYTHON", &python)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .args(["--master", "local[2]"])
+        .args(["--conf", "spark.driver.host=127.0.0.1"])
+        .args(["--conf", "spark.driver.bindAddress=127.0.0.1"])
+        .args(["--conf", "spark.ui.enabled=false"])
+        .args(["--conf", &format!("spark.local.dir={}", logs.display())]);
+    for conf in confs {
+        command.args(["--conf", conf]);
+    }
+    let mut child = command
+        .arg(job_script())
+        .arg("--binary")
+        .arg(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg("--out")
+        .arg(out)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(&stdout).unwrap())
+        .stderr(fs::File::create(&stderr).unwrap())
+        .spawn()
+        .expect("start spark-submit");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > JOB_DEADLINE {
+            child.kill().ok();
+            child.wait().ok();
+            panic!(
+                "the Spark job ran past {JOB_DEADLINE:?}; its log:\n{}",
+                fs::read_to_string(&stderr).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    JobRun {
+        code: status.code(),
+        stderr: fs::read_to_string(&stdout).unwrap_or_default()
+            + &fs::read_to_string(&stderr).unwrap_or_default(),
+    }
+}
+
+/// The reports of a directory that one audit and the job must write alike: every CSV and
+/// report.html (which carries no generation time). `state.json` is `merge`'s input, not a
+/// report: its interning order may differ.
+fn report_files(dir: &Path) -> BTreeSet<String> {
+    fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".csv") || name == "report.html")
+        .collect()
+}
+
+/// Every report of `spark` equals the one of `single`, byte for byte, and neither has one the
+/// other lacks.
+fn assert_same_csvs(single: &Path, spark: &Path, job: &JobRun) {
+    assert_same_csvs_renamed(single, spark, job, None);
+}
+
+/// [`assert_same_csvs`], after `rename`'s first string is replaced by its second in the job's
+/// CSVs (for inputs the job was given as URIs, which one audit cannot read).
+fn assert_same_csvs_renamed(
+    single: &Path,
+    spark: &Path,
+    job: &JobRun,
+    rename: Option<(&str, &str)>,
+) {
+    let names = report_files(single);
+    assert!(
+        names.contains("violations.csv") && names.contains("report.html"),
+        "{names:?}"
+    );
+    assert_eq!(
+        report_files(spark),
+        names,
+        "the job wrote other reports than the audit; its log:\n{}",
+        job.stderr
+    );
+    for name in &names {
+        let (expected, got) = (
+            fs::read(single.join(name)).unwrap(),
+            fs::read(spark.join(name)).unwrap(),
+        );
+        let got = match rename {
+            Some((from, to)) => String::from_utf8(got)
+                .expect("the sample's reports are UTF-8")
+                .replace(from, to)
+                .into_bytes(),
+            None => got,
+        };
+        assert!(
+            expected == got,
+            "{name} differs between one audit and the Spark job:\n--- audit\n{}\n--- spark\n{}",
+            String::from_utf8_lossy(&expected),
+            String::from_utf8_lossy(&got)
+        );
+    }
+}
+
+/// The sample night, as the README audits it (relative paths, a manifest whose files sit beside
+/// it, a directory of dated versions, a range file), with `--decisions`: two tasks on two cores.
+#[test]
+fn sample_night_on_spark_equals_one_audit() {
+    let Some(venv) = pyspark_venv() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let single = tmp.path().join("single");
+    sample_night_audit()
+        .args(["--decisions", "--out"])
+        .arg(&single)
+        .arg("sample-data/logs")
+        .assert()
+        .code(0);
+
+    let spark = tmp.path().join("spark");
+    let job = run_job(
+        &venv,
+        repository(),
+        &spark,
+        &[],
+        &[
+            "--robots",
+            "sample-data/robots",
+            "--robots",
+            "sample-data/manifest.csv",
+            "--origin",
+            "https://shop.example.net",
+            "--verify",
+            "Google=sample-data/ranges/googlebot.json",
+            "--decisions",
+            "sample-data/logs",
+        ],
+        &tmp.path().join("spark-logs"),
+    );
+    assert_eq!(
+        job.code,
+        Some(0),
+        "the job failed; its log:\n{}",
+        job.stderr
+    );
+    assert!(
+        job.stderr.contains("3 files") && job.stderr.contains("2 tasks"),
+        "{}",
+        job.stderr
+    );
+    assert_same_csvs(&single, &spark, &job);
+
+    // The same night named by file: URIs: listed by Hadoop's FileSystem through Spark's JVM, the
+    // robots directory copied by the driver, each log copied by its task, every one named in
+    // the reports by its URI.
+    let uri = format!("file://{}/sample-data/", repository().display());
+    let (robots, logs) = (format!("{uri}robots"), format!("{uri}logs/"));
+    let spark_uris = tmp.path().join("spark-uris");
+    let job = run_job(
+        &venv,
+        repository(),
+        &spark_uris,
+        &[],
+        &[
+            "--robots",
+            &robots,
+            "--robots",
+            "sample-data/manifest.csv",
+            "--origin",
+            "https://shop.example.net",
+            "--verify",
+            "Google=sample-data/ranges/googlebot.json",
+            "--decisions",
+            &logs,
+        ],
+        &tmp.path().join("spark-uris-logs"),
+    );
+    assert_eq!(
+        job.code,
+        Some(0),
+        "the job failed; its log:\n{}",
+        job.stderr
+    );
+    let inputs = read_csv(&spark_uris.join("inputs.csv"));
+    assert_eq!(inputs[0]["file"], format!("{logs}shop-access.log.gz"));
+    assert_same_csvs_renamed(&single, &spark_uris, &job, Some((&uri, "sample-data/")));
+}
+
+/// A synthetic night of six files given out of name order, one of them missing (an input error:
+/// exit 3 from the audit and from the job), over three tasks on two cores: the runs' reports
+/// merge back into the audit's argument order.
+#[test]
+fn synthetic_night_out_of_order_on_spark_equals_one_audit() {
+    let Some(venv) = pyspark_venv() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let night = tmp.path().join("night");
+    robots_audit()
+        .args([
+            "synth", "--files", "6", "--lines", "30000", "--seed", "12", "--out",
+        ])
+        .arg(&night)
+        .assert()
+        .code(0);
+    // Relative names (the job runs in the night's directory) and one absolute one.
+    let absolute = night.join("logs/access-002.log.gz");
+    let mut args: Vec<String> = [
+        "--robots",
+        "robots",
+        "--verify",
+        "Googlebot=ranges/Googlebot.json",
+        "--verify",
+        "ranges/GPTBot.json",
+        "--decisions",
+        "logs/access-004.log.gz",
+        "logs/access-000.log.gz",
+        "logs/missing.log.gz",
+        "logs/access-005.log.gz",
+        "./logs/access-001.log.gz",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(absolute.display().to_string());
+    args.push("logs/access-003.log.gz".into());
+
+    let single = tmp.path().join("single");
+    robots_audit()
+        .current_dir(&night)
+        .args(["audit", "-q", "--out"])
+        .arg(&single)
+        .args(&args)
+        .assert()
+        .code(3);
+
+    let spark = tmp.path().join("spark");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let job = run_job(
+        &venv,
+        &night,
+        &spark,
+        &["spark.default.parallelism=3"],
+        &args,
+        &tmp.path().join("spark-logs"),
+    );
+    assert_eq!(
+        job.code,
+        Some(3),
+        "the job's exit code is not the audit's; its log:\n{}",
+        job.stderr
+    );
+    assert!(
+        job.stderr.contains("7 files") && job.stderr.contains("3 tasks"),
+        "{}",
+        job.stderr
+    );
+    assert_same_csvs(&single, &spark, &job);
+    let inputs = read_csv(&spark.join("inputs.csv"));
+    let names: Vec<&str> = inputs.iter().map(|row| row["file"].as_str()).collect();
+    assert_eq!(names[2], "logs/missing.log.gz");
+    assert_eq!(names[4], "./logs/access-001.log.gz");
+}
+
+/// Tasks whose audit refuses its options (a wrong --grace) fail the job with the audit's exit
+/// code, and nothing is merged into --out.
+#[test]
+fn failing_tasks_fail_the_job_and_merge_nothing() {
+    let Some(venv) = pyspark_venv() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("spark");
+    let job = run_job(
+        &venv,
+        repository(),
+        &out,
+        &[],
+        &[
+            "--robots",
+            "sample-data/robots",
+            "--grace",
+            "soon",
+            "sample-data/logs",
+        ],
+        &tmp.path().join("spark-logs"),
+    );
+    assert_eq!(job.code, Some(2), "{}", job.stderr);
+    assert!(job.stderr.contains("[task 0]"), "{}", job.stderr);
+    assert!(job.stderr.contains("nothing merged"), "{}", job.stderr);
+    assert!(!out.exists());
+}
+
+/// The job's command line, run cuts, exit-code ranking, manifests and listing of local inputs
+/// (Python's unittest; no Spark needed).
+#[test]
+fn job_unit_tests_pass() {
+    let Some(python) = python() else { return };
+    let output = Command::new(&python)
+        .current_dir(repository().join("examples/spark"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .args(["-m", "unittest", "-q", "test_robots_audit_job"])
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", python.display()));
+    assert!(
+        output.status.success(),
+        "the job's unit tests failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A usage error is reported before Spark starts, with exit code 2.
+#[test]
+fn a_usage_error_exits_2_before_spark_starts() {
+    let Some(python) = python() else { return };
+    let output = Command::new(&python)
+        .arg(job_script())
+        .args(["--binary", env!("CARGO_BIN_EXE_robots-audit"), "--out", "x"])
+        .args(["--robots", "r", "--no-such-option", "a.log"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("unknown option --no-such-option"),
+        "{stderr}"
+    );
+}
+
+/// A Python 3 for the tests that need no Spark: the venv's, else `python3` on the PATH, else
+/// `None` (with the reason printed; a failure under `ROBOTS_AUDIT_REQUIRE_SPARK`).
+fn python() -> Option<PathBuf> {
+    let venv = std::env::var_os("ROBOTS_AUDIT_PYSPARK_VENV")
+        .map(|venv| PathBuf::from(venv).join("bin/python"));
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("python3"))
+            .find(|p| p.is_file())
+    });
+    if let Some(found) = venv.into_iter().chain(on_path).find(|p| p.is_file()) {
+        return Some(found);
+    }
+    let reason = "no python3 found (the Spark job's unit tests need one)";
+    if std::env::var_os("ROBOTS_AUDIT_REQUIRE_SPARK").is_some() {
+        panic!("{reason}, and ROBOTS_AUDIT_REQUIRE_SPARK is set");
+    }
+    eprintln!("SKIPPED: {reason}");
+    None
+}
