@@ -49,6 +49,8 @@ fn exit_0_when_done() {
         "skipped_lines.csv",
         "unknown_agents.csv",
         "hourly.csv",
+        "crawl_rate.csv",
+        "preference_conflicts.csv",
     ] {
         assert!(dir.path().join("out").join(name).exists(), "{name}");
     }
@@ -73,11 +75,11 @@ fn headers_are_the_documented_ones() {
     let expected = [
         (
             "agents.csv",
-            "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen",
+            "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen,preference_conflicts",
         ),
         (
             "agent_origins.csv",
-            "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation",
+            "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation,preference_conflicts",
         ),
         (
             "violations.csv",
@@ -107,6 +109,14 @@ fn headers_are_the_documented_ones() {
         (
             "unknown_agents.csv",
             "user_agent,requests,first_seen,last_seen,sample_path",
+        ),
+        (
+            "crawl_rate.csv",
+            "agent,origin,crawl_delay,honours_crawl_delay,requests,early_requests,early_rate,busiest_minute,busiest_minute_requests,allowed_per_minute,exact",
+        ),
+        (
+            "preference_conflicts.csv",
+            "time,origin,agent,path,use,preference,directive,directive_line,robots_version,source",
         ),
     ];
     for (name, want) in expected {

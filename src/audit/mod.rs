@@ -12,6 +12,7 @@ pub mod explain;
 pub mod hourly;
 pub mod identity;
 pub mod judge;
+pub mod rate;
 mod recent;
 pub mod schedule;
 pub mod sink;

@@ -14,6 +14,7 @@ use robots_audit_engine::RuleId;
 
 use super::hourly::Hourly;
 use super::judge::Decider;
+use super::rate::{RateKey, Rates};
 use super::sink::{Sink, Verdict};
 use crate::ids::{AgentId, OriginId, VersionId};
 
@@ -93,6 +94,8 @@ pub struct Counts {
     pub spoofed: u64,
     /// Requests of agents without published ranges.
     pub unverified: u64,
+    /// Allowed requests whose usage preference in force says no to the agent's use.
+    pub preference_conflicts: u64,
     /// Earliest request.
     pub first_seen: Option<Timestamp>,
     /// Latest request.
@@ -160,6 +163,7 @@ impl Counts {
         self.verified += other.verified;
         self.spoofed += other.spoofed;
         self.unverified += other.unverified;
+        self.preference_conflicts += other.preference_conflicts;
         min_time(&mut self.first_seen, other.first_seen);
         max_time(&mut self.last_seen, other.last_seen);
         min_time(&mut self.first_violation, other.first_violation);
@@ -208,6 +212,8 @@ pub struct Stats {
     pub rules: AHashMap<RuleKey, RuleCounts>,
     /// Per UTC hour and agent (`hourly.csv`).
     pub hourly: Hourly,
+    /// Requests per second of each agent on each origin under a crawl delay (`crawl_rate.csv`).
+    pub rates: Rates,
 }
 
 impl Stats {
@@ -233,6 +239,7 @@ impl Stats {
             self.rules.entry(key).or_default().merge(&counts);
         }
         self.hourly.merge(&other.hourly);
+        self.rates.merge(&other.rates);
     }
 }
 
@@ -248,8 +255,18 @@ impl Sink for Stats {
             judgement.outcome,
             verdict.request.status,
             verdict.verification,
+            judgement.conflict.is_some(),
         );
+        if let Some(delay_ms) = judgement.crawl_delay {
+            let key = RateKey {
+                agent: verdict.agent,
+                origin: verdict.origin,
+                delay_ms,
+            };
+            self.rates.record(key, verdict.request.time.as_second());
+        }
         let counts = self.pair(verdict.agent, verdict.origin);
+        counts.preference_conflicts += u64::from(judgement.conflict.is_some());
         counts.record(
             verdict.request.time,
             judgement.outcome,
@@ -306,10 +323,11 @@ mod tests {
             prop::sample::select(vec![200u16, 304, 404, 503]),
             0u32..4,
             any::<bool>(),
+            prop::option::of(0u32..3),
         );
         prop::collection::vec(event, 0..40).prop_map(|events| {
             let mut stats = Stats::default();
-            for (agent, origin, secs, outcome, status, rule, v) in events {
+            for (agent, origin, secs, outcome, status, rule, v, delay) in events {
                 let time = Timestamp::from_second(secs).unwrap();
                 let outcome = [
                     Outcome::RobotsFetch,
@@ -328,11 +346,21 @@ mod tests {
                 } else {
                     Verification::Spoofed
                 };
+                let conflict = outcome == Outcome::Allowed && secs % 2 == 0;
                 stats
                     .hourly
-                    .record(time, agent, outcome, status, verification);
+                    .record(time, agent, outcome, status, verification, conflict);
+                if let Some(delay) = delay {
+                    let key = RateKey {
+                        agent,
+                        origin,
+                        delay_ms: delay * 5_000,
+                    };
+                    stats.rates.record(key, secs);
+                }
                 let counts = stats.pair(agent, origin);
                 counts.record(time, outcome, status);
+                counts.preference_conflicts += u64::from(conflict);
                 if v {
                     counts.verified += 1;
                 } else {

@@ -1,7 +1,7 @@
 //! The reports as the audit's output: [`Reports`] implements [`Output`], its per-thread
 //! [`RowSink`] implements [`Sink`].
 //!
-//! `violations.csv` and `decisions.csv` get a row per request, so they are written while the
+//! `violations.csv`, `preference_conflicts.csv` and `decisions.csv` get a row per request, so they are written while the
 //! audit runs: each worker thread formats the rows of its block into its own [`RowWriter`] and
 //! hands them to the [`StreamedReport`] when the block is done, which puts them in input order.
 //! The other reports are written from the [`AuditResult`] at the end ([`Reports::commit`]).
@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use super::stream::StreamedReport;
 use super::{
-    RowWriter, agent_origins, agents, decisions, hourly, html, inputs, owned, robots, rules,
-    unknown_agents, violations,
+    RowWriter, agent_origins, agents, crawl_rate, decisions, hourly, html, inputs, owned,
+    preference_conflicts, robots, rules, unknown_agents, violations,
 };
 use crate::audit::AuditResult;
 use crate::audit::sink::{Output, Sink, Verdict};
@@ -23,6 +23,7 @@ use crate::audit::stats::Outcome;
 pub struct Reports {
     dir: PathBuf,
     violations: StreamedReport,
+    conflicts: StreamedReport,
     decisions: Option<StreamedReport>,
     html: bool,
 }
@@ -33,6 +34,12 @@ impl Reports {
     /// [`Reports::commit`].
     pub fn create(dir: &Path, inputs: usize, decisions: bool) -> io::Result<Reports> {
         let violations = StreamedReport::create(dir, "violations.csv", violations::HEADER, inputs)?;
+        let conflicts = StreamedReport::create(
+            dir,
+            preference_conflicts::FILE,
+            preference_conflicts::HEADER,
+            inputs,
+        )?;
         let decisions = if decisions {
             Some(StreamedReport::create(
                 dir,
@@ -46,6 +53,7 @@ impl Reports {
         Ok(Reports {
             dir: dir.to_path_buf(),
             violations,
+            conflicts,
             decisions,
             html: true,
         })
@@ -73,6 +81,10 @@ impl Reports {
         agents::write(dir, result)?;
         agent_origins::write(dir, result)?;
         self.violations.commit()?;
+        self.conflicts.commit()?;
+        written.push(preference_conflicts::FILE);
+        crawl_rate::write(dir, result)?;
+        written.push(crawl_rate::FILE);
         if let Some(decisions) = self.decisions {
             decisions.commit()?;
             written.push("decisions.csv");
@@ -102,12 +114,14 @@ impl<'r> Output for &'r Reports {
             reports: self,
             with_decisions: self.decisions.is_some(),
             violations: RowWriter::new(),
+            conflicts: RowWriter::new(),
             decisions: RowWriter::new(),
         }
     }
 
     fn input_done(&self, input: usize, blocks: u64) -> io::Result<()> {
         self.violations.end(input, blocks)?;
+        self.conflicts.end(input, blocks)?;
         match &self.decisions {
             Some(decisions) => decisions.end(input, blocks),
             None => Ok(()),
@@ -123,6 +137,7 @@ pub struct RowSink<'r> {
     /// Whether `decisions.csv` is written (read once, not through `reports` per verdict).
     with_decisions: bool,
     violations: RowWriter,
+    conflicts: RowWriter,
     decisions: RowWriter,
 }
 
@@ -132,6 +147,8 @@ impl Sink for RowSink<'_> {
         let outcome = verdict.judgement.outcome;
         if outcome == Outcome::Disallowed {
             self.violations.violation(verdict);
+        } else if verdict.judgement.conflict.is_some() {
+            self.conflicts.preference_conflict(verdict);
         }
         if self.with_decisions && outcome.is_judged() {
             self.decisions.decision(verdict);
@@ -142,6 +159,9 @@ impl Sink for RowSink<'_> {
         self.reports
             .violations
             .submit(input, seq, self.violations.rows())?;
+        self.reports
+            .conflicts
+            .submit(input, seq, self.conflicts.rows())?;
         match &self.reports.decisions {
             Some(report) => report.submit(input, seq, self.decisions.rows()),
             None => Ok(()),
