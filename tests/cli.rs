@@ -329,10 +329,10 @@ fn check_prints_the_deciding_rule() {
         .assert()
         .code(0)
         .stdout(
-            "disallowed\thttps://example.com/private/x\tDisallow: /private/\t3\n\
-             allowed\t/private/ok/1\tAllow: /private/ok\t2\n\
-             allowed\t\t-\t0\n\
-             allowed\t/public\t-\t0\n",
+            "disallowed\thttps://example.com/private/x\tDisallow: /private/\t3\t-\t-\n\
+             allowed\t/private/ok/1\tAllow: /private/ok\t2\t-\t-\n\
+             allowed\t\t-\t0\t-\t-\n\
+             allowed\t/public\t-\t0\t-\t-\n",
         );
     robots_audit()
         .current_dir(dir.path())
@@ -345,7 +345,7 @@ fn check_prints_the_deciding_rule() {
             "/public",
         ])
         .assert()
-        .stdout("disallowed\t/public\tDisallow: /\t6\n");
+        .stdout("disallowed\t/public\tDisallow: /\t6\t-\t-\n");
     robots_audit()
         .current_dir(dir.path())
         .args([
@@ -383,7 +383,7 @@ fn check_reads_urls_from_a_file_and_resolves_user_agents() {
         ])
         .assert()
         .code(0)
-        .stdout("disallowed\t/g/1\tDisallow: /g/\t2\nallowed\t/x\t-\t0\n");
+        .stdout("disallowed\t/g/1\tDisallow: /g/\t2\t-\t-\nallowed\t/x\t-\t0\t-\t-\n");
 }
 
 #[cfg(unix)]
