@@ -7,27 +7,31 @@
 //! (when the delay is above zero); the first request of a second is early when the previous
 //! non-empty second is less than the delay before it.
 //!
-//! Memory is bounded per key: at most [`MAX_BUCKETS`] buckets. When the distinct seconds of a
-//! key exceed it, the key's histogram is coarsened to minutes, then hours, then days, then one
-//! bucket, and its early count becomes a lower bound (marked `exact=false` in the report). The
-//! level is the finest whose distinct buckets fit, a function of the counted times alone, so
-//! merging stays exact (associative and commutative) whatever the order.
+//! Memory is bounded per key and does not grow with lines: each minute with a request holds
+//! one entry (the minute, a 60-bit mask of its non-empty seconds and its request count: 24
+//! bytes), so a key costs at most 1,440 entries a day however many lines fall in it, and at
+//! most [`MAX_ENTRIES`] in all. Past that cap, the key is coarsened to hours, then days, then
+//! one bucket (counts only), and its early count becomes a lower bound (`exact=false` in the
+//! report). The level is the finest whose distinct buckets fit, a function of the counted times
+//! alone, so merging stays exact (associative and commutative) whatever the order.
 //!
-//! Invariant: `buckets` is sorted by bucket, without duplicates or zero counts, and holds at
-//! most [`MAX_BUCKETS`] entries.
+//! Invariant: `entries` is sorted by bucket, without duplicates or zero counts, and holds at
+//! most [`MAX_ENTRIES`] entries; masks are empty above level 0.
 
 use ahash::AHashMap;
 
 use crate::ids::{AgentId, OriginId};
 
-/// The most buckets one (agent, origin, delay) keeps: 16 KiB.
-pub const MAX_BUCKETS: usize = 1024;
+/// The most entries one (agent, origin, delay) keeps: 96 KiB, about three days of requests in
+/// every minute.
+pub const MAX_ENTRIES: usize = 4096;
 
-/// The bucket width of each level in seconds; the last level is one bucket for all time.
-const WIDTHS: [i64; 4] = [1, 60, 3600, 86_400];
+/// The bucket width of each level in seconds: minutes (with their seconds' mask), hours, days;
+/// the last level is one bucket for all time.
+const WIDTHS: [i64; 3] = [60, 3600, 86_400];
 
-/// The levels: seconds, minutes, hours, days, and one bucket.
-const LEVELS: u8 = 5;
+/// The levels: minutes, hours, days, and one bucket.
+const LEVELS: u8 = 4;
 
 /// An agent on an origin under one crawl delay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,13 +44,21 @@ pub struct RateKey {
     pub delay_ms: u32,
 }
 
+/// One bucket: at level 0 a minute, with bit `s` of `seconds` set when second `s` of it has a
+/// request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    bucket: i64,
+    seconds: u64,
+    requests: u64,
+}
+
 /// Requests per time bucket of one [`RateKey`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RateCounts {
-    /// 0: seconds (exact), 1: minutes, 2: hours, 3: days, 4: one bucket.
+    /// 0: minutes with seconds (exact), 1: hours, 2: days, 3: one bucket.
     level: u8,
-    /// (bucket, requests), sorted by bucket.
-    buckets: Vec<(i64, u64)>,
+    entries: Vec<Entry>,
 }
 
 fn bucket_of(second: i64, level: u8) -> i64 {
@@ -56,7 +68,7 @@ fn bucket_of(second: i64, level: u8) -> i64 {
     }
 }
 
-/// The bucket at `level` of a bucket at the finer level `from`.
+/// The bucket at `to` of a bucket at the finer level `from`.
 fn rebucket(bucket: i64, from: u8, to: u8) -> i64 {
     match (WIDTHS.get(usize::from(from)), WIDTHS.get(usize::from(to))) {
         (Some(from), Some(to)) => bucket.saturating_mul(*from).div_euclid(*to),
@@ -69,23 +81,37 @@ impl RateCounts {
     #[inline]
     pub fn record(&mut self, second: i64) {
         let bucket = bucket_of(second, self.level);
-        match self.buckets.last_mut() {
-            Some((last, count)) if *last == bucket => *count += 1,
-            Some((last, _)) if *last > bucket => {
-                match self.buckets.binary_search_by_key(&bucket, |(b, _)| *b) {
+        let mask = if self.level == 0 {
+            1u64 << second.rem_euclid(60)
+        } else {
+            0
+        };
+        let entry = Entry {
+            bucket,
+            seconds: mask,
+            requests: 1,
+        };
+        match self.entries.last_mut() {
+            Some(last) if last.bucket == bucket => {
+                last.seconds |= mask;
+                last.requests += 1;
+            }
+            Some(last) if last.bucket > bucket => {
+                match self.entries.binary_search_by_key(&bucket, |e| e.bucket) {
                     Ok(at) => {
-                        if let Some((_, count)) = self.buckets.get_mut(at) {
-                            *count += 1;
+                        if let Some(found) = self.entries.get_mut(at) {
+                            found.seconds |= mask;
+                            found.requests += 1;
                         }
                     }
                     Err(at) => {
-                        self.buckets.insert(at, (bucket, 1));
+                        self.entries.insert(at, entry);
                         self.fit();
                     }
                 }
             }
             _ => {
-                self.buckets.push((bucket, 1));
+                self.entries.push(entry);
                 self.fit();
             }
         }
@@ -97,32 +123,32 @@ impl RateCounts {
         self.coarsen_to(level);
         let mut theirs = other.clone();
         theirs.coarsen_to(level);
-        let mine = std::mem::take(&mut self.buckets);
-        let mut merged = Vec::with_capacity(mine.len() + theirs.buckets.len());
+        let mine = std::mem::take(&mut self.entries);
+        let mut merged: Vec<Entry> = Vec::with_capacity(mine.len() + theirs.entries.len());
         let (mut a, mut b) = (
             mine.into_iter().peekable(),
-            theirs.buckets.into_iter().peekable(),
+            theirs.entries.into_iter().peekable(),
         );
         loop {
-            let next = match (a.peek(), b.peek()) {
-                (Some(x), Some(y)) if x.0 == y.0 => {
-                    let (bucket, n) = (x.0, x.1 + y.1);
+            let next = match (a.peek().copied(), b.peek().copied()) {
+                (Some(x), Some(y)) if x.bucket == y.bucket => {
                     a.next();
                     b.next();
-                    (bucket, n)
+                    Entry {
+                        bucket: x.bucket,
+                        seconds: x.seconds | y.seconds,
+                        requests: x.requests + y.requests,
+                    }
                 }
-                (Some(x), Some(y)) if x.0 < y.0 => {
-                    let x = *x;
+                (Some(x), Some(y)) if x.bucket < y.bucket => {
                     a.next();
                     x
                 }
-                (Some(_), Some(y)) | (None, Some(y)) => {
-                    let y = *y;
+                (_, Some(y)) => {
                     b.next();
                     y
                 }
                 (Some(x), None) => {
-                    let x = *x;
                     a.next();
                     x
                 }
@@ -130,13 +156,13 @@ impl RateCounts {
             };
             merged.push(next);
         }
-        self.buckets = merged;
+        self.entries = merged;
         self.fit();
     }
 
-    /// Coarsens while the buckets exceed [`MAX_BUCKETS`].
+    /// Coarsens while the entries exceed [`MAX_ENTRIES`].
     fn fit(&mut self) {
-        while self.buckets.len() > MAX_BUCKETS && self.level + 1 < LEVELS {
+        while self.entries.len() > MAX_ENTRIES && self.level + 1 < LEVELS {
             self.coarsen_to(self.level + 1);
         }
     }
@@ -146,46 +172,59 @@ impl RateCounts {
             return;
         }
         let from = self.level;
-        let mut coarse: Vec<(i64, u64)> = Vec::with_capacity(self.buckets.len());
-        for &(bucket, count) in &self.buckets {
-            let bucket = rebucket(bucket, from, level);
+        let mut coarse: Vec<Entry> = Vec::with_capacity(self.entries.len());
+        for entry in &self.entries {
+            let bucket = rebucket(entry.bucket, from, level);
             match coarse.last_mut() {
-                Some((last, n)) if *last == bucket => *n += count,
-                _ => coarse.push((bucket, count)),
+                Some(last) if last.bucket == bucket => last.requests += entry.requests,
+                _ => coarse.push(Entry {
+                    bucket,
+                    seconds: 0,
+                    requests: entry.requests,
+                }),
             }
         }
-        self.buckets = coarse;
+        self.entries = coarse;
         self.level = level;
     }
 
     /// Every request counted.
     pub fn requests(&self) -> u64 {
-        self.buckets.iter().map(|(_, n)| n).sum()
+        self.entries.iter().map(|e| e.requests).sum()
     }
 
-    /// Whether the counts are still per second, so [`RateCounts::early_requests`] is exact.
+    /// Whether the counts still know every second, so [`RateCounts::early_requests`] is exact.
     pub fn is_exact(&self) -> bool {
         self.level == 0
     }
 
-    /// How many buckets are kept (for the memory bound).
-    pub fn buckets(&self) -> usize {
-        self.buckets.len()
+    /// How many entries are kept (for the memory bound).
+    pub fn entries(&self) -> usize {
+        self.entries.len()
     }
 
-    /// Requests less than `delay_ms` after the previous one (at whole-second resolution).
-    /// Exact while [`RateCounts::is_exact`]; otherwise a lower bound: in a bucket of `w`
-    /// seconds at most `(w - 1) / ceil(delay) + 1` requests can keep the delay.
+    /// Requests less than `delay_ms` after the previous one (at whole-second resolution):
+    /// within a second all but the first, and the first of a second when the previous non-empty
+    /// second is closer than the delay. Exact while [`RateCounts::is_exact`]; otherwise a lower
+    /// bound: in a bucket of `w` seconds at most `(w - 1) / ceil(delay) + 1` requests can keep
+    /// the delay.
     pub fn early_requests(&self, delay_ms: u32) -> u64 {
         if delay_ms == 0 {
             return 0;
         }
-        match WIDTHS.get(usize::from(self.level)) {
-            Some(1) => {
-                let mut early = 0;
-                let mut previous: Option<i64> = None;
-                for &(second, count) in &self.buckets {
-                    early += count - 1;
+        if self.level == 0 {
+            let mut early = 0;
+            let mut previous: Option<i64> = None;
+            for entry in &self.entries {
+                let distinct = u64::from(entry.seconds.count_ones());
+                early += entry.requests - distinct;
+                let mut mask = entry.seconds;
+                while mask != 0 {
+                    let second = entry
+                        .bucket
+                        .saturating_mul(60)
+                        .saturating_add(i64::from(mask.trailing_zeros()));
+                    mask &= mask - 1;
                     if let Some(previous) = previous
                         && second.saturating_sub(previous).saturating_mul(1000)
                             < i64::from(delay_ms)
@@ -194,14 +233,16 @@ impl RateCounts {
                     }
                     previous = Some(second);
                 }
-                early
             }
+            return early;
+        }
+        match WIDTHS.get(usize::from(self.level)) {
             Some(&width) => {
                 let step = i64::from(delay_ms.div_ceil(1000)).max(1);
                 let keep = u64::try_from((width - 1) / step + 1).unwrap_or(u64::MAX);
-                self.buckets
+                self.entries
                     .iter()
-                    .map(|(_, count)| count.saturating_sub(keep))
+                    .map(|e| e.requests.saturating_sub(keep))
                     .sum()
             }
             None => 0,
@@ -211,37 +252,14 @@ impl RateCounts {
     /// The minute (seconds since the epoch of its start) with the most requests, the earliest
     /// among equal ones, and its requests; `None` when the counts are coarser than minutes.
     pub fn busiest_minute(&self) -> Option<(i64, u64)> {
+        if self.level != 0 {
+            return None;
+        }
         let mut best: Option<(i64, u64)> = None;
-        let mut consider = |minute: i64, count: u64| {
-            if best.is_none_or(|(_, most)| count > most) {
-                best = Some((minute, count));
+        for entry in &self.entries {
+            if best.is_none_or(|(_, most)| entry.requests > most) {
+                best = Some((entry.bucket, entry.requests));
             }
-        };
-        match self.level {
-            0 => {
-                let mut current: Option<(i64, u64)> = None;
-                for &(second, count) in &self.buckets {
-                    let minute = second.div_euclid(60);
-                    match &mut current {
-                        Some((m, n)) if *m == minute => *n += count,
-                        _ => {
-                            if let Some((m, n)) = current {
-                                consider(m, n);
-                            }
-                            current = Some((minute, count));
-                        }
-                    }
-                }
-                if let Some((m, n)) = current {
-                    consider(m, n);
-                }
-            }
-            1 => {
-                for &(minute, count) in &self.buckets {
-                    consider(minute, count);
-                }
-            }
-            _ => return None,
         }
         best.map(|(minute, count)| (minute.saturating_mul(60), count))
     }
@@ -268,9 +286,9 @@ impl Rates {
         }
     }
 
-    /// Buckets kept over all keys: at most `keys × MAX_BUCKETS`.
-    pub fn buckets(&self) -> usize {
-        self.keys.values().map(RateCounts::buckets).sum()
+    /// Entries kept over all keys: at most `keys × MAX_ENTRIES`.
+    pub fn entries(&self) -> usize {
+        self.keys.values().map(RateCounts::entries).sum()
     }
 }
 
@@ -335,16 +353,30 @@ mod tests {
         assert_eq!(c.busiest_minute(), Some((120, 3)));
         let c = counts(&[0, 1, 60, 61]);
         assert_eq!(c.busiest_minute(), Some((0, 2)));
+        let c = counts(&[-1, -1, 5]);
+        assert_eq!(c.busiest_minute(), Some((-60, 2)));
+        assert_eq!(c.early_requests(10_000), 2);
         assert_eq!(RateCounts::default().busiest_minute(), None);
     }
 
     #[test]
     fn memory_is_bounded_per_key_whatever_the_lines() {
-        // A compliant crawler with a request every 10 seconds for 100 days: 864,000 requests.
+        // A crawler hammering one origin: 100 requests a second for an hour, 360,000 lines, in
+        // 60 entries.
+        let mut c = RateCounts::default();
+        for s in 0..360_000 {
+            c.record(s / 100);
+        }
+        assert_eq!((c.entries(), c.requests()), (60, 360_000));
+        assert!(c.is_exact());
+        assert_eq!(c.early_requests(1_000), 360_000 - 3_600);
+        assert_eq!(c.early_requests(2_000), 360_000 - 1);
+        // A compliant crawler with a request every 10 seconds for 100 days: 864,000 requests
+        // in 144,000 minutes, past the cap: per day, counts only.
         let mut c = RateCounts::default();
         for s in 0..864_000 {
             c.record(s * 10);
-            assert!(c.buckets() <= MAX_BUCKETS);
+            assert!(c.entries() <= MAX_ENTRIES);
         }
         assert_eq!(c.requests(), 864_000);
         assert!(!c.is_exact());
@@ -353,48 +385,49 @@ mod tests {
         // At 20 s only 4,320 a day can: the lower bound says at least 4,320 early per day.
         assert_eq!(c.early_requests(20_000), 4_320 * 100);
         assert_eq!(c.busiest_minute(), None);
-        // Within the cap the minute level is still exact about the busiest minute.
-        let c = counts(&(0..(MAX_BUCKETS as i64 + 1)).collect::<Vec<_>>());
-        assert!(!c.is_exact());
-        assert_eq!(c.busiest_minute(), Some((0, 60)));
     }
 
     #[test]
     fn many_keys_stay_bounded() {
-        // A hostile file: a delay for every bot on 100,000 origins. Every request in its own
-        // second, spread over the keys: memory follows the keys, never the lines.
+        // A hostile file: a delay for every bot on 100,000 origins. Memory follows the keys and
+        // the minutes they are seen in, never the lines: three times the lines in the same
+        // minutes keep the same entries.
         let mut rates = Rates::default();
         let keys = 100_000usize;
-        for round in 0..3i64 {
-            for origin in 0..keys {
-                let key = RateKey {
-                    agent: AgentId::from_index(origin % 7).unwrap(),
-                    origin: OriginId::from_index(origin).unwrap(),
-                    delay_ms: 5_000,
-                };
-                rates.record(key, round * 1_000_000 + origin as i64);
-            }
-        }
-        assert_eq!(rates.keys.len(), keys);
-        assert!(rates.buckets() <= keys * MAX_BUCKETS);
-        // And one key hammered with far more lines than the cap keeps at most the cap.
-        let key = RateKey {
-            agent: AgentId::from_index(0).unwrap(),
-            origin: OriginId::from_index(0).unwrap(),
+        let key = |origin: usize| RateKey {
+            agent: AgentId::from_index(origin % 7).unwrap(),
+            origin: OriginId::from_index(origin).unwrap(),
             delay_ms: 5_000,
         };
-        for s in 0..200_000 {
-            rates.record(key, s * 3);
+        for origin in 0..keys {
+            rates.record(key(origin), (origin % 10) as i64 * 60);
         }
-        assert!(rates.keys[&key].buckets() <= MAX_BUCKETS);
-        assert!(rates.buckets() <= keys * 3 + MAX_BUCKETS);
+        let entries = rates.entries();
+        assert_eq!(entries, keys);
+        for round in 0..3i64 {
+            for origin in 0..keys {
+                rates.record(key(origin), (origin % 10) as i64 * 60 + 1 + round);
+            }
+        }
+        assert_eq!(rates.entries(), entries);
+        assert_eq!(rates.keys.len(), keys);
+        // One key hammered far past the cap keeps at most the cap.
+        for s in 0..2_000_000 {
+            rates.record(key(0), s * 30);
+        }
+        assert!(rates.keys[&key(0)].entries() <= MAX_ENTRIES);
+        assert!(rates.entries() <= keys + MAX_ENTRIES);
     }
 
     fn arb_seconds() -> impl Strategy<Value = Vec<i64>> {
-        prop::collection::vec(
-            prop_oneof![0i64..100, 0i64..5_000, 0i64..10_000_000],
-            0..1_500,
-        )
+        prop_oneof![
+            prop::collection::vec(
+                prop_oneof![0i64..100, 0i64..5_000, 0i64..10_000_000],
+                0..300
+            ),
+            // Enough distinct minutes to pass the cap.
+            prop::collection::vec(0i64..100_000_000, 1_500..3_000),
+        ]
     }
 
     proptest! {
@@ -427,7 +460,7 @@ mod tests {
             prop_assert_eq!(&ab_c, &whole);
             prop_assert_eq!(&a_bc, &whole);
             prop_assert_eq!(&cba, &whole);
-            prop_assert!(whole.buckets() <= MAX_BUCKETS);
+            prop_assert!(whole.entries() <= MAX_ENTRIES);
             if whole.is_exact() {
                 prop_assert_eq!(whole.early_requests(7_000), early_by_definition(&all, 7_000));
             } else {
