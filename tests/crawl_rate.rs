@@ -373,3 +373,72 @@ fn a_large_file_over_threads_counts_like_one_thread() {
         "20000"
     );
 }
+
+/// `explain` shows the delay in force (and whether the bot is bound by it) and the preference
+/// for the bot's use, and says when the audit counts a conflict; `--json` carries both flags.
+#[test]
+fn explain_shows_the_delay_and_the_preference() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup(d);
+    let explain = |source: &str, json: bool| {
+        let mut cmd = robots_audit();
+        cmd.current_dir(d)
+            .args(["explain", "--robots", "robots", "--line", source]);
+        if json {
+            cmd.arg("--json");
+        }
+        let output = cmd.output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    // GPTBot /page at 10:30:00: allowed, Content-Usage says train-ai=n.
+    let text = explain("logs/one.log.gz:6", false);
+    assert!(text.contains("verdict:       allowed"), "{text}");
+    assert!(
+        text.contains(
+            "usage:         no for this bot's use (Content-Usage: / train-ai=n, line 6): a preference conflict"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("crawl-delay:   none"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&explain("logs/one.log.gz:6", true)).unwrap();
+    assert_eq!(json["preference_conflict"], true);
+    // GPTBot /open/x: the /open/ rule says y.
+    let text = explain("logs/one.log.gz:7", false);
+    assert!(
+        text.contains(
+            "usage:         yes for this bot's use (Content-Usage: /open/ train-ai=y, line 7)\n"
+        ),
+        "{text}"
+    );
+    // Bingbot at 10:00:10: 10 s under the initial version, and Bingbot honours it; at 12:00:00
+    // the new version's 20 s.
+    let text = explain("logs/one.log.gz:2", false);
+    assert!(
+        text.contains("crawl-delay:   10s (line 2); its operator says it honours Crawl-delay"),
+        "{text}"
+    );
+    let text = explain("logs/one.log.gz:10", false);
+    assert!(text.contains("crawl-delay:   20s (line 2)"), "{text}");
+    // Googlebot falls under `*`: 5 s, not binding; `search=yes` is no conflict.
+    let text = explain("logs/one.log.gz:4", false);
+    assert!(
+        text.contains("crawl-delay:   5s (line 12); its operator does not say it honours"),
+        "{text}"
+    );
+    assert!(
+        text.contains("usage:         yes for this bot's use (Content-Signal: search=yes, ai-train=no, line 11)\n"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&explain("logs/one.log.gz:4", true)).unwrap();
+    assert_eq!(
+        (&json["honours_crawl_delay"], &json["preference_conflict"]),
+        (
+            &serde_json::Value::Bool(false),
+            &serde_json::Value::Bool(false)
+        )
+    );
+}
