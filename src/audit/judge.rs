@@ -591,6 +591,102 @@ mod tests {
     }
 
     #[test]
+    fn preferences_and_delays_resolved_once_per_version_and_agent() {
+        let (policy, versions) = timeline(&[
+            (
+                None,
+                "User-agent: *\nCrawl-delay: 2.5\nContent-Signal: ai-train=no, search=yes\n\
+                 Disallow: /private/\n\nUser-agent: GPTBot\nContent-Usage: / train-ai=n\n\
+                 Content-Usage: /open/ train-ai=y\n",
+            ),
+            (Some("2026-01-01T12:00:00Z"), "User-agent: *\nAllow: /\n"),
+        ]);
+        let judge = Judge::new(&policy, SignedDuration::from_hours(0));
+        let judged = |who: &AgentInfo, at: &str, path: &str| {
+            let mut cache = SelectionCache::default();
+            judge.judge(
+                &mut cache,
+                (AgentId::default(), who),
+                &versions,
+                at.parse().unwrap(),
+                path.as_bytes(),
+            )
+        };
+        let claude = agent("Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)");
+        let gpt = agent("Mozilla/5.0 (compatible; GPTBot/1.1; +https://openai.com/gptbot)");
+        let google =
+            agent("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)");
+        let morning = "2026-01-01T10:00:00Z";
+        let signal = Some(Conflict {
+            content_use: ContentUse::AiTraining,
+            kind: DirectiveKind::ContentSignal,
+            line: 3,
+        });
+        let usage = Some(Conflict {
+            content_use: ContentUse::AiTraining,
+            kind: DirectiveKind::ContentUsage,
+            line: 7,
+        });
+        // (agent, time, path, outcome, conflict, delay)
+        let cases = [
+            (
+                &claude,
+                morning,
+                "/a",
+                Outcome::Allowed,
+                signal,
+                Some(2_500),
+            ),
+            // A violation is never a conflict.
+            (
+                &claude,
+                morning,
+                "/private/a",
+                Outcome::Disallowed,
+                None,
+                Some(2_500),
+            ),
+            // Robots fetches are not judged, but count for the crawl rate.
+            (
+                &claude,
+                morning,
+                "/robots.txt",
+                Outcome::RobotsFetch,
+                None,
+                Some(2_500),
+            ),
+            (&google, morning, "/a", Outcome::Allowed, None, Some(2_500)),
+            (&gpt, morning, "/a", Outcome::Allowed, usage, None),
+            (&gpt, morning, "/open/a", Outcome::Allowed, None, None),
+            // The version of 12:00 says nothing beyond Allow.
+            (
+                &claude,
+                "2026-01-01T13:00:00Z",
+                "/a",
+                Outcome::Allowed,
+                None,
+                None,
+            ),
+        ];
+        for (who, at, path, outcome, conflict, delay) in cases {
+            let judgement = judged(who, at, path);
+            assert_eq!(
+                (judgement.outcome, judgement.conflict, judgement.crawl_delay),
+                (outcome, conflict, delay),
+                "{} {at} {path}",
+                who.bot.name
+            );
+        }
+        // The initial version has no start: it is in force before the first dated one.
+        let early = judged(&claude, "2025-01-01T00:00:00Z", "/robots.txt");
+        assert_eq!(
+            early.crawl_delay,
+            Some(2_500),
+            "the initial version is in force from the start"
+        );
+    }
+
+    #[test]
     fn match_paths() {
         let mut buf = Vec::new();
         type Case = (&'static [u8], Option<&'static [u8]>, &'static [u8]);
