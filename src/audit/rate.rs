@@ -286,6 +286,16 @@ impl Rates {
         }
     }
 
+    /// The same counts under other keys (`merge` renumbering agents and origins): counts of
+    /// keys that map to one key are merged. Stops at the first key `f` refuses.
+    pub fn map_keys<E>(&self, f: impl Fn(RateKey) -> Result<RateKey, E>) -> Result<Rates, E> {
+        let mut out = Rates::default();
+        for (key, counts) in &self.keys {
+            out.keys.entry(f(*key)?).or_default().merge(counts);
+        }
+        Ok(out)
+    }
+
     /// Entries kept over all keys: at most `keys × MAX_ENTRIES`.
     pub fn entries(&self) -> usize {
         self.keys.values().map(RateCounts::entries).sum()
@@ -417,6 +427,30 @@ mod tests {
         }
         assert!(rates.keys[&key(0)].entries() <= MAX_ENTRIES);
         assert!(rates.entries() <= keys + MAX_ENTRIES);
+    }
+
+    #[test]
+    fn renumbered_keys_merge() {
+        let key = |agent: usize, origin: usize| RateKey {
+            agent: AgentId::from_index(agent).unwrap(),
+            origin: OriginId::from_index(origin).unwrap(),
+            delay_ms: 10_000,
+        };
+        let mut rates = Rates::default();
+        rates.record(key(0, 0), 0);
+        rates.record(key(1, 0), 5);
+        // Both agents become agent 2.
+        let mapped = rates
+            .map_keys(|k| {
+                Ok::<_, ()>(RateKey {
+                    agent: AgentId::from_index(2).unwrap(),
+                    ..k
+                })
+            })
+            .unwrap();
+        assert_eq!(mapped.keys.len(), 1);
+        assert_eq!(mapped.keys[&key(2, 0)].early_requests(10_000), 1);
+        assert_eq!(rates.map_keys(|_| Err("refused")), Err("refused"));
     }
 
     fn arb_seconds() -> impl Strategy<Value = Vec<i64>> {
