@@ -142,7 +142,9 @@ impl Extensions {
         let mut by_path = false;
         for statement in statements {
             any = true;
-            by_path |= !statement.pattern.is_empty();
+            // Every path the judge sees starts with `/` ([`match_path`]), so a statement for
+            // `/` applies to all of them, like one naming no path.
+            by_path |= !matches!(&*statement.pattern, b"" | b"/");
         }
         let preference = match content_use {
             Some(content_use) if by_path => PreferenceFacts::ByPath(content_use),
@@ -684,6 +686,70 @@ mod tests {
             Some(2_500),
             "the initial version is in force from the start"
         );
+    }
+
+    #[test]
+    fn preferences_for_every_path_are_resolved_once() {
+        let facts = |body: &str, user_agent: &str| {
+            let robots = Robots::parse(body.as_bytes());
+            let who = agent(user_agent);
+            let tokens: Vec<&[u8]> = who.bot.tokens.iter().map(|t| t.as_bytes()).collect();
+            let selection = select_for(
+                &robots,
+                &tokens,
+                who.bot.policy.robots,
+                TokenMatch::ProductName,
+            );
+            Extensions::of(&robots, &selection, who.bot.category.content_use()).preference
+        };
+        let gpt = "Mozilla/5.0 (compatible; GPTBot/1.1; +https://openai.com/gptbot)";
+        let seo = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)";
+        let no = Some(Conflict {
+            content_use: ContentUse::AiTraining,
+            kind: DirectiveKind::ContentUsage,
+            line: 2,
+        });
+        let cases = [
+            (
+                "User-agent: *\nDisallow: /x\n",
+                gpt,
+                PreferenceFacts::Silent,
+            ),
+            (
+                "User-agent: *\nContent-Usage: / train-ai=n\n",
+                gpt,
+                PreferenceFacts::Constant(no),
+            ),
+            (
+                "User-agent: *\nContent-Usage: train-ai=n\n",
+                gpt,
+                PreferenceFacts::Constant(no),
+            ),
+            (
+                "User-agent: *\nContent-Usage: / train-ai=y\n",
+                gpt,
+                PreferenceFacts::Constant(None),
+            ),
+            (
+                "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /a/ train-ai=y\n",
+                gpt,
+                PreferenceFacts::ByPath(ContentUse::AiTraining),
+            ),
+            // A category with no use, or a group that is not the bot's, says nothing.
+            (
+                "User-agent: *\nContent-Usage: / train-ai=n\n",
+                seo,
+                PreferenceFacts::Silent,
+            ),
+            (
+                "User-agent: GPTBot\nAllow: /\n\nUser-agent: *\nContent-Usage: / train-ai=n\n",
+                gpt,
+                PreferenceFacts::Silent,
+            ),
+        ];
+        for (body, user_agent, expected) in cases {
+            assert_eq!(facts(body, user_agent), expected, "{body:?} {user_agent}");
+        }
     }
 
     #[test]
