@@ -442,3 +442,160 @@ fn explain_shows_the_delay_and_the_preference() {
         )
     );
 }
+
+/// Every file of `a` equals the one of the same name in `b`, byte for byte (state.json aside:
+/// its tables are in the order the merge met them).
+fn same_reports(a: &Path, b: &Path) {
+    let names = |dir: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(a), names(b));
+    for name in names(a) {
+        if name == "state.json" {
+            continue;
+        }
+        assert!(
+            std::fs::read(a.join(&name)).unwrap() == std::fs::read(b.join(&name)).unwrap(),
+            "{name} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+fn audit_one(dir: &Path, file: &str, out: &str) {
+    robots_audit()
+        .current_dir(dir)
+        .args(["audit", "-q", "--robots", "robots", "--out", out, file])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn each_file_audited_apart_merges_to_the_audit_of_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup(d);
+    audit(d, "2", "whole");
+    audit_one(d, "logs/one.log.gz", "one");
+    audit_one(d, "logs/two.log.gz", "two");
+    robots_audit()
+        .current_dir(d)
+        .args(["merge", "-q", "--out", "merged", "one", "two"])
+        .assert()
+        .code(0);
+    same_reports(&d.join("whole"), &d.join("merged"));
+
+    // Bingbot under the 10 s delay: file one alone has 1 early request (10:00:15), file two
+    // alone 1 (the second 10:00:30); together 10:00:05, :10 and :15 are early too: 4.
+    let early = |out: &str| -> Vec<String> {
+        read_csv(&d.join(out).join("crawl_rate.csv"))
+            .iter()
+            .filter(|r| r["agent"] == "Bingbot" && r["crawl_delay"] == "10")
+            .map(|r| r["early_requests"].clone())
+            .collect()
+    };
+    assert_eq!(early("one"), ["1"]);
+    assert_eq!(early("two"), ["1"]);
+    assert_eq!(early("merged"), ["4"]);
+    // GPTBot's and ClaudeBot's conflicts, one of each in each file, in input order.
+    let sources: Vec<String> = read_csv(&d.join("merged/preference_conflicts.csv"))
+        .iter()
+        .map(|r| r["source"].clone())
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            "logs/one.log.gz:6",
+            "logs/one.log.gz:8",
+            "logs/two.log.gz:7",
+            "logs/two.log.gz:10"
+        ]
+    );
+    let conflicts = |out: &str| -> String {
+        read_csv(&d.join(out).join("agents.csv"))
+            .iter()
+            .map(|r| format!("{}={} ", r["agent"], r["preference_conflicts"]))
+            .collect()
+    };
+    assert_eq!(conflicts("merged"), conflicts("whole"));
+    for agent in ["GPTBot=2", "ClaudeBot=2"] {
+        assert!(
+            conflicts("merged").contains(agent),
+            "{}",
+            conflicts("merged")
+        );
+    }
+}
+
+/// A `state.json` whose crawl-rate counts break their invariant, with a valid checksum (as a
+/// bug or a hand edit would leave it), is refused with the reason, never summed.
+#[test]
+fn a_damaged_crawl_rate_entry_in_the_state_is_refused() {
+    use sha2::{Digest, Sha256};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup(d);
+    audit_one(d, "logs/one.log.gz", "one");
+    let text = std::fs::read_to_string(d.join("one/state.json")).unwrap();
+    let envelope: serde_json::Value = serde_json::from_str(&text).unwrap();
+    type Damage = fn(&mut Vec<serde_json::Value>);
+    let cases: [(&str, Damage, &str); 3] = [
+        (
+            "fewer requests than seconds",
+            |entries| entries[0][2] = 1.into(),
+            "fewer than its seconds",
+        ),
+        (
+            "a repeated minute",
+            |entries| entries.push(entries[0].clone()),
+            "not sorted by bucket, or repeated",
+        ),
+        (
+            "a mask past the minute",
+            |entries| entries[0][1] = (1u64 << 60).into(),
+            "seconds mask",
+        ),
+    ];
+    for (name, damage, expected) in cases {
+        let mut envelope = envelope.clone();
+        let keys = envelope["payload"]["inputs"][0]["stats"]["rates"]["keys"]
+            .as_array_mut()
+            .unwrap();
+        let bingbot = keys
+            .iter_mut()
+            .find(|k| k[0]["delay_ms"] == 10_000)
+            .expect("Bingbot under the 10 s delay");
+        let entries = bingbot[1]["entries"].as_array_mut().unwrap();
+        damage(entries);
+        let payload = serde_json::to_string(&envelope["payload"]).unwrap();
+        envelope["sha256"] = format!("{:x}", Sha256::digest(payload.as_bytes())).into();
+        let report = d.join(name);
+        std::fs::create_dir_all(&report).unwrap();
+        for file in std::fs::read_dir(d.join("one")).unwrap() {
+            let file = file.unwrap();
+            std::fs::copy(file.path(), report.join(file.file_name())).unwrap();
+        }
+        std::fs::write(
+            report.join("state.json"),
+            serde_json::to_string(&envelope).unwrap(),
+        )
+        .unwrap();
+        let out = robots_audit()
+            .current_dir(d)
+            .args(["merge", "-q", "--out", "merged"])
+            .arg(&report)
+            .assert()
+            .code(1)
+            .get_output()
+            .clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expected), "{name}: {err}");
+        assert!(!d.join("merged/crawl_rate.csv").exists(), "{name}");
+    }
+}
