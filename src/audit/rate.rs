@@ -533,6 +533,69 @@ mod tests {
         assert_eq!(rates.map_keys(|_| Err("refused")), Err("refused"));
     }
 
+    /// `state.json`'s counts read back only when they keep the module's invariant.
+    #[test]
+    fn damaged_counts_are_refused_when_read() {
+        let read = |json: &str| serde_json::from_str::<RateCounts>(json).map_err(|e| e.to_string());
+        let good = counts(&[60, 61, 61, 200]);
+        let json = serde_json::to_string(&good).unwrap();
+        assert_eq!(json, r#"{"level":0,"entries":[[1,3,3],[3,1048576,1]]}"#);
+        assert_eq!(read(&json), Ok(good));
+        let too_many: Vec<String> = (0..=MAX_ENTRIES).map(|m| format!("[{m},1,1]")).collect();
+        let too_many = format!(r#"{{"level":0,"entries":[{}]}}"#, too_many.join(","));
+        let cases = [
+            (r#"{"level":4,"entries":[[0,0,1]]}"#, "level 4"),
+            (r#"{"level":0,"entries":[]}"#, "without a request"),
+            (too_many.as_str(), "more than 4096"),
+            (r#"{"level":0,"entries":[[3,1,1],[1,1,1]]}"#, "not sorted"),
+            (r#"{"level":0,"entries":[[1,1,1],[1,1,1]]}"#, "repeated"),
+            (
+                r#"{"level":0,"entries":[[1,1152921504606846976,1]]}"#,
+                "seconds mask",
+            ),
+            (r#"{"level":0,"entries":[[1,0,1]]}"#, "seconds mask"),
+            (r#"{"level":1,"entries":[[1,1,1]]}"#, "seconds mask"),
+            (
+                r#"{"level":0,"entries":[[1,7,2]]}"#,
+                "fewer than its seconds",
+            ),
+            (
+                r#"{"level":2,"entries":[[1,0,0]]}"#,
+                "fewer than its seconds",
+            ),
+            (r#"{"level":3,"entries":[[5,0,9]]}"#, "only bucket is 0"),
+            (r#"{"level":0,"entries":[[1,1,1]],"#, "EOF"),
+        ];
+        for (json, expected) in cases {
+            let err = read(json).unwrap_err();
+            assert!(err.contains(expected), "{json}: {err}");
+        }
+    }
+
+    #[test]
+    fn rates_read_back_as_written_and_refuse_a_key_listed_twice() {
+        let key = |agent: usize, origin: usize| RateKey {
+            agent: AgentId::from_index(agent).unwrap(),
+            origin: OriginId::from_index(origin).unwrap(),
+            delay_ms: 1_500,
+        };
+        let mut rates = Rates::default();
+        rates.record(key(1, 2), 100);
+        rates.record(key(0, 1), 5);
+        let json = serde_json::to_value(&rates).unwrap();
+        assert_eq!(
+            serde_json::from_value::<Rates>(json.clone()).unwrap(),
+            rates
+        );
+        let mut twice = json;
+        let keys = twice["keys"].as_array_mut().unwrap();
+        keys.push(keys[0].clone());
+        let err = serde_json::from_value::<Rates>(twice)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("listed twice"), "{err}");
+    }
+
     fn arb_seconds() -> impl Strategy<Value = Vec<i64>> {
         prop_oneof![
             prop::collection::vec(
@@ -575,6 +638,8 @@ mod tests {
             prop_assert_eq!(&a_bc, &whole);
             prop_assert_eq!(&cba, &whole);
             prop_assert!(whole.entries() <= MAX_ENTRIES);
+            let json = serde_json::to_string(&whole).unwrap();
+            prop_assert_eq!(&serde_json::from_str::<RateCounts>(&json).unwrap(), &whole);
             if whole.is_exact() {
                 prop_assert_eq!(whole.early_requests(7_000), early_by_definition(&all, 7_000));
             } else {
