@@ -5,13 +5,15 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use robots_audit_bots::{Catalog, Identity, RobotsPolicy};
+use robots_audit_bots::{Catalog, ContentUse, Identity, RobotsPolicy};
 use robots_audit_engine::{
-    GOOGLEBOT_MAX_BYTES, ParseOptions, Robots, TokenMatch, path_params_query,
+    DirectiveKind, GOOGLEBOT_MAX_BYTES, IgnoredDirective, ParseOptions, Robots, Selection, Stance,
+    TokenMatch, path_params_query,
 };
 
-use crate::audit::judge::select_for;
+use crate::audit::judge::{engine_use, select_for};
 use crate::error::Error;
+use crate::report::crawl_rate::seconds;
 
 /// Everything `check` is told.
 #[derive(Debug, Clone, Default)]
@@ -40,6 +42,9 @@ struct Agent {
     tokens: Vec<Vec<u8>>,
     mode: TokenMatch,
     policy: RobotsPolicy,
+    /// The uses whose preferences are shown: the catalog category's for `--user-agent`, every
+    /// use for `--agent` tokens, which have no category.
+    uses: Vec<ContentUse>,
 }
 
 /// Which groups to use: Google's exact token comparison, or the catalog's fallback tokens and
@@ -60,6 +65,11 @@ fn agent(config: &CheckConfig) -> Result<Agent, Error> {
                 .collect(),
             mode: TokenMatch::Google,
             policy: RobotsPolicy::Obeys,
+            uses: vec![
+                ContentUse::AiTraining,
+                ContentUse::AiInput,
+                ContentUse::Search,
+            ],
         }),
         (Some(header), true) => {
             let builtin;
@@ -83,6 +93,7 @@ fn agent(config: &CheckConfig) -> Result<Agent, Error> {
                 tokens: bot.tokens.iter().map(|t| t.as_bytes().to_vec()).collect(),
                 mode: TokenMatch::ProductName,
                 policy: bot.policy.robots,
+                uses: bot.category.content_use().into_iter().collect(),
             })
         }
     }
@@ -109,8 +120,36 @@ fn write_field(out: &mut dyn Write, field: &[u8]) -> io::Result<()> {
     out.write_all(rest)
 }
 
-/// Runs `check`, writing `allowed|disallowed|exempt<TAB>URL<TAB>rule<TAB>line` per URL to
-/// `out` (fields escaped by [`write_field`]). `exempt` replaces `disallowed` for a
+/// The preferences in force for `path`, one `use=value:line` per use that a line speaks
+/// about (`train-ai=n:6`, `ai-train=no:11`), joined by `,`; `-` when none does.
+fn preferences(robots: &Robots, selection: &Selection, path: &[u8], uses: &[ContentUse]) -> String {
+    let stated: Vec<String> = uses
+        .iter()
+        .filter_map(|&content_use| {
+            let p = robots.preference(selection, path, engine_use(content_use))?;
+            let (name, value) = match (p.kind, p.value) {
+                (DirectiveKind::ContentUsage, Stance::Yes) => (content_use.aipref_label(), "y"),
+                (DirectiveKind::ContentUsage, Stance::No) => (content_use.aipref_label(), "n"),
+                (_, Stance::Yes) => (content_use.content_signal_key(), "yes"),
+                (_, Stance::No) => (content_use.content_signal_key(), "no"),
+            };
+            Some(format!("{name}={value}:{}", p.line))
+        })
+        .collect();
+    if stated.is_empty() {
+        "-".to_owned()
+    } else {
+        stated.join(",")
+    }
+}
+
+/// Runs `check`, writing
+/// `allowed|disallowed|exempt<TAB>URL<TAB>rule<TAB>line<TAB>crawl_delay<TAB>preferences` per URL
+/// to `out` (fields escaped by [`write_field`]), and returns the extension lines the file
+/// ignores (malformed `Crawl-delay`, `Content-Signal`, ... values), for the caller to show.
+/// `crawl_delay` is the delay in seconds with its line (`10:2`) or `-`; `preferences` the usage
+/// preferences in force for the URL's path (see [`preferences`]): for the catalog category's
+/// use with `--user-agent`, for every use with `--agent`. `exempt` replaces `disallowed` for a
 /// `--user-agent` whose catalog entry is `user_triggered` or `ignores`, unless `strict`; an
 /// `ignores_global` one is judged by the groups naming its tokens only.
 ///
@@ -129,10 +168,11 @@ fn write_field(out: &mut dyn Write, field: &[u8]) -> io::Result<()> {
 /// run(&config, &mut out).unwrap();
 /// assert_eq!(
 ///     String::from_utf8(out).unwrap(),
-///     "disallowed\thttps://example.com/private/x\tDisallow: /private/\t2\nallowed\t/public\t-\t0\n"
+///     "disallowed\thttps://example.com/private/x\tDisallow: /private/\t2\t-\t-\n\
+///      allowed\t/public\t-\t0\t-\t-\n"
 /// );
 /// ```
-pub fn run(config: &CheckConfig, out: &mut impl Write) -> Result<(), Error> {
+pub fn run(config: &CheckConfig, out: &mut impl Write) -> Result<Vec<IgnoredDirective>, Error> {
     let agent = agent(config)?;
     let body = fs::read(&config.robots).map_err(|e| {
         Error::Fatal(format!(
@@ -151,6 +191,14 @@ pub fn run(config: &CheckConfig, out: &mut impl Write) -> Result<(), Error> {
     } else {
         b"disallowed\t"
     };
+    let crawl_delay = match robots.crawl_delay(&selection) {
+        Some((delay, directive)) => format!(
+            "{}:{}",
+            seconds(u32::try_from(delay.as_millis()).unwrap_or(u32::MAX)),
+            directive.line
+        ),
+        None => "-".to_owned(),
+    };
     let write = |out: &mut dyn Write, url: &[u8]| -> io::Result<()> {
         let path = path_params_query(url);
         let verdict = robots.verdict(&selection, &path);
@@ -166,12 +214,17 @@ pub fn run(config: &CheckConfig, out: &mut impl Write) -> Result<(), Error> {
         write_field(out, url)?;
         out.write_all(b"\t")?;
         write_field(out, rule.as_bytes())?;
-        writeln!(out, "\t{line}")
+        write!(out, "\t{line}\t{crawl_delay}\t")?;
+        write_field(
+            out,
+            preferences(&robots, &selection, &path, &agent.uses).as_bytes(),
+        )?;
+        writeln!(out)
     };
     for url in &config.urls {
         write(out, url).map_err(|e| Error::Fatal(format!("cannot write output: {e}")))?;
     }
-    Ok(())
+    Ok(robots.ignored_directives().to_vec())
 }
 
 #[cfg(test)]
@@ -179,7 +232,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fields_are_escaped_so_a_line_keeps_four_fields() {
+    fn fields_are_escaped_so_a_line_keeps_six_fields() {
         let cases: [(&[u8], &[u8]); 6] = [
             (b"/plain", b"/plain"),
             (b"Disallow: /a\tb", b"Disallow: /a\\tb"),
@@ -196,7 +249,7 @@ mod tests {
     }
 
     #[test]
-    fn a_rule_with_a_tab_gives_four_fields() {
+    fn a_rule_with_a_tab_gives_six_fields() {
         let dir = tempfile::tempdir().unwrap();
         let robots = dir.path().join("robots.txt");
         fs::write(&robots, "User-agent: *\nDisallow: /a\tb\n").unwrap();
@@ -210,8 +263,86 @@ mod tests {
         run(&config, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         for line in text.lines() {
-            assert_eq!(line.split('\t').count(), 4, "{line:?}");
+            assert_eq!(line.split('\t').count(), 6, "{line:?}");
         }
         assert!(text.contains("Disallow: /a\\tb"), "{text}");
+    }
+
+    /// The delay of the selected group and the preferences in force for each path, for the
+    /// catalog category's use (`--user-agent`) or every use (`--agent`); malformed extension
+    /// lines come back to the caller. The signal's `no` outweighs the usage rule's `y` on
+    /// `/open/`: a no from either mechanism wins.
+    #[test]
+    fn delay_and_preferences_per_url() {
+        let dir = tempfile::tempdir().unwrap();
+        let robots = dir.path().join("robots.txt");
+        fs::write(
+            &robots,
+            "User-agent: *\n\
+             Crawl-delay: 2.5\n\
+             Crawl-delay: 10s\n\
+             Crawl-delay: soon\n\
+             Content-Signal: search=yes, ai-train=no\n\
+             Content-Usage: /open/ train-ai=y\n\
+             Content-Signal: nonsense\n\
+             Disallow: /private/\n",
+        )
+        .unwrap();
+        let run_with = |config: CheckConfig| {
+            let mut out = Vec::new();
+            let ignored = run(&config, &mut out).unwrap();
+            (String::from_utf8(out).unwrap(), ignored)
+        };
+        let (text, ignored) = run_with(CheckConfig {
+            robots: robots.clone(),
+            user_agent: Some(
+                "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)".into(),
+            ),
+            urls: vec![b"/a".to_vec(), b"/open/x".to_vec(), b"/private/x".to_vec()],
+            ..CheckConfig::default()
+        });
+        assert_eq!(
+            text,
+            "allowed\t/a\t-\t0\t10:3\tai-train=no:5\n\
+             allowed\t/open/x\t-\t0\t10:3\tai-train=no:5\n\
+             disallowed\t/private/x\tDisallow: /private/\t8\t10:3\tai-train=no:5\n"
+        );
+        let ignored: Vec<_> = ignored
+            .iter()
+            .map(|i| (i.line, i.kind.name(), i.reason.name()))
+            .collect();
+        assert_eq!(
+            ignored,
+            [
+                (4, DirectiveKind::CrawlDelay.name(), "malformed"),
+                (7, DirectiveKind::ContentSignal.name(), "malformed"),
+            ]
+        );
+        let (text, _) = run_with(CheckConfig {
+            robots,
+            agents: vec!["AnyBot".into()],
+            urls: vec![b"/a".to_vec()],
+            ..CheckConfig::default()
+        });
+        assert_eq!(
+            text,
+            "allowed\t/a\t-\t0\t10:3\tai-train=no:5,search=yes:5\n"
+        );
+        fs::write(
+            dir.path().join("usage.txt"),
+            "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /open/ train-ai=y\n",
+        )
+        .unwrap();
+        let (text, ignored) = run_with(CheckConfig {
+            robots: dir.path().join("usage.txt"),
+            agents: vec!["AnyBot".into()],
+            urls: vec![b"/a".to_vec(), b"/open/x".to_vec()],
+            ..CheckConfig::default()
+        });
+        assert_eq!(
+            text,
+            "allowed\t/a\t-\t0\t-\ttrain-ai=n:2\nallowed\t/open/x\t-\t0\t-\ttrain-ai=y:3\n"
+        );
+        assert!(ignored.is_empty());
     }
 }

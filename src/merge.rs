@@ -8,7 +8,8 @@
 //! one report, repeats stay: the audit counted them). The counters of
 //! the merged state are then those of one audit: sums, minima and maxima, and distinct sets
 //! (a rule's agents, an agent's origins) recomputed from the per-input counters.
-//! [`copy_streamed`] concatenates the streamed reports (`violations.csv`, `decisions.csv`) by
+//! [`copy_streamed`] concatenates the streamed reports (`violations.csv`,
+//! `preference_conflicts.csv`, `decisions.csv`) by
 //! copying each kept input's byte range of each report's file, never holding rows in memory.
 //!
 //! The tables of unknown user-agent headers are kept per input as well, and summed in input

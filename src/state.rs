@@ -7,12 +7,12 @@
 //! show, with each file's SHA-256, never the bodies), and per input its content fingerprint,
 //! its `inputs.csv` row and skipped-line samples, its counters ([`Stats`], ids being positions
 //! in the state's own tables) and what it contributed to each streamed report (rows and bytes
-//! of `violations.csv`, `decisions.csv`), plus the run's table of unknown agents.
+//! of `violations.csv`, `preference_conflicts.csv`, `decisions.csv`), plus the run's table of unknown agents.
 //!
 //! Invariants: every report of the directory is a function of the state and the streamed
 //! files, and the audit renders its reports from the state it writes ([`State::to_result`]), so
 //! `merge` renders what one audit over all the inputs renders. The file is
-//! `{"format":"robots-audit-state","version":1,"sha256":...,"payload":...}`, where `sha256` is
+//! `{"format":"robots-audit-state","version":2,"sha256":...,"payload":...}`, where `sha256` is
 //! the SHA-256 of the payload's bytes exactly as they stand in the file (compact JSON; maps are
 //! written as lists sorted by key, so the same state gives the same bytes); a reader refuses
 //! another format, a newer version, or a payload whose checksum differs.
@@ -22,7 +22,7 @@ use std::fs;
 use std::path::Path;
 
 use jiff::Timestamp;
-use robots_audit_bots::{Bot, Catalog, Category};
+use robots_audit_bots::{Bot, BotPolicy, Catalog, Category};
 use robots_audit_logs::{Format, SkipReason};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -38,8 +38,10 @@ use crate::policy::summary::{RobotsSummary, hex};
 pub const FILE: &str = "state.json";
 /// The `format` field.
 pub const FORMAT: &str = "robots-audit-state";
-/// The version this build writes and the newest it reads.
-pub const VERSION: u32 = 1;
+/// The version this build writes and the only one it reads. 2 added the crawl-rate counters,
+/// the preference-conflict counts and whether an agent honours `Crawl-delay`; a state of version 1 lacks them, so its inputs must be
+/// audited again.
+pub const VERSION: u32 = 2;
 
 /// The options that shaped the verdicts: reports made with different settings are not merged.
 /// Every field is compared; the catalog and range lists by the SHA-256 of what was loaded.
@@ -127,6 +129,8 @@ pub struct AgentState {
     pub category: Category,
     /// Whether it is a bot.
     pub is_bot: bool,
+    /// Whether it honours `Crawl-delay` (`crawl_rate.csv`).
+    pub honours_crawl_delay: bool,
 }
 
 impl AgentState {
@@ -137,10 +141,12 @@ impl AgentState {
             operator: info.bot.operator.clone(),
             category: info.bot.category,
             is_bot: info.is_bot,
+            honours_crawl_delay: info.bot.policy.honours_crawl_delay,
         }
     }
 
-    /// The agent, with the default robots policy (the reports do not show it).
+    /// The agent, with the default policy but whether it honours `Crawl-delay` (the reports
+    /// show nothing else of the policy).
     pub fn to_info(&self) -> AgentInfo {
         AgentInfo {
             bot: Bot {
@@ -148,7 +154,11 @@ impl AgentState {
                 tokens: self.tokens.clone(),
                 operator: self.operator.clone(),
                 category: self.category,
-                policy: Default::default(),
+                policy: BotPolicy {
+                    honours_crawl_delay: self.honours_crawl_delay,
+                    ..BotPolicy::default()
+                }
+                .into(),
             },
             is_bot: self.is_bot,
         }
@@ -449,7 +459,10 @@ impl State {
             ));
         }
         if envelope.version != VERSION {
-            return Err(format!("state version {} is unknown", envelope.version));
+            return Err(format!(
+                "state version {} was written by an older robots-audit, without the crawl-rate and preference-conflict counters this one reports; audit its inputs again",
+                envelope.version
+            ));
         }
         if checksum(envelope.payload.get()) != envelope.sha256 {
             return Err("checksum mismatch: the state was changed or damaged".into());
@@ -504,8 +517,12 @@ mod tests {
                 "checksum mismatch",
             ),
             (
-                bytes.replace("\"version\":1", "\"version\":2"),
+                bytes.replace("\"version\":2", "\"version\":3"),
                 "newer than",
+            ),
+            (
+                bytes.replace("\"version\":2", "\"version\":1"),
+                "older robots-audit",
             ),
             (bytes.replace(FORMAT, "other"), "is not"),
         ];

@@ -413,6 +413,8 @@ fn reports_do_not_depend_on_thread_count() {
             "inputs.csv",
             "skipped_lines.csv",
             "hourly.csv",
+            "crawl_rate.csv",
+            "preference_conflicts.csv",
         ] {
             files.push(std::fs::read(dir.path().join(&out).join(name)).unwrap());
         }

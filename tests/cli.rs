@@ -49,6 +49,8 @@ fn exit_0_when_done() {
         "skipped_lines.csv",
         "unknown_agents.csv",
         "hourly.csv",
+        "crawl_rate.csv",
+        "preference_conflicts.csv",
     ] {
         assert!(dir.path().join("out").join(name).exists(), "{name}");
     }
@@ -73,11 +75,11 @@ fn headers_are_the_documented_ones() {
     let expected = [
         (
             "agents.csv",
-            "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen",
+            "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen,preference_conflicts",
         ),
         (
             "agent_origins.csv",
-            "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation",
+            "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation,preference_conflicts",
         ),
         (
             "violations.csv",
@@ -107,6 +109,14 @@ fn headers_are_the_documented_ones() {
         (
             "unknown_agents.csv",
             "user_agent,requests,first_seen,last_seen,sample_path",
+        ),
+        (
+            "crawl_rate.csv",
+            "agent,origin,crawl_delay,honours_crawl_delay,requests,early_requests,early_rate,busiest_minute,busiest_minute_requests,allowed_per_minute,exact",
+        ),
+        (
+            "preference_conflicts.csv",
+            "time,origin,agent,path,use,preference,directive,directive_line,robots_version,source",
         ),
     ];
     for (name, want) in expected {
@@ -319,10 +329,10 @@ fn check_prints_the_deciding_rule() {
         .assert()
         .code(0)
         .stdout(
-            "disallowed\thttps://example.com/private/x\tDisallow: /private/\t3\n\
-             allowed\t/private/ok/1\tAllow: /private/ok\t2\n\
-             allowed\t\t-\t0\n\
-             allowed\t/public\t-\t0\n",
+            "disallowed\thttps://example.com/private/x\tDisallow: /private/\t3\t-\t-\n\
+             allowed\t/private/ok/1\tAllow: /private/ok\t2\t-\t-\n\
+             allowed\t\t-\t0\t-\t-\n\
+             allowed\t/public\t-\t0\t-\t-\n",
         );
     robots_audit()
         .current_dir(dir.path())
@@ -335,7 +345,7 @@ fn check_prints_the_deciding_rule() {
             "/public",
         ])
         .assert()
-        .stdout("disallowed\t/public\tDisallow: /\t6\n");
+        .stdout("disallowed\t/public\tDisallow: /\t6\t-\t-\n");
     robots_audit()
         .current_dir(dir.path())
         .args([
@@ -373,7 +383,7 @@ fn check_reads_urls_from_a_file_and_resolves_user_agents() {
         ])
         .assert()
         .code(0)
-        .stdout("disallowed\t/g/1\tDisallow: /g/\t2\nallowed\t/x\t-\t0\n");
+        .stdout("disallowed\t/g/1\tDisallow: /g/\t2\t-\t-\nallowed\t/x\t-\t0\t-\t-\n");
 }
 
 #[cfg(unix)]

@@ -286,15 +286,15 @@ fn check_selects_groups_and_prints_exempt_as_the_audit_judges() {
     );
     assert_eq!(
         check(d, ADSBOT, &[], &["/page", "/ads-no/1"]),
-        "allowed\t/page\t-\t0\ndisallowed\t/ads-no/1\tDisallow: /ads-no/\t5\n"
+        "allowed\t/page\t-\t0\t-\t-\ndisallowed\t/ads-no/1\tDisallow: /ads-no/\t5\t-\t-\n"
     );
     assert_eq!(
         check(d, CHATGPT_USER, &[], &["/page"]),
-        "exempt\t/page\tDisallow: /\t2\n"
+        "exempt\t/page\tDisallow: /\t2\t-\t-\n"
     );
     assert_eq!(
         check(d, CHATGPT_USER, &["--strict"], &["/page"]),
-        "disallowed\t/page\tDisallow: /\t2\n"
+        "disallowed\t/page\tDisallow: /\t2\t-\t-\n"
     );
     // Product tokens given with --agent are judged as Google's matcher judges them.
     let out = robots_audit()
@@ -305,6 +305,6 @@ fn check_selects_groups_and_prints_exempt_as_the_audit_judges() {
         .code(0);
     assert_eq!(
         String::from_utf8_lossy(&out.get_output().stdout),
-        "disallowed\t/page\tDisallow: /\t2\n"
+        "disallowed\t/page\tDisallow: /\t2\t-\t-\n"
     );
 }

@@ -524,7 +524,7 @@ fn robots_txt_that_is_html_has_no_rules() {
     assert!(violations.is_empty());
     assert_eq!(
         check(dir.path(), "AhrefsBot", &[], &["/private/x"]),
-        ["allowed\t/private/x\t-\t0"]
+        ["allowed\t/private/x\t-\t0\t-\t-"]
     );
 }
 
@@ -548,12 +548,12 @@ fn a_10_mb_robots_txt_is_cut_at_500_kib_by_the_audit_only() {
     assert_eq!(
         check(dir.path(), "AhrefsBot", &[], &["/late/x"]),
         [format!(
-            "disallowed\t/late/x\tDisallow: /late/\t{late_line}"
+            "disallowed\t/late/x\tDisallow: /late/\t{late_line}\t-\t-"
         )]
     );
     assert_eq!(
         check(dir.path(), "AhrefsBot", &["--truncate"], &["/late/x"]),
-        ["allowed\t/late/x\t-\t0"]
+        ["allowed\t/late/x\t-\t0\t-\t-"]
     );
 }
 
@@ -574,10 +574,10 @@ fn one_million_rules() {
             &["/p999999", "/p1000000", "/p5", "/q"]
         ),
         [
-            "disallowed\t/p999999\tDisallow: /p999999$\t1000001",
-            "allowed\t/p1000000\t-\t0",
-            "disallowed\t/p5\tDisallow: /p5$\t7",
-            "allowed\t/q\t-\t0",
+            "disallowed\t/p999999\tDisallow: /p999999$\t1000001\t-\t-",
+            "allowed\t/p1000000\t-\t0\t-\t-",
+            "disallowed\t/p5\tDisallow: /p5$\t7\t-\t-",
+            "allowed\t/q\t-\t0\t-\t-",
         ]
     );
     assert!(started.elapsed() < Duration::from_secs(120));
@@ -692,7 +692,7 @@ fn utf16_robots_txt_with_a_bom_has_no_rules() {
         assert!(violations.is_empty());
         assert_eq!(
             check(dir.path(), "AhrefsBot", &[], &["/x"]),
-            ["allowed\t/x\t-\t0"]
+            ["allowed\t/x\t-\t0\t-\t-"]
         );
     }
 }

@@ -180,3 +180,109 @@ fn the_sample_nights_page_renders_in_a_browser_with_the_csvs_numbers() {
         "the screenshot is blank: {differing} of {total} pixels differ from the first"
     );
 }
+
+/// The text of cell `column` in the row carrying `row_attribute` in the rendered DOM.
+fn cell<'a>(dom: &'a str, row_attribute: &str, column: &str) -> &'a str {
+    let at = dom
+        .find(row_attribute)
+        .unwrap_or_else(|| panic!("{row_attribute} not in the page"));
+    let row = &dom[at..at + dom[at..].find("</tr>").expect("end of the row")];
+    let marker = format!("data-col=\"{column}\">");
+    let start = row
+        .find(&marker)
+        .unwrap_or_else(|| panic!("{column} not in {row_attribute}"))
+        + marker.len();
+    let end = row[start..].find('<').expect("end of the cell");
+    &row[start..start + end]
+}
+
+/// A night with crawl delays and usage preferences: the page's crawl-rate and preference
+/// sections show the numbers of crawl_rate.csv and agent_origins.csv, and the headline's
+/// conflict total is the sum of agents.csv.
+#[test]
+fn crawl_rate_and_preference_sections_show_the_csvs_numbers() {
+    let Some(browser) = browser() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "robots/a.example.txt",
+        "User-agent: bingbot\nCrawl-delay: 10\n\nUser-agent: *\nCrawl-delay: 4\n\
+         Content-Signal: search=yes, ai-train=no\n",
+    );
+    let ua_bing = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+    let ua_claude = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)";
+    let mut log = String::new();
+    for (second, ua) in [
+        (0, ua_bing),
+        (3, ua_bing),
+        (4, ua_bing),
+        (30, ua_bing),
+        (0, ua_claude),
+        (1, ua_claude),
+        (9, ua_claude),
+    ] {
+        log.push_str(&format!(
+            "a.example:443 192.0.2.1 - - [01/Jan/2026:10:00:{second:02} +0000] \"GET /p{second} HTTP/1.1\" 200 5 \"-\" \"{ua}\"\n"
+        ));
+    }
+    write(d, "night.log", log);
+    robots_audit()
+        .current_dir(d)
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "robots",
+            "--out",
+            "out",
+            "night.log",
+        ])
+        .assert()
+        .success();
+    let out = d.join("out");
+    let profile = d.join("profile");
+    let (dom, log) = headless(
+        &browser,
+        &profile,
+        &["--dump-dom".into()],
+        &out.join("report.html"),
+    );
+    assert!(dom.contains("data-ready=\"yes\""), "{log}");
+
+    let rates = read_csv(&out.join("crawl_rate.csv"));
+    assert_eq!(rates.len(), 2);
+    for r in &rates {
+        let key = format!(
+            "data-rate=\"{}|{}|{}\"",
+            r["agent"], r["origin"], r["crawl_delay"]
+        );
+        for column in [
+            "early_requests",
+            "requests",
+            "early_rate",
+            "honours_crawl_delay",
+        ] {
+            assert_eq!(cell(&dom, &key, column), r[column], "{key} {column}");
+        }
+    }
+    assert_eq!(row(&rates, "agent", "Bingbot")["early_requests"], "2");
+
+    let pairs = read_csv(&out.join("agent_origins.csv"));
+    let claude = row(&pairs, "agent", "ClaudeBot");
+    assert_eq!(claude["preference_conflicts"], "3");
+    let key = format!("data-conflicts=\"ClaudeBot|{}\"", claude["origin"]);
+    assert_eq!(cell(&dom, &key, "preference_conflicts"), "3");
+    assert!(!dom.contains("data-conflicts=\"Bingbot|"));
+    let agents = read_csv(&out.join("agents.csv"));
+    let total: u64 = agents
+        .iter()
+        .map(|r| r["preference_conflicts"].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(
+        text_of(&dom, "data-total=\"preference_conflicts\""),
+        total.to_string()
+    );
+}

@@ -183,6 +183,8 @@ fn reports_written_through_the_library_are_the_commands() {
         "skipped_lines.csv",
         "unknown_agents.csv",
         "hourly.csv",
+        "crawl_rate.csv",
+        "preference_conflicts.csv",
     ] {
         let read = |d: &str| std::fs::read(dir.path().join(d).join(name)).unwrap();
         assert!(read("by-command") == read("by-library"), "{name} differs");

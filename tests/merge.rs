@@ -335,7 +335,11 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
             Box::new(|d: &Path| {
                 fs::write(
                     d.join(state::FILE),
-                    text.replacen("\"version\":1", "\"version\":9", 1),
+                    text.replacen(
+                        &format!("\"version\":{}", state::VERSION),
+                        "\"version\":9",
+                        1,
+                    ),
                 )
                 .unwrap()
             }),

@@ -11,17 +11,15 @@ use std::sync::{Mutex, PoisonError};
 
 use jiff::Timestamp;
 use robots_audit_bots::dns::{DnsVerdict, DnsVerifier, Refutation};
-use robots_audit_bots::{
-    Bot, Catalog, ClientAddress, ContentUse, Identity, Verifier, client_address,
-};
+use robots_audit_bots::{Bot, Catalog, ClientAddress, Identity, Verifier, client_address};
 use robots_audit_engine::reference::position_set_matches;
-use robots_audit_engine::{RuleKind, Selection, Stance, TokenMatch, Use};
+use robots_audit_engine::{RuleKind, Selection, Stance, TokenMatch};
 use robots_audit_logs::{BlockState, FieldMap, Format, LineParser, Scratch};
 use serde_json::{Value, json};
 
 use super::auditor::{AuditContext, Auditor};
 use super::identity::Identifier;
-use super::judge::{Decider, Judge, select_for};
+use super::judge::{Decider, Judge, engine_use, select_for};
 use super::sink::{Sink, Verdict};
 use super::stats::Outcome;
 use super::{AuditConfig, Input};
@@ -128,6 +126,12 @@ pub struct Explanation {
     pub holds_under_1994: Option<bool>,
     /// The catalog's robots policy of the bot (obeys, ignores, ...) and its source.
     pub robots_policy: String,
+    /// Whether the bot's operator says it honours `Crawl-delay` (catalog
+    /// `honours_crawl_delay`): only then is the delay binding.
+    pub honours_crawl_delay: bool,
+    /// Whether the audit counts the line as a `preference_conflict`: allowed, and the usage
+    /// preference in force says no to the bot's use.
+    pub preference_conflict: bool,
 }
 
 /// A sink that keeps the one verdict of the line as owned values.
@@ -368,6 +372,8 @@ impl Explainer<'_> {
         explanation.tokens = bot.tokens.clone();
         explanation.operator = bot.operator.clone();
         explanation.category = bot.category.to_string();
+        explanation.honours_crawl_delay = bot.policy.honours_crawl_delay;
+        explanation.preference_conflict = judgement.conflict.is_some();
         explanation.origin = recorded.origin.clone();
         explanation.path = lossy(&recorded.path);
         explanation.verdict = judgement.outcome.as_str().to_owned();
@@ -469,13 +475,8 @@ impl Explainer<'_> {
                 .crawl_delay(&selection)
                 .map(|(delay, directive)| (delay.as_secs_f64(), directive.line));
             step.preference = bot.category.content_use().and_then(|content_use| {
-                let use_ = match content_use {
-                    ContentUse::Search => Use::Search,
-                    ContentUse::AiTraining => Use::TrainAi,
-                    ContentUse::AiInput => Use::AiInput,
-                };
                 robots
-                    .preference(&selection, &recorded.path, use_)
+                    .preference(&selection, &recorded.path, engine_use(content_use))
                     .map(|p| {
                         (
                             p.text.to_owned(),
@@ -546,6 +547,8 @@ impl Explanation {
             dns: None,
             holds_under_1994: None,
             robots_policy: String::new(),
+            honours_crawl_delay: false,
+            preference_conflict: false,
         }
     }
 
@@ -598,6 +601,8 @@ impl Explanation {
             })),
             "holds_under_1994": self.holds_under_1994,
             "robots_policy": self.robots_policy,
+            "honours_crawl_delay": self.honours_crawl_delay,
+            "preference_conflict": self.preference_conflict,
         })
     }
 
@@ -670,15 +675,27 @@ impl Explanation {
                     );
                 }
                 let _ = match v.crawl_delay {
-                    Some((seconds, line)) => {
-                        writeln!(out, "crawl-delay:   {seconds}s (line {line})")
-                    }
+                    Some((seconds, line)) if self.honours_crawl_delay => writeln!(
+                        out,
+                        "crawl-delay:   {seconds}s (line {line}); its operator says it honours \
+                         Crawl-delay: counted in crawl_rate.csv"
+                    ),
+                    Some((seconds, line)) => writeln!(
+                        out,
+                        "crawl-delay:   {seconds}s (line {line}); its operator does not say it \
+                         honours Crawl-delay: reported in crawl_rate.csv, not binding"
+                    ),
                     None => writeln!(out, "crawl-delay:   none"),
+                };
+                let conflict = if self.preference_conflict {
+                    ": a preference conflict (allowed, but the preference says no)"
+                } else {
+                    ""
                 };
                 let _ = match &v.preference {
                     Some((text, value, line)) => writeln!(
                         out,
-                        "usage:         {value} for this bot's use ({text}, line {line})"
+                        "usage:         {value} for this bot's use ({text}, line {line}){conflict}"
                     ),
                     None => writeln!(out, "usage:         no preference for this bot's use"),
                 };

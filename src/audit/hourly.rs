@@ -57,6 +57,8 @@ pub struct HourCounts {
     pub violations_served: u64,
     /// Requests from outside the agent's published IP ranges.
     pub spoofed: u64,
+    /// Allowed requests whose usage preference in force says no to the agent's use.
+    pub preference_conflicts: u64,
 }
 
 impl HourCounts {
@@ -66,8 +68,15 @@ impl HourCounts {
     }
 
     #[inline]
-    fn record(&mut self, outcome: Outcome, status: u16, verification: Verification) {
+    fn record(
+        &mut self,
+        outcome: Outcome,
+        status: u16,
+        verification: Verification,
+        conflict: bool,
+    ) {
         self.requests += 1;
+        self.preference_conflicts += u64::from(conflict);
         self.spoofed += u64::from(verification == Verification::Spoofed);
         match outcome {
             Outcome::RobotsFetch => self.robots_fetches += 1,
@@ -93,6 +102,7 @@ impl HourCounts {
         self.unjudged += other.unjudged;
         self.violations_served += other.violations_served;
         self.spoofed += other.spoofed;
+        self.preference_conflicts += other.preference_conflicts;
     }
 }
 
@@ -121,6 +131,7 @@ impl Hourly {
         outcome: Outcome,
         status: u16,
         verification: Verification,
+        conflict: bool,
     ) {
         let hour = hour_of(time);
         let slot = match self.recent.get(agent.index()) {
@@ -128,7 +139,7 @@ impl Hourly {
             _ => self.slot(hour, agent),
         };
         if let Some((_, counts)) = self.slots.get_mut(slot as usize) {
-            counts.record(outcome, status, verification);
+            counts.record(outcome, status, verification, conflict);
         }
     }
 
@@ -245,6 +256,7 @@ mod tests {
                 OUTCOMES[outcome],
                 status,
                 verification,
+                OUTCOMES[outcome] == Outcome::Allowed && second % 3 == 0,
             );
         }
         hourly
@@ -295,6 +307,7 @@ mod tests {
                 unjudged: 0,
                 violations_served: served,
                 spoofed,
+                preference_conflicts: 0,
             };
         assert_eq!(
             rows,
@@ -339,7 +352,12 @@ mod tests {
                 plain
                     .entry((hour_of(at(second)), agent(a)))
                     .or_default()
-                    .record(OUTCOMES[outcome], status, verification);
+                    .record(
+                        OUTCOMES[outcome],
+                        status,
+                        verification,
+                        OUTCOMES[outcome] == Outcome::Allowed && second % 3 == 0,
+                    );
             }
             let rows: Vec<_> = plain.into_iter().map(|((h, a), c)| (h, a, c)).collect();
             prop_assert_eq!(count(&events).rows(), rows);

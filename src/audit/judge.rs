@@ -5,8 +5,11 @@ use std::borrow::Cow;
 
 use ahash::AHashMap;
 use jiff::{SignedDuration, Timestamp};
-use robots_audit_bots::RobotsPolicy;
-use robots_audit_engine::{Robots, RuleId, Selection, TokenMatch, path_params_query};
+use robots_audit_bots::{ContentUse, RobotsPolicy};
+use robots_audit_engine::{
+    DirectiveKind, DirectiveValue, Robots, RuleId, Selection, Stance, TokenMatch, Use,
+    path_params_query,
+};
 
 use super::identity::AgentInfo;
 use super::stats::Outcome;
@@ -35,6 +38,12 @@ pub struct Judgement {
     pub decider: Decider,
     /// For violations: whether the 1994 reading disallows it too.
     pub holds_under_1994: bool,
+    /// For allowed requests: the usage preference of the version in force that says no to the
+    /// agent's use of the path (`preference_conflicts.csv`).
+    pub conflict: Option<Conflict>,
+    /// The `Crawl-delay` in force for the agent, in milliseconds, under the version in force at
+    /// the request's time (robots fetches included): what `crawl_rate.csv` counts against.
+    pub crawl_delay: Option<u32>,
 }
 
 impl Judgement {
@@ -44,8 +53,126 @@ impl Judgement {
             version: None,
             decider: Decider::Nothing,
             holds_under_1994: false,
+            conflict: None,
+            crawl_delay: None,
         }
     }
+}
+
+/// A usage preference (Content-Signal or Content-Usage) that says no to the use an allowed
+/// request's agent makes of the content: never a violation, counted apart (docs/contract.md,
+/// "Usage preferences and crawl rate").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Conflict {
+    /// The use the agent's catalog category maps to.
+    pub content_use: ContentUse,
+    /// Which directive says no.
+    pub kind: DirectiveKind,
+    /// The line of the deciding directive in the version's file.
+    pub line: u32,
+}
+
+impl Conflict {
+    /// The use as the deciding directive names it: the Content-Signal key (`ai-train`) or the
+    /// aipref label (`train-ai`).
+    pub fn use_name(&self) -> &'static str {
+        match self.kind {
+            DirectiveKind::ContentUsage => self.content_use.aipref_label(),
+            _ => self.content_use.content_signal_key(),
+        }
+    }
+
+    /// The value that said no, as the directive's syntax writes it (`no` or `n`).
+    pub fn value_name(&self) -> &'static str {
+        match self.kind {
+            DirectiveKind::ContentUsage => "n",
+            _ => "no",
+        }
+    }
+}
+
+/// The engine's use for a catalog use.
+pub fn engine_use(content_use: ContentUse) -> Use {
+    match content_use {
+        ContentUse::Search => Use::Search,
+        ContentUse::AiTraining => Use::TrainAi,
+        ContentUse::AiInput => Use::AiInput,
+    }
+}
+
+/// What the selected groups of a version say about an agent's use, resolved once per (version,
+/// agent) so that a version without preference lines costs one flag check per request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PreferenceFacts {
+    /// No statement speaks to the agent (or the agent's category maps to no use).
+    Silent,
+    /// Every statement applies to every path: the answer is the same for each request.
+    Constant(Option<Conflict>),
+    /// Some statement names a path: each allowed request asks the engine.
+    ByPath(ContentUse),
+}
+
+/// What a version says to one agent beyond Allow and Disallow, resolved with its selection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Extensions {
+    crawl_delay: Option<u32>,
+    preference: PreferenceFacts,
+}
+
+impl Extensions {
+    const NONE: Extensions = Extensions {
+        crawl_delay: None,
+        preference: PreferenceFacts::Silent,
+    };
+
+    fn of(robots: &Robots, selection: &Selection, content_use: Option<ContentUse>) -> Extensions {
+        let crawl_delay = robots
+            .crawl_delay(selection)
+            .map(|(delay, _)| u32::try_from(delay.as_millis()).unwrap_or(u32::MAX));
+        let statements = selection
+            .groups()
+            .iter()
+            .flat_map(|group| robots.group_directives(*group))
+            .filter_map(|directive| match &directive.value {
+                DirectiveValue::ContentSignal(statement)
+                | DirectiveValue::ContentUsage(statement) => Some(statement),
+                _ => None,
+            });
+        let mut any = false;
+        let mut by_path = false;
+        for statement in statements {
+            any = true;
+            // Every path the judge sees starts with `/` ([`match_path`]), so a statement for
+            // `/` applies to all of them, like one naming no path.
+            by_path |= !matches!(&*statement.pattern, b"" | b"/");
+        }
+        let preference = match content_use {
+            Some(content_use) if by_path => PreferenceFacts::ByPath(content_use),
+            Some(content_use) if any => {
+                PreferenceFacts::Constant(conflict_at(robots, selection, b"/", content_use))
+            }
+            _ => PreferenceFacts::Silent,
+        };
+        Extensions {
+            crawl_delay,
+            preference,
+        }
+    }
+}
+
+/// The conflict, if the preference in force for `path` says no to `content_use`.
+fn conflict_at(
+    robots: &Robots,
+    selection: &Selection,
+    path: &[u8],
+    content_use: ContentUse,
+) -> Option<Conflict> {
+    let preference = robots.preference(selection, path, engine_use(content_use))?;
+    (preference.value == Stance::No).then_some(Conflict {
+        content_use,
+        kind: preference.kind,
+        line: preference.line,
+    })
 }
 
 /// The shared, read-only part of judging: the robots versions, the grace period and whether
@@ -57,10 +184,11 @@ pub struct Judge<'a> {
     strict: bool,
 }
 
-/// One thread's cache of group selections, one per robots version and agent.
+/// One thread's cache of group selections, one per robots version and agent, with what the
+/// selected groups say about crawl delay and usage preferences.
 #[derive(Debug, Default)]
 pub struct SelectionCache {
-    selections: AHashMap<(VersionId, AgentId), Selection>,
+    selections: AHashMap<(VersionId, AgentId), (Selection, Extensions)>,
 }
 
 /// Is this the path of a robots.txt fetch? Its query does not matter.
@@ -147,20 +275,26 @@ impl<'a> Judge<'a> {
         time: Timestamp,
         path: &[u8],
     ) -> Judgement {
+        let in_force = self.policy.in_force_at(versions, time);
         if is_robots_fetch(path) {
+            // Not judged, but a request all the same: it counts for the crawl rate.
+            let crawl_delay = in_force
+                .and_then(|at| versions.get(at))
+                .and_then(|&current| self.extensions(cache, current, agent).crawl_delay);
             return Judgement {
                 outcome: Outcome::RobotsFetch,
+                crawl_delay,
                 ..Judgement::unjudged()
             };
         }
-        let Some(at) = self.policy.in_force_at(versions, time) else {
+        let Some(at) = in_force else {
             return Judgement::unjudged();
         };
         let upto = versions.get(..=at).unwrap_or_default();
         let Some(&current) = upto.last() else {
             return Judgement::unjudged();
         };
-        let (allowed, decider) = self.decide(cache, current, agent, path);
+        let (allowed, decider, extensions) = self.decide(cache, current, agent, path);
         let mut judgement = Judgement {
             outcome: if allowed {
                 Outcome::Allowed
@@ -170,8 +304,23 @@ impl<'a> Judge<'a> {
             version: Some(current),
             decider,
             holds_under_1994: false,
+            conflict: None,
+            crawl_delay: extensions.crawl_delay,
         };
         if allowed {
+            judgement.conflict = match extensions.preference {
+                PreferenceFacts::Silent => None,
+                PreferenceFacts::Constant(conflict) => conflict,
+                PreferenceFacts::ByPath(content_use) => self
+                    .policy
+                    .version(current)
+                    .robots
+                    .as_ref()
+                    .and_then(|robots| {
+                        let selection = self.selection(cache, current, agent);
+                        conflict_at(robots, selection, path, content_use)
+                    }),
+            };
             return judgement;
         }
         let version = self.policy.version(current);
@@ -235,43 +384,75 @@ impl<'a> Judge<'a> {
         version: VersionId,
         agent: (AgentId, &AgentInfo),
     ) -> &'c Selection {
+        &self.selected(cache, version, agent).0
+    }
+
+    fn extensions(
+        &self,
+        cache: &mut SelectionCache,
+        version: VersionId,
+        agent: (AgentId, &AgentInfo),
+    ) -> Extensions {
+        if self.policy.version(version).effect() != Effect::Rules {
+            return Extensions::NONE;
+        }
+        self.selected(cache, version, agent).1
+    }
+
+    fn selected<'c>(
+        &self,
+        cache: &'c mut SelectionCache,
+        version: VersionId,
+        agent: (AgentId, &AgentInfo),
+    ) -> &'c (Selection, Extensions) {
         cache
             .selections
             .entry((version, agent.0))
             .or_insert_with(|| {
                 let tokens: Vec<&[u8]> = agent.1.bot.tokens.iter().map(|t| t.as_bytes()).collect();
                 match &self.policy.version(version).robots {
-                    Some(robots) => select_for(
-                        robots,
-                        &tokens,
-                        agent.1.bot.policy.robots,
-                        TokenMatch::ProductName,
-                    ),
-                    None => Selection::default(),
+                    Some(robots) => {
+                        let selection = select_for(
+                            robots,
+                            &tokens,
+                            agent.1.bot.policy.robots,
+                            TokenMatch::ProductName,
+                        );
+                        let content_use = if agent.1.is_bot {
+                            agent.1.bot.category.content_use()
+                        } else {
+                            None
+                        };
+                        let extensions = Extensions::of(robots, &selection, content_use);
+                        (selection, extensions)
+                    }
+                    None => (Selection::default(), Extensions::NONE),
                 }
             })
     }
 
-    /// Whether `version` allows the request, and what decided.
+    /// Whether `version` allows the request, what decided, and what the version says to the
+    /// agent beyond Allow and Disallow.
     fn decide(
         &self,
         cache: &mut SelectionCache,
         version: VersionId,
         agent: (AgentId, &AgentInfo),
         path: &[u8],
-    ) -> (bool, Decider) {
+    ) -> (bool, Decider, Extensions) {
         let v = self.policy.version(version);
         match (v.effect(), &v.robots) {
-            (Effect::DisallowAll, _) => (false, Decider::Status),
+            (Effect::DisallowAll, _) => (false, Decider::Status, Extensions::NONE),
             (Effect::Rules, Some(robots)) => {
-                let selection = self.selection(cache, version, agent);
+                let (selection, extensions) = self.selected(cache, version, agent);
                 let verdict = robots.verdict(selection, path);
                 (
                     verdict.allowed,
                     verdict.rule.map_or(Decider::Nothing, Decider::Rule),
+                    *extensions,
                 )
             }
-            _ => (true, Decider::Nothing),
+            _ => (true, Decider::Nothing, Extensions::NONE),
         }
     }
 }
@@ -409,6 +590,166 @@ mod tests {
                 expected,
                 "{user_agent} strict={strict} {path}"
             );
+        }
+    }
+
+    #[test]
+    fn preferences_and_delays_resolved_once_per_version_and_agent() {
+        let (policy, versions) = timeline(&[
+            (
+                None,
+                "User-agent: *\nCrawl-delay: 2.5\nContent-Signal: ai-train=no, search=yes\n\
+                 Disallow: /private/\n\nUser-agent: GPTBot\nContent-Usage: / train-ai=n\n\
+                 Content-Usage: /open/ train-ai=y\n",
+            ),
+            (Some("2026-01-01T12:00:00Z"), "User-agent: *\nAllow: /\n"),
+        ]);
+        let judge = Judge::new(&policy, SignedDuration::from_hours(0));
+        let judged = |who: &AgentInfo, at: &str, path: &str| {
+            let mut cache = SelectionCache::default();
+            judge.judge(
+                &mut cache,
+                (AgentId::default(), who),
+                &versions,
+                at.parse().unwrap(),
+                path.as_bytes(),
+            )
+        };
+        let claude = agent("Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)");
+        let gpt = agent("Mozilla/5.0 (compatible; GPTBot/1.1; +https://openai.com/gptbot)");
+        let google =
+            agent("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)");
+        let morning = "2026-01-01T10:00:00Z";
+        let signal = Some(Conflict {
+            content_use: ContentUse::AiTraining,
+            kind: DirectiveKind::ContentSignal,
+            line: 3,
+        });
+        let usage = Some(Conflict {
+            content_use: ContentUse::AiTraining,
+            kind: DirectiveKind::ContentUsage,
+            line: 7,
+        });
+        // (agent, time, path, outcome, conflict, delay)
+        let cases = [
+            (
+                &claude,
+                morning,
+                "/a",
+                Outcome::Allowed,
+                signal,
+                Some(2_500),
+            ),
+            // A violation is never a conflict.
+            (
+                &claude,
+                morning,
+                "/private/a",
+                Outcome::Disallowed,
+                None,
+                Some(2_500),
+            ),
+            // Robots fetches are not judged, but count for the crawl rate.
+            (
+                &claude,
+                morning,
+                "/robots.txt",
+                Outcome::RobotsFetch,
+                None,
+                Some(2_500),
+            ),
+            (&google, morning, "/a", Outcome::Allowed, None, Some(2_500)),
+            (&gpt, morning, "/a", Outcome::Allowed, usage, None),
+            (&gpt, morning, "/open/a", Outcome::Allowed, None, None),
+            // The version of 12:00 says nothing beyond Allow.
+            (
+                &claude,
+                "2026-01-01T13:00:00Z",
+                "/a",
+                Outcome::Allowed,
+                None,
+                None,
+            ),
+        ];
+        for (who, at, path, outcome, conflict, delay) in cases {
+            let judgement = judged(who, at, path);
+            assert_eq!(
+                (judgement.outcome, judgement.conflict, judgement.crawl_delay),
+                (outcome, conflict, delay),
+                "{} {at} {path}",
+                who.bot.name
+            );
+        }
+        // The initial version has no start: it is in force before the first dated one.
+        let early = judged(&claude, "2025-01-01T00:00:00Z", "/robots.txt");
+        assert_eq!(
+            early.crawl_delay,
+            Some(2_500),
+            "the initial version is in force from the start"
+        );
+    }
+
+    #[test]
+    fn preferences_for_every_path_are_resolved_once() {
+        let facts = |body: &str, user_agent: &str| {
+            let robots = Robots::parse(body.as_bytes());
+            let who = agent(user_agent);
+            let tokens: Vec<&[u8]> = who.bot.tokens.iter().map(|t| t.as_bytes()).collect();
+            let selection = select_for(
+                &robots,
+                &tokens,
+                who.bot.policy.robots,
+                TokenMatch::ProductName,
+            );
+            Extensions::of(&robots, &selection, who.bot.category.content_use()).preference
+        };
+        let gpt = "Mozilla/5.0 (compatible; GPTBot/1.1; +https://openai.com/gptbot)";
+        let seo = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)";
+        let no = Some(Conflict {
+            content_use: ContentUse::AiTraining,
+            kind: DirectiveKind::ContentUsage,
+            line: 2,
+        });
+        let cases = [
+            (
+                "User-agent: *\nDisallow: /x\n",
+                gpt,
+                PreferenceFacts::Silent,
+            ),
+            (
+                "User-agent: *\nContent-Usage: / train-ai=n\n",
+                gpt,
+                PreferenceFacts::Constant(no),
+            ),
+            (
+                "User-agent: *\nContent-Usage: train-ai=n\n",
+                gpt,
+                PreferenceFacts::Constant(no),
+            ),
+            (
+                "User-agent: *\nContent-Usage: / train-ai=y\n",
+                gpt,
+                PreferenceFacts::Constant(None),
+            ),
+            (
+                "User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /a/ train-ai=y\n",
+                gpt,
+                PreferenceFacts::ByPath(ContentUse::AiTraining),
+            ),
+            // A category with no use, or a group that is not the bot's, says nothing.
+            (
+                "User-agent: *\nContent-Usage: / train-ai=n\n",
+                seo,
+                PreferenceFacts::Silent,
+            ),
+            (
+                "User-agent: GPTBot\nAllow: /\n\nUser-agent: *\nContent-Usage: / train-ai=n\n",
+                gpt,
+                PreferenceFacts::Silent,
+            ),
+        ];
+        for (body, user_agent, expected) in cases {
+            assert_eq!(facts(body, user_agent), expected, "{body:?} {user_agent}");
         }
     }
 

@@ -8,10 +8,12 @@
 //! report's format.
 
 pub mod auditor;
+mod entries;
 pub mod explain;
 pub mod hourly;
 pub mod identity;
 pub mod judge;
+pub mod rate;
 mod recent;
 pub mod schedule;
 pub mod sink;

@@ -15,6 +15,7 @@ use robots_audit_engine::RuleId;
 
 use super::hourly::Hourly;
 use super::judge::Decider;
+use super::rate::{RateKey, Rates};
 use super::sink::{Sink, Verdict};
 use crate::ids::{AgentId, OriginId, VersionId};
 
@@ -94,6 +95,8 @@ pub struct Counts {
     pub spoofed: u64,
     /// Requests of agents without published ranges.
     pub unverified: u64,
+    /// Allowed requests whose usage preference in force says no to the agent's use.
+    pub preference_conflicts: u64,
     /// Earliest request.
     pub first_seen: Option<Timestamp>,
     /// Latest request.
@@ -161,6 +164,7 @@ impl Counts {
         self.verified += other.verified;
         self.spoofed += other.spoofed;
         self.unverified += other.unverified;
+        self.preference_conflicts += other.preference_conflicts;
         min_time(&mut self.first_seen, other.first_seen);
         max_time(&mut self.last_seen, other.last_seen);
         min_time(&mut self.first_violation, other.first_violation);
@@ -209,13 +213,15 @@ impl RuleCounts {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
     /// Per agent and origin.
-    #[serde(with = "entries")]
+    #[serde(with = "super::entries")]
     pub pairs: AHashMap<(AgentId, OriginId), Counts>,
     /// Per deciding rule.
-    #[serde(with = "entries")]
+    #[serde(with = "super::entries")]
     pub rules: AHashMap<RuleKey, RuleCounts>,
     /// Per UTC hour and agent (`hourly.csv`).
     pub hourly: Hourly,
+    /// Requests per second of each agent on each origin under a crawl delay (`crawl_rate.csv`).
+    pub rates: Rates,
 }
 
 impl Stats {
@@ -241,6 +247,7 @@ impl Stats {
             self.rules.entry(key).or_default().merge(&counts);
         }
         self.hourly.merge(&other.hourly);
+        self.rates.merge(&other.rates);
     }
 }
 
@@ -312,36 +319,14 @@ impl Stats {
         for (hour, agent, counts) in self.hourly.rows() {
             out.hourly.counts(hour, map.agent(agent)?).merge(&counts);
         }
+        out.rates = self.rates.map_keys(|key| {
+            Ok::<_, String>(RateKey {
+                agent: map.agent(key.agent)?,
+                origin: map.origin(key.origin)?,
+                ..key
+            })
+        })?;
         Ok(out)
-    }
-}
-
-/// Serde for hash maps as lists of `[key, value]` sorted by key: JSON keys are strings, and
-/// the order makes `state.json` the same for the same counters.
-mod entries {
-    use std::hash::Hash;
-
-    use ahash::AHashMap;
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<K, V, S>(map: &AHashMap<K, V>, serializer: S) -> Result<S::Ok, S::Error>
-    where
-        K: Serialize + Ord,
-        V: Serialize,
-        S: Serializer,
-    {
-        let mut entries: Vec<(&K, &V)> = map.iter().collect();
-        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        entries.serialize(serializer)
-    }
-
-    pub fn deserialize<'de, K, V, D>(deserializer: D) -> Result<AHashMap<K, V>, D::Error>
-    where
-        K: Deserialize<'de> + Eq + Hash,
-        V: Deserialize<'de>,
-        D: Deserializer<'de>,
-    {
-        Vec::<(K, V)>::deserialize(deserializer).map(|entries| entries.into_iter().collect())
     }
 }
 
@@ -357,8 +342,18 @@ impl Sink for Stats {
             judgement.outcome,
             verdict.request.status,
             verdict.verification,
+            judgement.conflict.is_some(),
         );
+        if let Some(delay_ms) = judgement.crawl_delay {
+            let key = RateKey {
+                agent: verdict.agent,
+                origin: verdict.origin,
+                delay_ms,
+            };
+            self.rates.record(key, verdict.request.time.as_second());
+        }
         let counts = self.pair(verdict.agent, verdict.origin);
+        counts.preference_conflicts += u64::from(judgement.conflict.is_some());
         counts.record(
             verdict.request.time,
             judgement.outcome,
@@ -445,10 +440,11 @@ mod tests {
             prop::sample::select(vec![200u16, 304, 404, 503]),
             0u32..4,
             any::<bool>(),
+            prop::option::of(0u32..3),
         );
         prop::collection::vec(event, 0..40).prop_map(|events| {
             let mut stats = Stats::default();
-            for (agent, origin, secs, outcome, status, rule, v) in events {
+            for (agent, origin, secs, outcome, status, rule, v, delay) in events {
                 let time = Timestamp::from_second(secs).unwrap();
                 let outcome = [
                     Outcome::RobotsFetch,
@@ -467,11 +463,21 @@ mod tests {
                 } else {
                     Verification::Spoofed
                 };
+                let conflict = outcome == Outcome::Allowed && secs % 2 == 0;
                 stats
                     .hourly
-                    .record(time, agent, outcome, status, verification);
+                    .record(time, agent, outcome, status, verification, conflict);
+                if let Some(delay) = delay {
+                    let key = RateKey {
+                        agent,
+                        origin,
+                        delay_ms: delay * 5_000,
+                    };
+                    stats.rates.record(key, secs);
+                }
                 let counts = stats.pair(agent, origin);
                 counts.record(time, outcome, status);
+                counts.preference_conflicts += u64::from(conflict);
                 if v {
                     counts.verified += 1;
                 } else {

@@ -92,8 +92,21 @@ pub fn run(args: CheckArgs) -> Result<u8, Error> {
     let config = args.into_config()?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    robots_audit::check::run(&config, &mut out)?;
+    let ignored = robots_audit::check::run(&config, &mut out)?;
     out.flush()
         .map_err(|e| Error::Fatal(format!("cannot write output: {e}")))?;
+    // The extension lines that took no effect (robots.csv counts them in `ignored_lines`).
+    let mut err = std::io::stderr().lock();
+    for line in ignored {
+        let _ = writeln!(
+            err,
+            "{}: line {} ignored ({} {}): {}",
+            config.robots.display(),
+            line.line,
+            line.kind.name(),
+            line.reason.name(),
+            line.text
+        );
+    }
     Ok(EXIT_OK)
 }

@@ -8,7 +8,7 @@ use super::{time, write_csv};
 use crate::audit::AuditResult;
 
 /// The header of `agent_origins.csv`.
-pub const HEADER: &str = "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation";
+pub const HEADER: &str = "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation,preference_conflicts";
 
 /// Writes `agent_origins.csv` into `dir`.
 pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
@@ -36,6 +36,7 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             time(c.first_seen),
             time(c.last_seen),
             time(c.first_violation),
+            c.preference_conflicts.to_string(),
         ]);
         row
     });

@@ -9,7 +9,7 @@ use crate::audit::stats::Counts;
 use crate::ids::AgentId;
 
 /// The header of `agents.csv`.
-pub const HEADER: &str = "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen";
+pub const HEADER: &str = "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen,preference_conflicts";
 
 /// One agent's counters summed over its origins.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -101,6 +101,7 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             c.unverified.to_string(),
             time(c.first_seen),
             time(c.last_seen),
+            c.preference_conflicts.to_string(),
         ]);
         row
     });

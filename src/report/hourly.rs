@@ -33,9 +33,7 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             c.unjudged.to_string(),
             c.violations_served.to_string(),
             c.spoofed.to_string(),
-            // `preference_conflicts`: usage preferences are not parsed yet; the preference
-            // checks (docs/contract.md, "Preference conflicts") will add them to the verdict.
-            "0".to_owned(),
+            c.preference_conflicts.to_string(),
         ]
     });
     write_csv(dir, FILE, HEADER, rows)

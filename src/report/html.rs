@@ -149,6 +149,7 @@ pub fn render(dir: &Path) -> io::Result<String> {
     if let Some(crawl_rate) = &crawl_rate {
         crawl_rate_section(&mut html, crawl_rate);
     }
+    preferences_section(&mut html, &pairs);
     html.push_str(TAIL);
     Ok(html)
 }
@@ -641,12 +642,18 @@ fn top_rules(html: &mut String, rules: &Table) {
 }
 
 fn crawl_rate_section(html: &mut String, crawl_rate: &Table) {
-    html.push_str("<section id=\"crawl-rate\"><h2>Crawl rate</h2>");
+    html.push_str(
+        "<section id=\"crawl-rate\"><h2>Crawl rate</h2><p class=\"note\">Requests sooner than \
+         the Crawl-delay in force after the same bot's previous request to the origin \
+         (crawl_rate.csv). Only bots whose operator says they honour Crawl-delay \
+         (<code>honours_crawl_delay</code>) are bound by it.</p>",
+    );
     let mut rows: Vec<&Vec<String>> = crawl_rate
         .rows
         .iter()
         .filter(|r| crawl_rate.number(r, "early_requests") > 0.0)
         .collect();
+    // Most early requests first; the CSV's order (agent, origin, delay) among equals.
     rows.sort_by(|a, b| {
         crawl_rate
             .number(b, "early_requests")
@@ -655,11 +662,100 @@ fn crawl_rate_section(html: &mut String, crawl_rate: &Table) {
     if rows.is_empty() {
         html.push_str("<p class=\"note\">No request came earlier than a declared crawl delay.</p>");
     } else {
+        if rows.len() > TOP_CRAWL_RATE {
+            let _ = write!(
+                html,
+                "<p class=\"note\">The {TOP_CRAWL_RATE} rows with the most early requests of {}.</p>",
+                rows.len()
+            );
+        }
         rows.truncate(TOP_CRAWL_RATE);
         let columns: Vec<&str> = crawl_rate.header.iter().map(String::as_str).collect();
-        simple_table(html, crawl_rate, &rows, &columns);
+        keyed_table(
+            html,
+            crawl_rate,
+            &rows,
+            &columns,
+            "data-rate",
+            &["agent", "origin", "crawl_delay"],
+        );
     }
     html.push_str("</section>\n");
+}
+
+/// The (bot, origin) pairs with preference conflicts, from agent_origins.csv (the per-request
+/// preference_conflicts.csv is not read: the page reads aggregates only).
+fn preferences_section(html: &mut String, pairs: &Table) {
+    if pairs.column("preference_conflicts").is_none() {
+        return;
+    }
+    html.push_str(
+        "<section id=\"preferences\"><h2>Usage preference conflicts</h2><p class=\"note\">\
+         Allowed requests whose Content-Signal or Content-Usage preference in force says no to \
+         the bot's use (never violations; each is listed in preference_conflicts.csv).</p>",
+    );
+    let mut rows: Vec<&Vec<String>> = pairs
+        .rows
+        .iter()
+        .filter(|r| pairs.number(r, "preference_conflicts") > 0.0)
+        .collect();
+    rows.sort_by(|a, b| {
+        pairs
+            .number(b, "preference_conflicts")
+            .total_cmp(&pairs.number(a, "preference_conflicts"))
+    });
+    if rows.is_empty() {
+        html.push_str("<p class=\"note\">No preference conflict.</p>");
+    } else {
+        if rows.len() > TOP_CRAWL_RATE {
+            let _ = write!(
+                html,
+                "<p class=\"note\">The {TOP_CRAWL_RATE} bot and origin pairs with the most conflicts of {}.</p>",
+                rows.len()
+            );
+        }
+        rows.truncate(TOP_CRAWL_RATE);
+        keyed_table(
+            html,
+            pairs,
+            &rows,
+            &["agent", "origin", "allowed", "preference_conflicts"],
+            "data-conflicts",
+            &["agent", "origin"],
+        );
+    }
+    html.push_str("</section>\n");
+}
+
+/// A table whose rows carry `attribute="k1|k2|..."` (the `key` columns) and whose cells carry
+/// `data-col`, so a test can find each number in the rendered page.
+fn keyed_table(
+    html: &mut String,
+    table: &Table,
+    rows: &[&Vec<String>],
+    columns: &[&str],
+    attribute: &str,
+    key: &[&str],
+) {
+    html.push_str("<table><thead><tr>");
+    for name in columns {
+        let _ = write!(html, "<th>{}</th>", escape(name));
+    }
+    html.push_str("</tr></thead><tbody>\n");
+    for row in rows {
+        let id: Vec<&str> = key.iter().map(|k| table.get(row, k)).collect();
+        let _ = write!(html, "<tr {attribute}=\"{}\">", escape(&id.join("|")));
+        for name in columns {
+            let _ = write!(
+                html,
+                "<td data-col=\"{}\">{}</td>",
+                escape(name),
+                escape(table.get(row, name))
+            );
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</tbody></table>");
 }
 
 fn simple_table(html: &mut String, table: &Table, rows: &[&Vec<String>], columns: &[&str]) {

@@ -7,12 +7,14 @@
 pub mod agent_origins;
 pub mod agents;
 pub mod atomic;
+pub mod crawl_rate;
 pub mod decisions;
 pub mod hourly;
 pub mod html;
 pub mod inputs;
 pub mod output;
 pub mod owned;
+pub mod preference_conflicts;
 pub mod robots;
 pub mod rules;
 pub mod stream;

@@ -1,9 +1,10 @@
 //! The reports as the audit's output: [`Reports`] implements [`Output`], its per-thread
 //! [`RowSink`] implements [`Sink`].
 //!
-//! `violations.csv` and `decisions.csv` get a row per request, so they are written while the
-//! audit runs: each worker thread formats the rows of its block into its own [`RowWriter`] and
-//! hands them to the [`StreamedReport`] when the block is done, which puts them in input order.
+//! `violations.csv`, `preference_conflicts.csv` and `decisions.csv` get a row per request, so
+//! they are written while the audit runs: each worker thread formats the rows of its block into
+//! its own [`RowWriter`] and hands them to the [`StreamedReport`] when the block is done, which
+//! puts them in input order.
 //! The other reports, and `state.json`, are written at the end ([`Reports::commit`]): the run's
 //! [`AuditResult`] becomes a [`State`], and the reports render from that state ([`render`]), as
 //! `merge` renders from the state it sums, so that both write the same bytes for the same
@@ -17,8 +18,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::atomic::AtomicFile;
 use super::stream::StreamedReport;
 use super::{
-    RowWriter, agent_origins, agents, decisions, hourly, html, inputs, owned, robots, rules,
-    unknown_agents, violations,
+    RowWriter, agent_origins, agents, crawl_rate, decisions, hourly, html, inputs, owned,
+    preference_conflicts, robots, rules, unknown_agents, violations,
 };
 use crate::audit::AuditResult;
 use crate::audit::sink::{Output, Sink, Verdict};
@@ -79,6 +80,7 @@ impl Streamed {
 pub struct Reports {
     dir: PathBuf,
     violations: Streamed,
+    conflicts: Streamed,
     decisions: Option<Streamed>,
     html: bool,
 }
@@ -89,6 +91,12 @@ impl Reports {
     /// [`Reports::commit`].
     pub fn create(dir: &Path, inputs: usize, decisions: bool) -> io::Result<Reports> {
         let violations = Streamed::create(dir, VIOLATIONS, violations::HEADER, inputs)?;
+        let conflicts = Streamed::create(
+            dir,
+            preference_conflicts::FILE,
+            preference_conflicts::HEADER,
+            inputs,
+        )?;
         let decisions = if decisions {
             Some(Streamed::create(dir, DECISIONS, decisions::HEADER, inputs)?)
         } else {
@@ -97,6 +105,7 @@ impl Reports {
         Ok(Reports {
             dir: dir.to_path_buf(),
             violations,
+            conflicts,
             decisions,
             html: true,
         })
@@ -113,7 +122,10 @@ impl Reports {
     /// reports this run did not write (the run owns `--out`: see [`super::owned`]). Returns
     /// the state.
     pub fn commit(self, result: &AuditResult, settings: Settings) -> io::Result<State> {
-        let mut streamed = vec![(VIOLATIONS, self.violations.commit()?)];
+        let mut streamed = vec![
+            (VIOLATIONS, self.violations.commit()?),
+            (preference_conflicts::FILE, self.conflicts.commit()?),
+        ];
         if let Some(decisions) = self.decisions {
             streamed.push((DECISIONS, decisions.commit()?));
         }
@@ -146,6 +158,8 @@ pub fn render(dir: &Path, state: &State, html: bool) -> io::Result<()> {
     inputs::write(dir, &result)?;
     unknown_agents::write(dir, &result)?;
     written.push(unknown_agents::FILE);
+    crawl_rate::write(dir, &result)?;
+    written.push(crawl_rate::FILE);
     // Before the page, which draws its timeline from it.
     hourly::write(dir, &result)?;
     written.push(hourly::FILE);
@@ -170,6 +184,8 @@ impl<'r> Output for &'r Reports {
             with_decisions: self.decisions.is_some(),
             violations: RowWriter::new(),
             violation_rows: 0,
+            conflicts: RowWriter::new(),
+            conflict_rows: 0,
             decisions: RowWriter::new(),
             decision_rows: 0,
         }
@@ -177,6 +193,7 @@ impl<'r> Output for &'r Reports {
 
     fn input_done(&self, input: usize, blocks: u64) -> io::Result<()> {
         self.violations.end(input, blocks)?;
+        self.conflicts.end(input, blocks)?;
         match &self.decisions {
             Some(decisions) => decisions.end(input, blocks),
             None => Ok(()),
@@ -194,6 +211,8 @@ pub struct RowSink<'r> {
     violations: RowWriter,
     /// Rows of the block being processed.
     violation_rows: u64,
+    conflicts: RowWriter,
+    conflict_rows: u64,
     decisions: RowWriter,
     decision_rows: u64,
 }
@@ -205,6 +224,9 @@ impl Sink for RowSink<'_> {
         if outcome == Outcome::Disallowed {
             self.violations.violation(verdict);
             self.violation_rows += 1;
+        } else if verdict.judgement.conflict.is_some() {
+            self.conflicts.preference_conflict(verdict);
+            self.conflict_rows += 1;
         }
         if self.with_decisions && outcome.is_judged() {
             self.decisions.decision(verdict);
@@ -217,6 +239,10 @@ impl Sink for RowSink<'_> {
         self.reports
             .violations
             .submit(input, seq, self.violations.rows(), rows)?;
+        let rows = std::mem::take(&mut self.conflict_rows);
+        self.reports
+            .conflicts
+            .submit(input, seq, self.conflicts.rows(), rows)?;
         let rows = std::mem::take(&mut self.decision_rows);
         match &self.reports.decisions {
             Some(report) => report.submit(input, seq, self.decisions.rows(), rows),

@@ -22,6 +22,8 @@ pub const REPORT_FILES: &[&str] = &[
     "decisions.csv",
     "unknown_agents.csv",
     "hourly.csv",
+    "crawl_rate.csv",
+    "preference_conflicts.csv",
     "report.html",
     "state.json",
 ];

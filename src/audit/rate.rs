@@ -1,0 +1,650 @@
+//! Mergeable crawl-rate counters: what `crawl_rate.csv` shows (docs/contract.md, "crawl_rate.csv").
+//!
+//! For each (agent, origin, delay in force) the audit keeps how many requests fell in each
+//! second, never a list of request times, so counts from files read in parallel, or from nights
+//! audited apart, add up to what one run over everything counts. `early_requests` is computed
+//! at the end from the merged histogram: within one second every request but the first is early
+//! (when the delay is above zero); the first request of a second is early when the previous
+//! non-empty second is less than the delay before it.
+//!
+//! Memory is bounded per key and does not grow with lines: each minute with a request holds
+//! one entry (the minute, a 60-bit mask of its non-empty seconds and its request count: 24
+//! bytes), so a key costs at most 1,440 entries a day however many lines fall in it, and at
+//! most [`MAX_ENTRIES`] in all. Past that cap, the key is coarsened to hours, then days, then
+//! one bucket (counts only), and its early count becomes a lower bound (`exact=false` in the
+//! report). The level is the finest whose distinct buckets fit, a function of the counted times
+//! alone, so merging stays exact (associative and commutative) whatever the order.
+//!
+//! Invariant: `entries` is sorted by bucket, without duplicates or zero counts, and holds at
+//! most [`MAX_ENTRIES`] entries; masks are empty above level 0. `state.json` keeps the counts
+//! (each entry as `[bucket, seconds mask, requests]`), and reading them back checks this
+//! invariant, so a damaged state is refused rather than summed.
+
+use ahash::AHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{AgentId, OriginId};
+
+/// The most entries one (agent, origin, delay) keeps: 96 KiB, about three days of requests in
+/// every minute.
+pub const MAX_ENTRIES: usize = 4096;
+
+/// The bucket width of each level in seconds: minutes (with their seconds' mask), hours, days;
+/// the last level is one bucket for all time.
+const WIDTHS: [i64; 3] = [60, 3600, 86_400];
+
+/// The levels: minutes, hours, days, and one bucket.
+const LEVELS: u8 = 4;
+
+/// An agent on an origin under one crawl delay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct RateKey {
+    /// The agent.
+    pub agent: AgentId,
+    /// The origin.
+    pub origin: OriginId,
+    /// The crawl delay in force, in milliseconds.
+    pub delay_ms: u32,
+}
+
+/// One bucket: at level 0 a minute, with bit `s` of `seconds` set when second `s` of it has a
+/// request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "(i64, u64, u64)", into = "(i64, u64, u64)")]
+struct Entry {
+    bucket: i64,
+    seconds: u64,
+    requests: u64,
+}
+
+impl From<(i64, u64, u64)> for Entry {
+    fn from((bucket, seconds, requests): (i64, u64, u64)) -> Entry {
+        Entry {
+            bucket,
+            seconds,
+            requests,
+        }
+    }
+}
+
+impl From<Entry> for (i64, u64, u64) {
+    fn from(entry: Entry) -> (i64, u64, u64) {
+        (entry.bucket, entry.seconds, entry.requests)
+    }
+}
+
+/// Requests per time bucket of one [`RateKey`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "UncheckedCounts")]
+pub struct RateCounts {
+    /// 0: minutes with seconds (exact), 1: hours, 2: days, 3: one bucket.
+    level: u8,
+    entries: Vec<Entry>,
+}
+
+/// [`RateCounts`] as read, before the module's invariant is checked.
+#[derive(Deserialize)]
+struct UncheckedCounts {
+    level: u8,
+    entries: Vec<Entry>,
+}
+
+impl TryFrom<UncheckedCounts> for RateCounts {
+    type Error = String;
+
+    fn try_from(counts: UncheckedCounts) -> Result<RateCounts, String> {
+        let UncheckedCounts { level, entries } = counts;
+        if level >= LEVELS {
+            return Err(format!("crawl-rate level {level} is not below {LEVELS}"));
+        }
+        if entries.is_empty() {
+            return Err("crawl-rate counts without a request".into());
+        }
+        if entries.len() > MAX_ENTRIES {
+            return Err(format!(
+                "{} crawl-rate entries, more than {MAX_ENTRIES}",
+                entries.len()
+            ));
+        }
+        if entries.windows(2).any(|w| w[0].bucket >= w[1].bucket) {
+            return Err("crawl-rate entries not sorted by bucket, or repeated".into());
+        }
+        for entry in &entries {
+            let seconds_valid = if level == 0 {
+                entry.seconds != 0 && entry.seconds < 1 << 60
+            } else {
+                entry.seconds == 0
+            };
+            if !seconds_valid {
+                return Err(format!(
+                    "crawl-rate bucket {} has the seconds mask {:#x} at level {level}",
+                    entry.bucket, entry.seconds
+                ));
+            }
+            if entry.requests < u64::from(entry.seconds.count_ones()) || entry.requests == 0 {
+                return Err(format!(
+                    "crawl-rate bucket {} counts {} requests, fewer than its seconds",
+                    entry.bucket, entry.requests
+                ));
+            }
+            if level + 1 == LEVELS && entry.bucket != 0 {
+                return Err(format!(
+                    "crawl-rate bucket {} at the last level, where the only bucket is 0",
+                    entry.bucket
+                ));
+            }
+        }
+        Ok(RateCounts { level, entries })
+    }
+}
+
+fn bucket_of(second: i64, level: u8) -> i64 {
+    match WIDTHS.get(usize::from(level)) {
+        Some(width) => second.div_euclid(*width),
+        None => 0,
+    }
+}
+
+/// The bucket at `to` of a bucket at the finer level `from`.
+fn rebucket(bucket: i64, from: u8, to: u8) -> i64 {
+    match (WIDTHS.get(usize::from(from)), WIDTHS.get(usize::from(to))) {
+        (Some(from), Some(to)) => bucket.saturating_mul(*from).div_euclid(*to),
+        _ => 0,
+    }
+}
+
+impl RateCounts {
+    /// Counts one request at `second` (seconds since the epoch).
+    #[inline]
+    pub fn record(&mut self, second: i64) {
+        let bucket = bucket_of(second, self.level);
+        let mask = if self.level == 0 {
+            1u64 << second.rem_euclid(60)
+        } else {
+            0
+        };
+        let entry = Entry {
+            bucket,
+            seconds: mask,
+            requests: 1,
+        };
+        match self.entries.last_mut() {
+            Some(last) if last.bucket == bucket => {
+                last.seconds |= mask;
+                last.requests += 1;
+            }
+            Some(last) if last.bucket > bucket => {
+                match self.entries.binary_search_by_key(&bucket, |e| e.bucket) {
+                    Ok(at) => {
+                        if let Some(found) = self.entries.get_mut(at) {
+                            found.seconds |= mask;
+                            found.requests += 1;
+                        }
+                    }
+                    Err(at) => {
+                        self.entries.insert(at, entry);
+                        self.fit();
+                    }
+                }
+            }
+            _ => {
+                self.entries.push(entry);
+                self.fit();
+            }
+        }
+    }
+
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &RateCounts) {
+        let level = self.level.max(other.level);
+        self.coarsen_to(level);
+        let mut theirs = other.clone();
+        theirs.coarsen_to(level);
+        let mine = std::mem::take(&mut self.entries);
+        let mut merged: Vec<Entry> = Vec::with_capacity(mine.len() + theirs.entries.len());
+        let (mut a, mut b) = (
+            mine.into_iter().peekable(),
+            theirs.entries.into_iter().peekable(),
+        );
+        loop {
+            let next = match (a.peek().copied(), b.peek().copied()) {
+                (Some(x), Some(y)) if x.bucket == y.bucket => {
+                    a.next();
+                    b.next();
+                    Entry {
+                        bucket: x.bucket,
+                        seconds: x.seconds | y.seconds,
+                        requests: x.requests.saturating_add(y.requests),
+                    }
+                }
+                (Some(x), Some(y)) if x.bucket < y.bucket => {
+                    a.next();
+                    x
+                }
+                (_, Some(y)) => {
+                    b.next();
+                    y
+                }
+                (Some(x), None) => {
+                    a.next();
+                    x
+                }
+                (None, None) => break,
+            };
+            merged.push(next);
+        }
+        self.entries = merged;
+        self.fit();
+    }
+
+    /// Coarsens while the entries exceed [`MAX_ENTRIES`].
+    fn fit(&mut self) {
+        while self.entries.len() > MAX_ENTRIES && self.level + 1 < LEVELS {
+            self.coarsen_to(self.level + 1);
+        }
+    }
+
+    fn coarsen_to(&mut self, level: u8) {
+        if level <= self.level {
+            return;
+        }
+        let from = self.level;
+        let mut coarse: Vec<Entry> = Vec::with_capacity(self.entries.len());
+        for entry in &self.entries {
+            let bucket = rebucket(entry.bucket, from, level);
+            match coarse.last_mut() {
+                Some(last) if last.bucket == bucket => {
+                    last.requests = last.requests.saturating_add(entry.requests);
+                }
+                _ => coarse.push(Entry {
+                    bucket,
+                    seconds: 0,
+                    requests: entry.requests,
+                }),
+            }
+        }
+        self.entries = coarse;
+        self.level = level;
+    }
+
+    /// Every request counted.
+    pub fn requests(&self) -> u64 {
+        self.entries.iter().map(|e| e.requests).sum()
+    }
+
+    /// Whether the counts still know every second, so [`RateCounts::early_requests`] is exact.
+    pub fn is_exact(&self) -> bool {
+        self.level == 0
+    }
+
+    /// How many entries are kept (for the memory bound).
+    pub fn entries(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Requests less than `delay_ms` after the previous one (at whole-second resolution):
+    /// within a second all but the first, and the first of a second when the previous non-empty
+    /// second is closer than the delay. Exact while [`RateCounts::is_exact`]; otherwise a lower
+    /// bound: in a bucket of `w` seconds at most `(w - 1) / ceil(delay) + 1` requests can keep
+    /// the delay.
+    pub fn early_requests(&self, delay_ms: u32) -> u64 {
+        if delay_ms == 0 {
+            return 0;
+        }
+        if self.level == 0 {
+            let mut early = 0;
+            let mut previous: Option<i64> = None;
+            for entry in &self.entries {
+                let distinct = u64::from(entry.seconds.count_ones());
+                early += entry.requests - distinct;
+                let mut mask = entry.seconds;
+                while mask != 0 {
+                    let second = entry
+                        .bucket
+                        .saturating_mul(60)
+                        .saturating_add(i64::from(mask.trailing_zeros()));
+                    mask &= mask - 1;
+                    if let Some(previous) = previous
+                        && second.saturating_sub(previous).saturating_mul(1000)
+                            < i64::from(delay_ms)
+                    {
+                        early += 1;
+                    }
+                    previous = Some(second);
+                }
+            }
+            return early;
+        }
+        match WIDTHS.get(usize::from(self.level)) {
+            Some(&width) => {
+                let step = i64::from(delay_ms.div_ceil(1000)).max(1);
+                let keep = u64::try_from((width - 1) / step + 1).unwrap_or(u64::MAX);
+                self.entries
+                    .iter()
+                    .map(|e| e.requests.saturating_sub(keep))
+                    .sum()
+            }
+            None => 0,
+        }
+    }
+
+    /// The minute (seconds since the epoch of its start) with the most requests, the earliest
+    /// among equal ones, and its requests; `None` when the counts are coarser than minutes.
+    pub fn busiest_minute(&self) -> Option<(i64, u64)> {
+        if self.level != 0 {
+            return None;
+        }
+        let mut best: Option<(i64, u64)> = None;
+        for entry in &self.entries {
+            if best.is_none_or(|(_, most)| entry.requests > most) {
+                best = Some((entry.bucket, entry.requests));
+            }
+        }
+        best.map(|(minute, count)| (minute.saturating_mul(60), count))
+    }
+}
+
+/// Every key's counts, of a run or of one thread's share of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rates {
+    /// Per agent, origin and delay.
+    #[serde(with = "super::entries")]
+    pub keys: AHashMap<RateKey, RateCounts>,
+}
+
+impl Rates {
+    /// Counts one request of `key` at `second`.
+    #[inline]
+    pub fn record(&mut self, key: RateKey, second: i64) {
+        self.keys.entry(key).or_default().record(second);
+    }
+
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &Rates) {
+        for (key, counts) in &other.keys {
+            self.keys.entry(*key).or_default().merge(counts);
+        }
+    }
+
+    /// The same counts under other keys (`merge` renumbering agents and origins): counts of
+    /// keys that map to one key are merged. Stops at the first key `f` refuses.
+    pub fn map_keys<E>(&self, f: impl Fn(RateKey) -> Result<RateKey, E>) -> Result<Rates, E> {
+        let mut out = Rates::default();
+        for (key, counts) in &self.keys {
+            out.keys.entry(f(*key)?).or_default().merge(counts);
+        }
+        Ok(out)
+    }
+
+    /// Entries kept over all keys: at most `keys × MAX_ENTRIES`.
+    pub fn entries(&self) -> usize {
+        self.keys.values().map(RateCounts::entries).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn counts(seconds: &[i64]) -> RateCounts {
+        let mut c = RateCounts::default();
+        for &s in seconds {
+            c.record(s);
+        }
+        c
+    }
+
+    /// Early requests by the definition, from the sorted request times.
+    fn early_by_definition(seconds: &[i64], delay_ms: u32) -> u64 {
+        let mut sorted = seconds.to_vec();
+        sorted.sort_unstable();
+        let mut early = 0;
+        for pair in sorted.windows(2) {
+            let gap = pair[1] - pair[0];
+            // Same second: the real gap is below one second, under any delay above zero.
+            if delay_ms > 0 && (gap == 0 || gap * 1000 < i64::from(delay_ms)) {
+                early += 1;
+            }
+        }
+        early
+    }
+
+    #[test]
+    fn early_requests_by_hand() {
+        // (times, delay ms, early)
+        let cases: [(&[i64], u32, u64); 8] = [
+            (&[0, 10, 20], 10_000, 0),
+            (&[0, 9, 20], 10_000, 1),
+            (&[0, 0, 0], 10_000, 2),
+            (&[0, 0, 0], 0, 0),
+            (&[0, 1], 500, 0),
+            (&[0, 0], 500, 1),
+            (&[0, 1, 2], 1_500, 2),
+            (&[30, 0, 5, 5, 16], 10_000, 2),
+        ];
+        for (times, delay, early) in cases {
+            assert_eq!(
+                counts(times).early_requests(delay),
+                early,
+                "{times:?} {delay}"
+            );
+            assert_eq!(
+                early_by_definition(times, delay),
+                early,
+                "{times:?} {delay}"
+            );
+        }
+    }
+
+    #[test]
+    fn busiest_minute_is_the_earliest_of_the_fullest() {
+        let c = counts(&[0, 1, 60, 61, 125, 126, 127, 200]);
+        assert_eq!(c.busiest_minute(), Some((120, 3)));
+        let c = counts(&[0, 1, 60, 61]);
+        assert_eq!(c.busiest_minute(), Some((0, 2)));
+        let c = counts(&[-1, -1, 5]);
+        assert_eq!(c.busiest_minute(), Some((-60, 2)));
+        assert_eq!(c.early_requests(10_000), 2);
+        assert_eq!(RateCounts::default().busiest_minute(), None);
+    }
+
+    #[test]
+    fn memory_is_bounded_per_key_whatever_the_lines() {
+        // A crawler hammering one origin: 100 requests a second for an hour, 360,000 lines, in
+        // 60 entries.
+        let mut c = RateCounts::default();
+        for s in 0..360_000 {
+            c.record(s / 100);
+        }
+        assert_eq!((c.entries(), c.requests()), (60, 360_000));
+        assert!(c.is_exact());
+        assert_eq!(c.early_requests(1_000), 360_000 - 3_600);
+        assert_eq!(c.early_requests(2_000), 360_000 - 1);
+        // A compliant crawler with a request every 10 seconds for 100 days: 864,000 requests
+        // in 144,000 minutes, past the cap: per day, counts only.
+        let mut c = RateCounts::default();
+        for s in 0..864_000 {
+            c.record(s * 10);
+            assert!(c.entries() <= MAX_ENTRIES);
+        }
+        assert_eq!(c.requests(), 864_000);
+        assert!(!c.is_exact());
+        // Per-day buckets of 8,640 requests each: a 10 s delay lets all of them keep it.
+        assert_eq!(c.early_requests(10_000), 0);
+        // At 20 s only 4,320 a day can: the lower bound says at least 4,320 early per day.
+        assert_eq!(c.early_requests(20_000), 4_320 * 100);
+        assert_eq!(c.busiest_minute(), None);
+    }
+
+    #[test]
+    fn many_keys_stay_bounded() {
+        // A hostile file: a delay for every bot on 100,000 origins. Memory follows the keys and
+        // the minutes they are seen in, never the lines: three times the lines in the same
+        // minutes keep the same entries.
+        let mut rates = Rates::default();
+        let keys = 100_000usize;
+        let key = |origin: usize| RateKey {
+            agent: AgentId::from_index(origin % 7).unwrap(),
+            origin: OriginId::from_index(origin).unwrap(),
+            delay_ms: 5_000,
+        };
+        for origin in 0..keys {
+            rates.record(key(origin), (origin % 10) as i64 * 60);
+        }
+        let entries = rates.entries();
+        assert_eq!(entries, keys);
+        for round in 0..3i64 {
+            for origin in 0..keys {
+                rates.record(key(origin), (origin % 10) as i64 * 60 + 1 + round);
+            }
+        }
+        assert_eq!(rates.entries(), entries);
+        assert_eq!(rates.keys.len(), keys);
+        // One key hammered far past the cap keeps at most the cap.
+        for s in 0..2_000_000 {
+            rates.record(key(0), s * 30);
+        }
+        assert!(rates.keys[&key(0)].entries() <= MAX_ENTRIES);
+        assert!(rates.entries() <= keys + MAX_ENTRIES);
+    }
+
+    #[test]
+    fn renumbered_keys_merge() {
+        let key = |agent: usize, origin: usize| RateKey {
+            agent: AgentId::from_index(agent).unwrap(),
+            origin: OriginId::from_index(origin).unwrap(),
+            delay_ms: 10_000,
+        };
+        let mut rates = Rates::default();
+        rates.record(key(0, 0), 0);
+        rates.record(key(1, 0), 5);
+        // Both agents become agent 2.
+        let mapped = rates
+            .map_keys(|k| {
+                Ok::<_, ()>(RateKey {
+                    agent: AgentId::from_index(2).unwrap(),
+                    ..k
+                })
+            })
+            .unwrap();
+        assert_eq!(mapped.keys.len(), 1);
+        assert_eq!(mapped.keys[&key(2, 0)].early_requests(10_000), 1);
+        assert_eq!(rates.map_keys(|_| Err("refused")), Err("refused"));
+    }
+
+    /// `state.json`'s counts read back only when they keep the module's invariant.
+    #[test]
+    fn damaged_counts_are_refused_when_read() {
+        let read = |json: &str| serde_json::from_str::<RateCounts>(json).map_err(|e| e.to_string());
+        let good = counts(&[60, 61, 61, 200]);
+        let json = serde_json::to_string(&good).unwrap();
+        assert_eq!(json, r#"{"level":0,"entries":[[1,3,3],[3,1048576,1]]}"#);
+        assert_eq!(read(&json), Ok(good));
+        let too_many: Vec<String> = (0..=MAX_ENTRIES).map(|m| format!("[{m},1,1]")).collect();
+        let too_many = format!(r#"{{"level":0,"entries":[{}]}}"#, too_many.join(","));
+        let cases = [
+            (r#"{"level":4,"entries":[[0,0,1]]}"#, "level 4"),
+            (r#"{"level":0,"entries":[]}"#, "without a request"),
+            (too_many.as_str(), "more than 4096"),
+            (r#"{"level":0,"entries":[[3,1,1],[1,1,1]]}"#, "not sorted"),
+            (r#"{"level":0,"entries":[[1,1,1],[1,1,1]]}"#, "repeated"),
+            (
+                r#"{"level":0,"entries":[[1,1152921504606846976,1]]}"#,
+                "seconds mask",
+            ),
+            (r#"{"level":0,"entries":[[1,0,1]]}"#, "seconds mask"),
+            (r#"{"level":1,"entries":[[1,1,1]]}"#, "seconds mask"),
+            (
+                r#"{"level":0,"entries":[[1,7,2]]}"#,
+                "fewer than its seconds",
+            ),
+            (
+                r#"{"level":2,"entries":[[1,0,0]]}"#,
+                "fewer than its seconds",
+            ),
+            (r#"{"level":3,"entries":[[5,0,9]]}"#, "only bucket is 0"),
+            (r#"{"level":0,"entries":[[1,1,1]],"#, "EOF"),
+        ];
+        for (json, expected) in cases {
+            let err = read(json).unwrap_err();
+            assert!(err.contains(expected), "{json}: {err}");
+        }
+    }
+
+    #[test]
+    fn rates_read_back_as_written_and_refuse_a_key_listed_twice() {
+        let key = |agent: usize, origin: usize| RateKey {
+            agent: AgentId::from_index(agent).unwrap(),
+            origin: OriginId::from_index(origin).unwrap(),
+            delay_ms: 1_500,
+        };
+        let mut rates = Rates::default();
+        rates.record(key(1, 2), 100);
+        rates.record(key(0, 1), 5);
+        let json = serde_json::to_value(&rates).unwrap();
+        assert_eq!(
+            serde_json::from_value::<Rates>(json.clone()).unwrap(),
+            rates
+        );
+        let mut twice = json;
+        let keys = twice["keys"].as_array_mut().unwrap();
+        keys.push(keys[0].clone());
+        let err = serde_json::from_value::<Rates>(twice)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("listed twice"), "{err}");
+    }
+
+    fn arb_seconds() -> impl Strategy<Value = Vec<i64>> {
+        prop_oneof![
+            prop::collection::vec(
+                prop_oneof![0i64..100, 0i64..5_000, 0i64..10_000_000],
+                0..300
+            ),
+            // Enough distinct minutes to pass the cap.
+            prop::collection::vec(0i64..100_000_000, 1_500..3_000),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn exact_counts_match_the_definition(seconds in prop::collection::vec(0i64..500, 0..300),
+                                             delay in 0u32..40_000) {
+            let c = counts(&seconds);
+            prop_assert!(c.is_exact());
+            prop_assert_eq!(c.early_requests(delay), early_by_definition(&seconds, delay));
+        }
+
+        #[test]
+        fn merge_equals_one_count_over_everything(a in arb_seconds(), b in arb_seconds(),
+                                                  c in arb_seconds()) {
+            let all: Vec<i64> = a.iter().chain(&b).chain(&c).copied().collect();
+            let whole = counts(&all);
+            let (ca, cb, cc) = (counts(&a), counts(&b), counts(&c));
+            let mut ab_c = ca.clone();
+            ab_c.merge(&cb);
+            ab_c.merge(&cc);
+            let mut bc = cb.clone();
+            bc.merge(&cc);
+            let mut a_bc = ca.clone();
+            a_bc.merge(&bc);
+            let mut cba = cc.clone();
+            cba.merge(&cb);
+            cba.merge(&ca);
+            prop_assert_eq!(&ab_c, &whole);
+            prop_assert_eq!(&a_bc, &whole);
+            prop_assert_eq!(&cba, &whole);
+            prop_assert!(whole.entries() <= MAX_ENTRIES);
+            let json = serde_json::to_string(&whole).unwrap();
+            prop_assert_eq!(&serde_json::from_str::<RateCounts>(&json).unwrap(), &whole);
+            if whole.is_exact() {
+                prop_assert_eq!(whole.early_requests(7_000), early_by_definition(&all, 7_000));
+            } else {
+                prop_assert!(whole.early_requests(7_000) <= early_by_definition(&all, 7_000));
+            }
+        }
+    }
+}
