@@ -56,11 +56,20 @@ const AGENT_COLUMNS: &[&str] = &[
     "origins_with_violations",
 ];
 
-/// One CSV report read back: its header and its rows.
+/// One CSV report read back: its header and its cells. The cells' text is kept in one string,
+/// so reading a report allocates nothing per row or cell (`rules.csv` has a row per rule).
+///
+/// Invariant: `bounds` starts with 0 and has one more entry per cell, the cell's end in
+/// `text`, `header.len()` cells a row (the CSV reader refuses rows of another length).
 struct Table {
     header: Vec<String>,
-    rows: Vec<Vec<String>>,
+    text: String,
+    bounds: Vec<usize>,
 }
+
+/// One row of a [`Table`]: the bounds of its cells in the table's text, the start of its first
+/// cell and the end of each.
+type Row<'a> = &'a [usize];
 
 impl Table {
     /// Reads `dir/name`; `None` when the file is not there.
@@ -82,32 +91,58 @@ impl Table {
             .iter()
             .map(str::to_owned)
             .collect();
-        let rows = reader
-            .records()
-            .map(|r| r.map(|r| r.iter().map(str::to_owned).collect()))
-            .collect::<Result<_, _>>()
-            .map_err(failed)?;
-        Ok(Some(Table { header, rows }))
+        let mut table = Table {
+            header,
+            text: String::new(),
+            bounds: vec![0],
+        };
+        let mut record = csv::StringRecord::new();
+        while reader.read_record(&mut record).map_err(failed)? {
+            for cell in &record {
+                table.text.push_str(cell);
+                table.bounds.push(table.text.len());
+            }
+        }
+        Ok(Some(table))
+    }
+
+    /// The number of rows.
+    fn len(&self) -> usize {
+        match self.header.len() {
+            0 => 0,
+            width => (self.bounds.len() - 1) / width,
+        }
+    }
+
+    fn rows(&self) -> impl Iterator<Item = Row<'_>> {
+        let width = self.header.len();
+        (0..self.len()).filter_map(move |row| self.bounds.get(row * width..=(row + 1) * width))
     }
 
     fn column(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|h| h == name)
     }
 
-    /// The value of `name` in `row`, or the empty string.
-    fn get<'a>(&self, row: &'a [String], name: &str) -> &'a str {
-        self.column(name)
-            .and_then(|c| row.get(c))
-            .map_or("", String::as_str)
+    /// The text of `row`'s cell in `column`, or the empty string.
+    fn cell<'a>(&'a self, row: Row<'_>, column: usize) -> &'a str {
+        match (row.get(column), row.get(column + 1)) {
+            (Some(&start), Some(&end)) => self.text.get(start..end).unwrap_or_default(),
+            _ => "",
+        }
     }
 
-    fn number(&self, row: &[String], name: &str) -> f64 {
+    /// The value of `name` in `row`, or the empty string.
+    fn get<'a>(&'a self, row: Row<'_>, name: &str) -> &'a str {
+        self.column(name)
+            .map_or("", |column| self.cell(row, column))
+    }
+
+    fn number(&self, row: Row<'_>, name: &str) -> f64 {
         self.get(row, name).parse().unwrap_or(0.0)
     }
 
     fn sum(&self, name: &str) -> u64 {
-        self.rows
-            .iter()
+        self.rows()
             .map(|row| self.get(row, name).parse::<u64>().unwrap_or(0))
             .sum()
     }
@@ -155,17 +190,15 @@ pub fn render(dir: &Path) -> io::Result<String> {
 }
 
 fn headline(html: &mut String, agents: &Table, pairs: &Table) {
-    let origins: BTreeSet<&str> = pairs.rows.iter().map(|r| pairs.get(r, "origin")).collect();
+    let origins: BTreeSet<&str> = pairs.rows().map(|r| pairs.get(r, "origin")).collect();
     let first = agents
-        .rows
-        .iter()
+        .rows()
         .map(|r| agents.get(r, "first_seen"))
         .filter(|t| !t.is_empty())
         .min()
         .unwrap_or("");
     let last = agents
-        .rows
-        .iter()
+        .rows()
         .map(|r| agents.get(r, "last_seen"))
         .max()
         .unwrap_or("");
@@ -175,7 +208,7 @@ fn headline(html: &mut String, agents: &Table, pairs: &Table) {
             "bot requests",
             agents.sum("requests").to_string(),
         ),
-        ("bots", "bots", agents.rows.len().to_string()),
+        ("bots", "bots", agents.len().to_string()),
         ("origins", "origins", origins.len().to_string()),
         ("judged", "judged", agents.sum("judged").to_string()),
         (
@@ -227,14 +260,14 @@ fn bot_table(html: &mut String, agents: &Table) {
         let _ = write!(html, "<th>{}</th>", escape(name));
     }
     html.push_str("</tr></thead><tbody>\n");
-    for row in &agents.rows {
+    for row in agents.rows() {
         let _ = write!(
             html,
             "<tr data-agent=\"{}\">",
             escape(agents.get(row, "agent"))
         );
         for &(column, name) in &columns {
-            let value = row.get(column).map_or("", String::as_str);
+            let value = agents.cell(row, column);
             let class = if name == "agent" || name == "category" {
                 ""
             } else {
@@ -254,8 +287,7 @@ fn bot_table(html: &mut String, agents: &Table) {
 /// The bots with the most of `column`, at most `cap` of them, with their values.
 fn top_by<'a>(table: &'a Table, column: &str, cap: usize) -> Vec<(&'a str, f64)> {
     let mut bots: Vec<(&str, f64)> = table
-        .rows
-        .iter()
+        .rows()
         .map(|r| (table.get(r, "agent"), table.number(r, column)))
         .collect();
     bots.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
@@ -269,15 +301,15 @@ fn bot_charts(html: &mut String, agents: &Table) {
     let rates: Vec<(&str, f64)> = by_violations
         .iter()
         .map(|&(bot, _)| {
-            let row = agents.rows.iter().find(|r| agents.get(r, "agent") == bot);
+            let row = agents.rows().find(|r| agents.get(r, "agent") == bot);
             (bot, row.map_or(0.0, |r| agents.number(r, "violation_rate")))
         })
         .collect();
-    if agents.rows.len() > CHART_BOTS {
+    if agents.len() > CHART_BOTS {
         let _ = write!(
             html,
             "<p class=\"note\">The {CHART_BOTS} bots with the most violations of {}.</p>",
-            agents.rows.len()
+            agents.len()
         );
     }
     html.push_str("<div class=\"charts\">");
@@ -370,8 +402,7 @@ fn timeline(html: &mut String, agents: &Table, hourly: &Table, robots: &Table) {
     // The bots with the most violations, then the most requests: a night without
     // violations still shows who came when.
     let mut ranked: Vec<(&str, f64, f64)> = agents
-        .rows
-        .iter()
+        .rows()
         .map(|r| {
             (
                 agents.get(r, "agent"),
@@ -388,7 +419,7 @@ fn timeline(html: &mut String, agents: &Table, hourly: &Table, robots: &Table) {
     let top: Vec<&str> = ranked.iter().take(TIMELINE_BOTS).map(|b| b.0).collect();
     let (mut violations, mut requests) = (HourSeries::new(), HourSeries::new());
     let (mut first, mut last) = (i64::MAX, i64::MIN);
-    for row in &hourly.rows {
+    for row in hourly.rows() {
         let Some(hour) = hour_index(hourly.get(row, "hour")) else {
             continue;
         };
@@ -410,8 +441,7 @@ fn timeline(html: &mut String, agents: &Table, hourly: &Table, robots: &Table) {
         return;
     }
     let changes: Vec<VersionChange> = robots
-        .rows
-        .iter()
+        .rows()
         .filter_map(|r| {
             let valid_from = robots.get(r, "robots_version");
             let at = valid_from.parse::<Timestamp>().ok()?.as_second() as f64 / 3600.0;
@@ -425,12 +455,12 @@ fn timeline(html: &mut String, agents: &Table, hourly: &Table, robots: &Table) {
                 })
         })
         .collect();
-    if agents.rows.len() > top.len() {
+    if agents.len() > top.len() {
         let _ = write!(
             html,
             "<p class=\"note\">The {} bots with the most violations (then requests), of {}.</p>",
             top.len(),
-            agents.rows.len()
+            agents.len()
         );
     }
     let colors: Vec<RGBColor> = (0..top.len())
@@ -551,7 +581,7 @@ fn matrix(html: &mut String, pairs: &Table) {
     let mut by_origin: BTreeMap<&str, f64> = BTreeMap::new();
     let mut by_bot: BTreeMap<&str, f64> = BTreeMap::new();
     let mut cell: BTreeMap<(&str, &str), &str> = BTreeMap::new();
-    for row in &pairs.rows {
+    for row in pairs.rows() {
         let (origin, agent) = (pairs.get(row, "origin"), pairs.get(row, "agent"));
         let requests = pairs.number(row, "requests");
         *by_origin.entry(origin).or_default() += requests;
@@ -606,16 +636,13 @@ fn busiest(requests: BTreeMap<&str, f64>, cap: usize) -> Vec<&str> {
 
 fn top_rules(html: &mut String, rules: &Table) {
     html.push_str("<section id=\"rules\"><h2>Most violated rules</h2>");
-    let mut violated: Vec<&Vec<String>> = rules
-        .rows
-        .iter()
-        .filter(|r| rules.number(r, "violations") > 0.0)
+    // Each row's count is read once, not at every comparison; the sort is stable, as before.
+    let mut violated: Vec<(f64, Row<'_>)> = rules
+        .rows()
+        .map(|r| (rules.number(r, "violations"), r))
+        .filter(|&(violations, _)| violations > 0.0)
         .collect();
-    violated.sort_by(|a, b| {
-        rules
-            .number(b, "violations")
-            .total_cmp(&rules.number(a, "violations"))
-    });
+    violated.sort_by(|a, b| b.0.total_cmp(&a.0));
     if violated.len() > TOP_RULES {
         let _ = write!(
             html,
@@ -623,7 +650,7 @@ fn top_rules(html: &mut String, rules: &Table) {
             violated.len()
         );
     }
-    violated.truncate(TOP_RULES);
+    let violated: Vec<Row<'_>> = violated.iter().take(TOP_RULES).map(|v| v.1).collect();
     simple_table(
         html,
         rules,
@@ -648,17 +675,14 @@ fn crawl_rate_section(html: &mut String, crawl_rate: &Table) {
          (crawl_rate.csv). Only bots whose operator says they honour Crawl-delay \
          (<code>honours_crawl_delay</code>) are bound by it.</p>",
     );
-    let mut rows: Vec<&Vec<String>> = crawl_rate
-        .rows
-        .iter()
-        .filter(|r| crawl_rate.number(r, "early_requests") > 0.0)
+    // The count read once per row, not at every comparison.
+    let mut rows: Vec<(f64, Row<'_>)> = crawl_rate
+        .rows()
+        .map(|r| (crawl_rate.number(r, "early_requests"), r))
+        .filter(|&(early, _)| early > 0.0)
         .collect();
     // Most early requests first; the CSV's order (agent, origin, delay) among equals.
-    rows.sort_by(|a, b| {
-        crawl_rate
-            .number(b, "early_requests")
-            .total_cmp(&crawl_rate.number(a, "early_requests"))
-    });
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
     if rows.is_empty() {
         html.push_str("<p class=\"note\">No request came earlier than a declared crawl delay.</p>");
     } else {
@@ -669,7 +693,7 @@ fn crawl_rate_section(html: &mut String, crawl_rate: &Table) {
                 rows.len()
             );
         }
-        rows.truncate(TOP_CRAWL_RATE);
+        let rows: Vec<Row<'_>> = rows.iter().take(TOP_CRAWL_RATE).map(|r| r.1).collect();
         let columns: Vec<&str> = crawl_rate.header.iter().map(String::as_str).collect();
         keyed_table(
             html,
@@ -694,16 +718,12 @@ fn preferences_section(html: &mut String, pairs: &Table) {
          Allowed requests whose Content-Signal or Content-Usage preference in force says no to \
          the bot's use (never violations; each is listed in preference_conflicts.csv).</p>",
     );
-    let mut rows: Vec<&Vec<String>> = pairs
-        .rows
-        .iter()
-        .filter(|r| pairs.number(r, "preference_conflicts") > 0.0)
+    let mut rows: Vec<(f64, Row<'_>)> = pairs
+        .rows()
+        .map(|r| (pairs.number(r, "preference_conflicts"), r))
+        .filter(|&(conflicts, _)| conflicts > 0.0)
         .collect();
-    rows.sort_by(|a, b| {
-        pairs
-            .number(b, "preference_conflicts")
-            .total_cmp(&pairs.number(a, "preference_conflicts"))
-    });
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
     if rows.is_empty() {
         html.push_str("<p class=\"note\">No preference conflict.</p>");
     } else {
@@ -714,7 +734,7 @@ fn preferences_section(html: &mut String, pairs: &Table) {
                 rows.len()
             );
         }
-        rows.truncate(TOP_CRAWL_RATE);
+        let rows: Vec<Row<'_>> = rows.iter().take(TOP_CRAWL_RATE).map(|r| r.1).collect();
         keyed_table(
             html,
             pairs,
@@ -732,7 +752,7 @@ fn preferences_section(html: &mut String, pairs: &Table) {
 fn keyed_table(
     html: &mut String,
     table: &Table,
-    rows: &[&Vec<String>],
+    rows: &[Row<'_>],
     columns: &[&str],
     attribute: &str,
     key: &[&str],
@@ -758,7 +778,7 @@ fn keyed_table(
     html.push_str("</tbody></table>");
 }
 
-fn simple_table(html: &mut String, table: &Table, rows: &[&Vec<String>], columns: &[&str]) {
+fn simple_table(html: &mut String, table: &Table, rows: &[Row<'_>], columns: &[&str]) {
     html.push_str("<table><thead><tr>");
     for name in columns {
         let _ = write!(html, "<th>{}</th>", escape(name));

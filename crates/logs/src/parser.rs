@@ -111,6 +111,7 @@ impl LineParser {
 
     /// Parses one line (with or without its `\n` or `\r\n`). `Ok(None)` for a blank line, a
     /// comment or a directive (which may update `state`); `Err` says why a line was skipped.
+    #[inline]
     pub fn parse<'a>(
         &self,
         line: &'a [u8],
@@ -186,6 +187,8 @@ impl Kind {
     }
 
     /// Parses a line that is neither blank nor over-long, with its line end and BOM removed.
+    /// Inlined into [`LineParser::parse`], so that a parsed request is not moved once more.
+    #[inline(always)]
     fn parse<'a>(
         &self,
         line: &'a [u8],

@@ -76,7 +76,14 @@ fn host_and_port(line: &[u8]) -> Option<(&[u8], Option<u16>, &[u8])> {
     let colon = lex::memchr2_near(b':', b' ', line)?;
     let (host, after_colon) = line.split_at(colon);
     // The first colon or space: a colon also means the host holds no other colon.
-    let after_colon = after_colon.strip_prefix(b":")?;
+    let (port, rest) = port_and_rest(after_colon.strip_prefix(b":")?)?;
+    Some((host, Some(port), rest))
+}
+
+/// The port after a vhost's colon, up to the space that ends the field (`443 ` of
+/// `host:443 1.2.3.4`), and what follows that space. `None` unless there are one to five digits
+/// of a number under 65,536 and then a space.
+fn port_and_rest(after_colon: &[u8]) -> Option<(u16, &[u8])> {
     let digits = after_colon
         .iter()
         .take(6)
@@ -84,7 +91,56 @@ fn host_and_port(line: &[u8]) -> Option<(&[u8], Option<u16>, &[u8])> {
     let (port, rest) = after_colon.split_at(digits);
     let rest = rest.strip_prefix(b" ")?;
     let port = u16::try_from(lex::number(port)?).ok()?;
-    Some((host, Some(port), rest))
+    Some((port, rest))
+}
+
+/// The usual vhost field, a host name with or without a port (`www.example.com:443 `), read and
+/// checked in one pass: the run of host-name bytes that starts the line ends at the colon or
+/// the space, so it is the host [`vhost_origin`] splits off and [`lex::is_vhost`] accepts.
+/// `None` for anything else (an IPv6 host, an empty or `-` host, a port that is not one, a
+/// field that ends the line), which the general path then answers.
+#[inline]
+fn usual_vhost(line: &[u8]) -> Option<(OriginParts<'_>, &[u8])> {
+    let host_len = lex::host_name_len(line);
+    if !(1..=lex::MAX_HOST_NAME_LEN).contains(&host_len) {
+        return None;
+    }
+    let (host, after) = line.split_at(host_len);
+    if host == b"-" {
+        return None;
+    }
+    let (port, rest) = match after.split_first()? {
+        (b':', after_colon) => {
+            let (port, rest) = port_and_rest(after_colon)?;
+            (Some(port), rest)
+        }
+        (b' ', rest) => (None, rest),
+        _ => return None,
+    };
+    let origin = OriginParts {
+        scheme: None,
+        host: Some(host),
+        port,
+    };
+    Some((origin, rest))
+}
+
+/// The usual client field, an address or host name followed by a space (or ending the line),
+/// split off and checked in one pass as in [`usual_vhost`]: the run of host-name bytes ends at
+/// the first space, so it is the field [`lex::near_token`] splits off and [`lex::is_client`]
+/// accepts. `None` for anything else (IPv6 clients), which the general path then answers.
+#[inline]
+fn usual_client(rest: &[u8]) -> Option<(&[u8], &[u8])> {
+    let client_len = lex::host_name_len(rest);
+    if !(1..=lex::MAX_HOST_NAME_LEN).contains(&client_len) {
+        return None;
+    }
+    let (client, after) = rest.split_at(client_len);
+    match after.split_first() {
+        None => Some((client, after)),
+        Some((b' ', after)) => Some((client, after)),
+        Some(_) => None,
+    }
 }
 
 /// The status and byte count after the request (` 200 2326 "-" ...`), and what follows them.
@@ -136,19 +192,27 @@ pub(crate) fn parse<'a>(
     minute: &mut ClfMinute,
 ) -> Result<Request<'a>, SkipReason> {
     let line = line.trim_ascii_end();
-    let (origin, rest) = if layout.vhost {
+    let (origin, rest) = if !layout.vhost {
+        (OriginParts::default(), line)
+    } else if let Some(read) = usual_vhost(line) {
+        read
+    } else {
         let (origin, rest) = vhost_origin(line);
         if !origin.host.is_some_and(lex::is_vhost) {
             return Err(SkipReason::WrongFormat);
         }
         (origin, rest)
-    } else {
-        (OriginParts::default(), line)
     };
-    let (client_ip, rest) = lex::near_token(rest);
-    if !lex::is_client(client_ip) {
-        return Err(SkipReason::WrongFormat);
-    }
+    let (client_ip, rest) = match usual_client(rest) {
+        Some(split) => split,
+        None => {
+            let (client_ip, rest) = lex::near_token(rest);
+            if !lex::is_client(client_ip) {
+                return Err(SkipReason::WrongFormat);
+            }
+            (client_ip, rest)
+        }
+    };
     // The identity and user fields are skipped by looking for the time's bracket, which also
     // copes with a user name that holds a space; they are nearly always `- - `.
     let after_open = match rest.strip_prefix(b"- - [") {
@@ -526,6 +590,53 @@ mod tests {
                     reference_parse(&line, layout, &mut reference_minute),
                     "{}", String::from_utf8_lossy(&line)
                 );
+            }
+        }
+    }
+
+    /// Bytes of the first two fields: host-name bytes, the bytes of IPv6 addresses and ports,
+    /// the space that ends a field, and any byte at all.
+    fn field_bytes() -> impl Strategy<Value = Vec<u8>> {
+        let byte = prop_oneof![
+            12 => proptest::sample::select(&b"az09AZ-._"[..]),
+            4 => proptest::sample::select(&b":[]%f "[..]),
+            1 => any::<u8>(),
+        ];
+        proptest::collection::vec(byte, 0..40)
+    }
+
+    proptest::proptest! {
+        /// The one-pass shape checks of the vhost and client fields reject and split exactly
+        /// as the general path's `is_vhost` and `is_client` after their searches do.
+        #[test]
+        fn the_shape_checks_agree_with_the_reference_on_any_bytes(
+            vhost in prop_oneof![
+                6 => field_bytes(),
+                1 => "-(:[0-9]{1,3})?".prop_map(String::into_bytes),
+                1 => "[a-z]{0,3}:[0-9]{0,7}".prop_map(String::into_bytes),
+                1 => "[a-z]{250,256}".prop_map(String::into_bytes),
+            ],
+            client in field_bytes(),
+            line in edgy_line(),
+        ) {
+            let tail = br#" - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 1 "-" "UA""#;
+            let lines = [
+                [&vhost[..], b" ", &client[..], tail].concat(),
+                [&client[..], tail].concat(),
+                [&vhost[..], &line[..]].concat(),
+                vhost.clone(),
+                [&vhost[..], b" ", &client[..]].concat(),
+            ];
+            for line in &lines {
+                for layout in [COMBINED, COMMON, VHOST] {
+                    let (mut minute, mut reference_minute) =
+                        (ClfMinute::default(), ClfMinute::default());
+                    proptest::prop_assert_eq!(
+                        parse(line, layout, &mut minute),
+                        reference_parse(line, layout, &mut reference_minute),
+                        "{}", String::from_utf8_lossy(line)
+                    );
+                }
             }
         }
     }

@@ -221,9 +221,61 @@ static HOST_NAME_BYTE: [bool; 256] = {
     table
 };
 
-/// A host name or IPv4 address: at most 253 bytes of [`HOST_NAME_BYTE`]s.
+/// The longest host name: 253 bytes.
+pub(crate) const MAX_HOST_NAME_LEN: usize = 253;
+
+/// A host name or IPv4 address: at most [`MAX_HOST_NAME_LEN`] bytes of [`HOST_NAME_BYTE`]s.
 pub(crate) fn is_host_name(field: &[u8]) -> bool {
-    !field.is_empty() && field.len() <= 253 && field.iter().all(|&b| HOST_NAME_BYTE[usize::from(b)])
+    !field.is_empty()
+        && field.len() <= MAX_HOST_NAME_LEN
+        && field.iter().all(|&b| HOST_NAME_BYTE[usize::from(b)])
+}
+
+/// The bytes of `word` that are not [`HOST_NAME_BYTE`]s, as the high bit of each. Exact for
+/// every byte (unlike [`bytes_equal`]): each range test adds to seven-bit bytes without a
+/// carry into the next byte.
+#[inline(always)]
+fn non_host_name_bytes(word: u64) -> u64 {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    let seven_bits = word & !HIGHS;
+    // The high bit of each byte of `x` (seven bits each) within `low..=high`.
+    let within = |x: u64, low: u8, high: u8| {
+        let at_least_low = x + ONES * u64::from(0x80 - low);
+        let above_high = x + ONES * u64::from(0x7F - high);
+        at_least_low & !above_high & HIGHS
+    };
+    // `| 0x20` lowers the case of a letter and turns no other byte into a letter.
+    let letters = within(seven_bits | (ONES * 0x20), b'a', b'z');
+    let digits = within(seven_bits, b'0', b'9');
+    let dash_dot = within(seven_bits, b'-', b'.');
+    let underscore = within(seven_bits, b'_', b'_');
+    // A byte with its high bit set is never a host-name byte.
+    let host = (letters | digits | dash_dot | underscore) & !word;
+    !host & HIGHS
+}
+
+/// The length of the run of [`HOST_NAME_BYTE`]s that starts `input`, looked at eight bytes at
+/// a time: what [`is_host_name`] checks byte by byte, found together with the byte that ends
+/// the field, so that a line's usual host and client fields are checked and split in one pass.
+#[inline]
+pub(crate) fn host_name_len(input: &[u8]) -> usize {
+    let mut checked = 0;
+    let mut rest = input;
+    while let Some((word, after)) = rest.split_first_chunk::<8>() {
+        let others = non_host_name_bytes(u64::from_le_bytes(*word));
+        if others != 0 {
+            return checked + others.trailing_zeros() as usize / 8;
+        }
+        checked += 8;
+        rest = after;
+    }
+    let tail = rest;
+    checked
+        + tail
+            .iter()
+            .take_while(|&&b| HOST_NAME_BYTE[usize::from(b)])
+            .count()
 }
 
 /// The shape of an IPv6 address, bare or in brackets, maybe with a zone (`fe80::1%eth0`): at
@@ -666,5 +718,56 @@ mod tests {
         assert_eq!(fetched_url(b"http:/nohost"), Err(SkipReason::BadUrl));
         assert_eq!(fetched_url(b"example.com/x"), Err(SkipReason::BadUrl));
         assert_eq!(url_scheme(b"/a:b"), None);
+    }
+
+    /// Every byte value at every position of a word, among host-name bytes and among others.
+    #[test]
+    fn non_host_name_bytes_is_exact_for_every_byte() {
+        for filler in [b'a', b'Z', b'7', b'-', b' ', 0xFF, 0x00] {
+            for position in 0..8 {
+                for byte in 0..=255u8 {
+                    let mut word = [filler; 8];
+                    word[position] = byte;
+                    let want = word.iter().enumerate().fold(0u64, |mask, (i, &b)| {
+                        if HOST_NAME_BYTE[usize::from(b)] {
+                            mask
+                        } else {
+                            mask | (0x80 << (8 * i))
+                        }
+                    });
+                    assert_eq!(
+                        non_host_name_bytes(u64::from_le_bytes(word)),
+                        want,
+                        "{word:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Host-name bytes, the bytes that end a field, and a few others, so that runs are long.
+    fn hosty_bytes() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let byte = prop_oneof![
+            12 => proptest::sample::select(&b"az09AZ-._"[..]),
+            2 => proptest::sample::select(&b" :[]%/@`{~\x7f"[..]),
+            1 => any::<u8>(),
+        ];
+        proptest::collection::vec(byte, 0..300)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn host_name_len_agrees_with_the_byte_table(
+            input in proptest::prop_oneof![hosty_bytes(), proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40)]
+        ) {
+            let want = input.iter().take_while(|&&b| HOST_NAME_BYTE[usize::from(b)]).count();
+            proptest::prop_assert_eq!(host_name_len(&input), want);
+            let field = input.get(..want).unwrap_or_default();
+            proptest::prop_assert_eq!(
+                is_host_name(field),
+                (1..=MAX_HOST_NAME_LEN).contains(&want)
+            );
+        }
     }
 }
