@@ -199,10 +199,20 @@ struct AgentRanges {
     /// With `--verify dns`: what DNS said of each address for each agent this thread has seen,
     /// so that an address seen before never takes the shared verifier's lock.
     dns_seen: AHashMap<(IpAddr, AgentId), DnsVerdictKind>,
+    /// With `--verify dns`: for each agent (by [`AgentId`]), the answer for each client field
+    /// already seen as it stands in the log, so a repeated address costs one hash of its bytes
+    /// instead of parsing it again (at most [`MAX_CLIENT_FIELDS`] per agent; past that the
+    /// field is parsed and `dns_seen` answers).
+    dns_by_field: Vec<AHashMap<Box<[u8]>, DnsVerdictKind>>,
     /// With `--verify dns`: for each agent, whether each logged host name under its suffixes
     /// resolved forward.
     hosts_seen: AHashMap<AgentId, AHashMap<Box<[u8]>, bool>>,
 }
+
+/// Client fields remembered per agent and thread by [`AgentRanges::dns_by_field`]: a log whose
+/// client fields never repeat (a different forwarded list on every line) cannot grow it past
+/// this.
+const MAX_CLIENT_FIELDS: usize = 100_000;
 
 /// What a DNS verdict means for a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,6 +220,17 @@ enum DnsVerdictKind {
     Confirmed,
     NotConfirmed,
     Unknown,
+}
+
+impl DnsVerdictKind {
+    /// The request's verification: DNS's answer, or the ranges' verdict when DNS had none.
+    fn verification(self, by_ranges: Verification) -> Verification {
+        match self {
+            DnsVerdictKind::Confirmed => Verification::VerifiedDns,
+            DnsVerdictKind::NotConfirmed => Verification::Spoofed,
+            DnsVerdictKind::Unknown => by_ranges,
+        }
+    }
 }
 
 impl AgentRanges {
@@ -236,7 +257,14 @@ impl AgentRanges {
                 if by_ranges != Verification::Verified
                     && !info.bot.policy.dns_suffixes.is_empty() =>
             {
-                self.verify_by_dns(dns, (agent, info), client_ip, by_ranges)
+                let seen = self
+                    .dns_by_field
+                    .get(agent.index())
+                    .and_then(|fields| fields.get(client_ip));
+                match seen {
+                    Some(kind) => kind.verification(by_ranges),
+                    None => self.verify_by_dns(dns, (agent, info), client_ip, by_ranges),
+                }
             }
             _ => by_ranges,
         }
@@ -277,11 +305,15 @@ impl AgentRanges {
                 Some(DnsVerdict::Unknown(_)) | None => DnsVerdictKind::Unknown,
             }
         });
-        match kind {
-            DnsVerdictKind::Confirmed => Verification::VerifiedDns,
-            DnsVerdictKind::NotConfirmed => Verification::Spoofed,
-            DnsVerdictKind::Unknown => by_ranges,
+        let slot = agent.index();
+        if self.dns_by_field.len() <= slot {
+            self.dns_by_field.resize_with(slot + 1, AHashMap::default);
         }
+        let fields = &mut self.dns_by_field[slot];
+        if fields.len() < MAX_CLIENT_FIELDS {
+            fields.insert(client_ip.into(), kind);
+        }
+        kind.verification(by_ranges)
     }
 
     /// A logged host name (`HostnameLookups On`): `verified_dns` when it ends with one of the
