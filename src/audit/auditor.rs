@@ -201,17 +201,18 @@ struct AgentRanges {
     dns_seen: AHashMap<(IpAddr, AgentId), DnsVerdictKind>,
     /// With `--verify dns`: for each agent (by [`AgentId`]), the answer for each client field
     /// already seen as it stands in the log, so a repeated address costs one hash of its bytes
-    /// instead of parsing it again (at most [`MAX_CLIENT_FIELDS`] per agent; past that the
-    /// field is parsed and `dns_seen` answers).
+    /// instead of parsing it again (at most [`MAX_CLIENT_FIELDS`] fields in all; past that a
+    /// new field is parsed and `dns_seen` answers).
     dns_by_field: Vec<AHashMap<Box<[u8]>, DnsVerdictKind>>,
+    /// The fields `dns_by_field` holds, over all agents.
+    dns_fields: usize,
     /// With `--verify dns`: for each agent, whether each logged host name under its suffixes
     /// resolved forward.
     hosts_seen: AHashMap<AgentId, AHashMap<Box<[u8]>, bool>>,
 }
 
-/// Client fields remembered per agent and thread by [`AgentRanges::dns_by_field`]: a log whose
-/// client fields never repeat (a different forwarded list on every line) cannot grow it past
-/// this.
+/// Client fields one thread remembers in [`AgentRanges::dns_by_field`]: a log whose client
+/// fields never repeat (a different forwarded list on every line) cannot grow it past this.
 const MAX_CLIENT_FIELDS: usize = 100_000;
 
 /// What a DNS verdict means for a request.
@@ -309,9 +310,9 @@ impl AgentRanges {
         if self.dns_by_field.len() <= slot {
             self.dns_by_field.resize_with(slot + 1, AHashMap::default);
         }
-        let fields = &mut self.dns_by_field[slot];
-        if fields.len() < MAX_CLIENT_FIELDS {
-            fields.insert(client_ip.into(), kind);
+        if self.dns_fields < MAX_CLIENT_FIELDS {
+            self.dns_by_field[slot].insert(client_ip.into(), kind);
+            self.dns_fields += 1;
         }
         kind.verification(by_ranges)
     }
