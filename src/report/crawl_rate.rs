@@ -12,7 +12,7 @@ use crate::audit::AuditResult;
 /// The file name.
 pub const FILE: &str = "crawl_rate.csv";
 
-/// The header of `crawl_rate.csv`: SPEC's columns, then `exact`.
+/// The header of `crawl_rate.csv`: the contract's columns (docs/contract.md), then `exact`.
 pub const HEADER: &str = "agent,origin,crawl_delay,honours_crawl_delay,requests,early_requests,early_rate,busiest_minute,busiest_minute_requests,allowed_per_minute,exact";
 
 /// A delay in milliseconds as seconds, without trailing zeros: `10`, `0.5`, `2.25`.
