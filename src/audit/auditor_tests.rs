@@ -442,3 +442,62 @@ fn each_request_is_verified_against_the_snapshot_in_force_at_its_time() {
         assert_eq!(verifier.verify_at(&info.bot, address, time), expected);
     }
 }
+
+#[test]
+fn dns_answers_are_remembered_per_client_field_within_a_bound() {
+    use robots_audit_bots::dns::{DnsCache, DnsRecord, DnsVerifier};
+
+    let catalog = Catalog::builtin();
+    let verifier = Verifier::new();
+    let googlebot = agent(&catalog, "Googlebot");
+    let id = AgentId::from_index(0).unwrap();
+    let time: jiff::Timestamp = "2025-06-01T12:00:00Z".parse().unwrap();
+    let mut cache = DnsCache::new();
+    let record = |ptr: &str, confirmed| DnsRecord {
+        ptr: Some(ptr.to_owned()),
+        confirmed,
+        checked_at: time,
+    };
+    cache.insert(
+        "66.249.66.1".parse().unwrap(),
+        record("crawl-66-249-66-1.googlebot.com", true),
+    );
+    cache.insert(
+        "203.0.113.9".parse().unwrap(),
+        record("crawl.googlebot.com.example.net", true),
+    );
+    let dns = Mutex::new(DnsVerifier::offline(cache));
+    let mut ranges = AgentRanges::default();
+    let verify = |ranges: &mut AgentRanges, field: &[u8]| {
+        ranges.verify((&verifier, Some(&dns)), (id, &googlebot), field, time)
+    };
+    // The same field answers the same from memory as when it was first parsed and asked.
+    for _ in 0..3 {
+        assert_eq!(
+            verify(&mut ranges, b"66.249.66.1"),
+            Verification::VerifiedDns
+        );
+        assert_eq!(verify(&mut ranges, b"203.0.113.9"), Verification::Spoofed);
+        assert_eq!(
+            verify(&mut ranges, b"198.51.100.7"),
+            Verification::Unverified
+        );
+    }
+    assert_eq!(ranges.dns_fields, 3);
+    // Fields that never repeat fill the memory up to its bound and no further; past it, a new
+    // field is still answered right.
+    for n in 0..MAX_CLIENT_FIELDS as u32 {
+        let field = format!("10.{}.{}.{}, 66.249.66.1", n >> 16, (n >> 8) & 255, n & 255);
+        assert_eq!(
+            verify(&mut ranges, field.as_bytes()),
+            Verification::VerifiedDns
+        );
+    }
+    assert_eq!(ranges.dns_fields, MAX_CLIENT_FIELDS);
+    assert_eq!(
+        verify(&mut ranges, b" 66.249.66.1"),
+        Verification::VerifiedDns
+    );
+    assert_eq!(verify(&mut ranges, b"203.0.113.9 "), Verification::Spoofed);
+    assert_eq!(ranges.dns_fields, MAX_CLIENT_FIELDS);
+}
