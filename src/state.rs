@@ -21,9 +21,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use jiff::Timestamp;
 use robots_audit_bots::{Bot, BotPolicy, Catalog, Category};
-use robots_audit_logs::{Format, SkipReason};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
@@ -31,7 +29,7 @@ use sha2::{Digest, Sha256};
 use crate::audit::identity::AgentInfo;
 use crate::audit::stats::Stats;
 use crate::audit::unknown::{UnknownAgents, UnknownAgentsState};
-use crate::audit::{AuditConfig, AuditResult, FileReport, Sample};
+use crate::audit::{AuditConfig, AuditResult, FileReport};
 use crate::policy::summary::{RobotsSummary, hex};
 
 /// The file name in a report directory.
@@ -165,123 +163,6 @@ impl AgentState {
     }
 }
 
-/// A skipped line sampled for `skipped_lines.csv`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SampleState {
-    /// Its line number.
-    pub line: u64,
-    /// Why it was skipped.
-    pub reason: String,
-    /// Its first bytes.
-    pub excerpt: String,
-}
-
-/// An input's row of `inputs.csv` and its samples.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileState {
-    /// As shown in reports.
-    pub name: String,
-    /// The format used.
-    pub format: Option<String>,
-    /// The compression.
-    pub compression: Option<String>,
-    /// Bytes read.
-    pub bytes_read: u64,
-    /// Bytes after decompression.
-    pub bytes: u64,
-    /// Lines read.
-    pub lines: u64,
-    /// Lines parsed.
-    pub parsed: u64,
-    /// Lines skipped.
-    pub skipped: u64,
-    /// Requests from bots.
-    pub bot_requests: u64,
-    /// Other requests.
-    pub other_requests: u64,
-    /// Earliest request time.
-    pub first_time: Option<Timestamp>,
-    /// Latest request time.
-    pub last_time: Option<Timestamp>,
-    /// Why reading stopped early.
-    pub error: Option<String>,
-    /// The first skipped lines.
-    pub samples: Vec<SampleState>,
-}
-
-impl FileState {
-    fn of(file: &FileReport) -> FileState {
-        FileState {
-            name: file.name.clone(),
-            format: file.format.map(str::to_owned),
-            compression: file.compression.clone(),
-            bytes_read: file.bytes_read,
-            bytes: file.bytes,
-            lines: file.lines,
-            parsed: file.parsed,
-            skipped: file.skipped,
-            bot_requests: file.bot_requests,
-            other_requests: file.other_requests,
-            first_time: file.first_time,
-            last_time: file.last_time,
-            error: file.error.clone(),
-            samples: file
-                .samples
-                .iter()
-                .map(|s| SampleState {
-                    line: s.line,
-                    reason: s.reason.to_owned(),
-                    excerpt: s.excerpt.clone(),
-                })
-                .collect(),
-        }
-    }
-
-    fn to_report(&self, fingerprint: Option<u128>) -> Result<FileReport, String> {
-        let format = match &self.format {
-            Some(name) => Some(
-                Format::from_name(name)
-                    .map(|f| f.name())
-                    .ok_or_else(|| format!("unknown log format {name:?}"))?,
-            ),
-            None => None,
-        };
-        let samples = self
-            .samples
-            .iter()
-            .map(|s| {
-                let reason = SkipReason::ALL
-                    .iter()
-                    .map(SkipReason::as_str)
-                    .find(|r| *r == s.reason)
-                    .ok_or_else(|| format!("unknown skip reason {:?}", s.reason))?;
-                Ok(Sample {
-                    line: s.line,
-                    reason,
-                    excerpt: s.excerpt.clone(),
-                })
-            })
-            .collect::<Result<_, String>>()?;
-        Ok(FileReport {
-            name: self.name.clone(),
-            format,
-            compression: self.compression.clone(),
-            bytes_read: self.bytes_read,
-            bytes: self.bytes,
-            lines: self.lines,
-            parsed: self.parsed,
-            skipped: self.skipped,
-            bot_requests: self.bot_requests,
-            other_requests: self.other_requests,
-            first_time: self.first_time,
-            last_time: self.last_time,
-            error: self.error.clone(),
-            fingerprint,
-            samples,
-        })
-    }
-}
-
 /// What one input contributed to one streamed report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Share {
@@ -296,8 +177,8 @@ pub struct Share {
 pub struct InputState {
     /// XXH3-128 of its bytes as read, in hex; `None` when no byte was read.
     pub fingerprint: Option<String>,
-    /// Its `inputs.csv` row and samples.
-    pub file: FileState,
+    /// Its `inputs.csv` row and samples (its fingerprint is the field above).
+    pub file: FileReport,
     /// Its counters.
     pub stats: Stats,
     /// What it contributed to each streamed report, by file name.
@@ -365,7 +246,7 @@ impl State {
             .enumerate()
             .map(|(i, ((file, stats), unknown))| InputState {
                 fingerprint: file.fingerprint.map(|f| format!("{f:032x}")),
-                file: FileState::of(file),
+                file: file.clone(),
                 stats: stats.clone(),
                 streamed: streamed
                     .iter()
@@ -397,8 +278,13 @@ impl State {
         let files = self
             .inputs
             .iter()
-            .map(|input| input.file.to_report(input.fingerprint()?))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|input| {
+                Ok(FileReport {
+                    fingerprint: input.fingerprint()?,
+                    ..input.file.clone()
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let count = self.inputs.len();
         let unknown = self
             .inputs

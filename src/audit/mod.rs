@@ -29,7 +29,9 @@ use std::sync::{Arc, Mutex};
 use jiff::{SignedDuration, Timestamp};
 use robots_audit_bots::dns::DnsVerifier;
 use robots_audit_bots::{Catalog, Verifier};
-use robots_audit_logs::{FieldMap, Format, Source};
+use robots_audit_logs::{FieldMap, Format, SkipReason, Source};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use self::auditor::{AuditContext, BlockAuditor, FileCounts, SAMPLES_PER_FILE};
 use self::identity::{AgentInfo, Identifier};
@@ -116,12 +118,13 @@ pub struct Input {
 }
 
 /// A skipped line, sampled for `skipped_lines.csv`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sample {
     /// Its line number.
     pub line: u64,
-    /// Why it was skipped.
-    pub reason: &'static str,
+    /// Why it was skipped (read back only as one of the parser's reasons).
+    #[serde(deserialize_with = "skip_reason")]
+    pub reason: Label,
     /// Its first 200 bytes, as UTF-8.
     pub excerpt: String,
 }
@@ -138,13 +141,42 @@ impl Sample {
     }
 }
 
-/// What happened to one input file (`inputs.csv`).
-#[derive(Debug, Clone, Default)]
+/// A name from a fixed list (a format's, a skip reason's). Named so that serde's derive reads it
+/// through the functions below instead of borrowing it from the input, which a `&'static str`
+/// written out would make it try.
+pub type Label = &'static str;
+
+/// A skip reason read back from `state.json`: one of the parser's, or an error.
+fn skip_reason<'de, D: Deserializer<'de>>(deserializer: D) -> Result<&'static str, D::Error> {
+    let reason = String::deserialize(deserializer)?;
+    SkipReason::ALL
+        .iter()
+        .map(SkipReason::as_str)
+        .find(|r| *r == reason)
+        .ok_or_else(|| D::Error::custom(format!("unknown skip reason {reason:?}")))
+}
+
+/// A log format's name read back from `state.json`: one of the formats', or an error.
+fn format_name<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'static str>, D::Error> {
+    Option::<String>::deserialize(deserializer)?
+        .map(|name| {
+            Format::from_name(&name)
+                .map(|f| f.name())
+                .ok_or_else(|| D::Error::custom(format!("unknown log format {name:?}")))
+        })
+        .transpose()
+}
+
+/// What happened to one input file (`inputs.csv`), as `state.json` keeps it too.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileReport {
     /// As shown in reports.
     pub name: String,
-    /// The format used.
-    pub format: Option<&'static str>,
+    /// The format used (read back only as one of the formats' names).
+    #[serde(deserialize_with = "format_name")]
+    pub format: Option<Label>,
     /// gzip, zstd or plain.
     pub compression: Option<String>,
     /// Bytes read from the file (compressed).
@@ -169,7 +201,8 @@ pub struct FileReport {
     pub error: Option<String>,
     /// The content fingerprint of the bytes read (XXH3-128; see `LogReader::fingerprint`);
     /// `None` when no byte was read. Not shown in `inputs.csv`: `merge` counts an input held
-    /// by two reports once by it.
+    /// by two reports once by it (the state keeps it beside the file, in hex).
+    #[serde(skip)]
     pub fingerprint: Option<u128>,
     /// The first skipped lines.
     pub samples: Vec<Sample>,
