@@ -19,6 +19,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::{self, Write as _};
 use std::path::Path;
 
 use robots_audit_bots::{Bot, BotPolicy, Catalog, Category};
@@ -215,13 +216,22 @@ pub struct State {
     pub inputs: Vec<InputState>,
 }
 
-/// The file as written.
-#[derive(Serialize)]
-struct EnvelopeOut<'a> {
-    format: &'a str,
-    version: u32,
-    sha256: String,
-    payload: &'a RawValue,
+/// A writer that hashes what it passes on: the payload's checksum, computed as it is written.
+struct Hashing<W> {
+    out: W,
+    sha256: Sha256,
+}
+
+impl<W: io::Write> io::Write for Hashing<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let written = self.out.write(bytes)?;
+        self.sha256.update(bytes.get(..written).unwrap_or_default());
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// The file as read: the payload kept as its bytes until the checksum has been verified.
@@ -309,19 +319,23 @@ impl State {
         ))
     }
 
-    /// The bytes of `state.json` (the report writers write them under [`FILE`]).
-    pub fn to_json(&self) -> std::io::Result<Vec<u8>> {
-        let payload = serde_json::to_string(self).map_err(std::io::Error::other)?;
-        let payload = RawValue::from_string(payload).map_err(std::io::Error::other)?;
-        let envelope = EnvelopeOut {
-            format: FORMAT,
-            version: VERSION,
-            sha256: checksum(payload.get()),
-            payload: &payload,
+    /// Writes `state.json` to `out` as it is serialised, the checksum last: a night over many
+    /// origins has a state of hundreds of megabytes, never held in memory as text.
+    pub fn write_json(&self, out: impl io::Write) -> io::Result<()> {
+        let mut out = io::BufWriter::with_capacity(1 << 16, out);
+        write!(
+            out,
+            r#"{{"format":{},"version":{VERSION},"payload":"#,
+            serde_json::to_string(FORMAT).map_err(io::Error::other)?
+        )?;
+        let mut hashing = Hashing {
+            out: &mut out,
+            sha256: Sha256::new(),
         };
-        let mut bytes = serde_json::to_vec(&envelope).map_err(std::io::Error::other)?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        serde_json::to_writer(&mut hashing, self).map_err(io::Error::other)?;
+        let sha256 = hex(hashing.sha256.finalize());
+        writeln!(out, r#","sha256":"{sha256}"}}"#)?;
+        out.flush()
     }
 
     /// Reads `dir/state.json`, verifying its format, version and checksum.
@@ -384,7 +398,9 @@ mod tests {
     }
 
     fn written(state: &State) -> Vec<u8> {
-        state.to_json().unwrap()
+        let mut bytes = Vec::new();
+        state.write_json(&mut bytes).unwrap();
+        bytes
     }
 
     #[test]

@@ -7,18 +7,27 @@
 //! (when the delay is above zero); the first request of a second is early when the previous
 //! non-empty second is less than the delay before it.
 //!
-//! Memory is bounded per key and does not grow with lines: each minute with a request holds
-//! one entry (the minute, a 60-bit mask of its non-empty seconds and its request count: 24
-//! bytes), so a key costs at most 1,440 entries a day however many lines fall in it, and at
-//! most [`MAX_ENTRIES`] in all. Past that cap, the key is coarsened to hours, then days, then
-//! one bucket (counts only), and its early count becomes a lower bound (`exact=false` in the
-//! report). The level is the finest whose distinct buckets fit, a function of the counted times
-//! alone, so merging stays exact (associative and commutative) whatever the order.
+//! Memory is bounded twice, and never grows with lines. Each minute with a request holds one
+//! entry (the minute, a 60-bit mask of its non-empty seconds and its request count: 24 bytes).
+//! Per key, past [`MAX_ENTRIES`] distinct buckets the key is coarsened to hours, then days, then
+//! one bucket (counts only). Over all keys, a [`Rates`] is charged each key's entries, or
+//! [`MAX_ENTRIES`] for a key its own cap coarsened; past [`BUDGET`] the floor under every key
+//! rises to hours, then days, then one bucket, so a hostile robots.txt with a delay for every bot
+//! on many origins costs at most [`BUDGET`] entries plus one per key. A coarsened key's early
+//! count is a lower bound (`exact=false` in the report).
+//!
+//! Both levels are functions of the counted times alone, and only rise as times are added: a
+//! key's own level is the finest at which its distinct buckets fit the cap; the floor is the
+//! finest level at which the sum over keys of min(distinct buckets, cap) fits the budget. So a
+//! part of the data never sits coarser than the whole, and merging (take the coarser levels, add
+//! the buckets, refit) gives what one count over everything gives, in any order.
 //!
 //! Invariant: `entries` is sorted by bucket, without duplicates or zero counts, and holds at
-//! most [`MAX_ENTRIES`] entries; masks are empty above level 0. `state.json` keeps the counts
-//! (each entry as `[bucket, seconds mask, requests]`), and reading them back checks this
-//! invariant, so a damaged state is refused rather than summed.
+//! most [`MAX_ENTRIES`] entries; masks are empty above level 0; every key of a [`Rates`] sits at
+//! its floor or above, and the charge fits the budget unless the floor is the last level.
+//! `state.json` keeps the counts (each entry as `[bucket, seconds mask, requests]`) and the
+//! floor, and reading them back checks this invariant, so a damaged state is refused rather than
+//! summed.
 
 use ahash::AHashMap;
 use serde::{Deserialize, Serialize};
@@ -28,6 +37,10 @@ use crate::ids::{AgentId, OriginId};
 /// The most entries one (agent, origin, delay) keeps: 96 KiB, about three days of requests in
 /// every minute.
 pub const MAX_ENTRIES: usize = 4096;
+
+/// The most entries a [`Rates`] is charged for over all its keys: 12 MiB, 364 keys with a request
+/// in every minute of a day.
+pub const BUDGET: usize = 1 << 19;
 
 /// The bucket width of each level in seconds: minutes (with their seconds' mask), hours, days;
 /// the last level is one bucket for all time.
@@ -345,40 +358,188 @@ impl RateCounts {
 }
 
 /// Every key's counts, of a run or of one thread's share of it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "UncheckedRates")]
 pub struct Rates {
     /// Per agent, origin and delay.
     #[serde(with = "super::entries")]
-    pub keys: AHashMap<RateKey, RateCounts>,
+    keys: AHashMap<RateKey, RateCounts>,
+    /// The level no key sits below.
+    floor: u8,
+    /// Entries charged over all keys (see [`Rates::charge_of`]).
+    #[serde(skip)]
+    charged: usize,
+    /// The most entries charged before the floor rises: [`BUDGET`] but in tests.
+    #[serde(skip)]
+    budget: usize,
+}
+
+/// Equal when they count the same: the budget is how they were kept, not what they count.
+impl PartialEq for Rates {
+    fn eq(&self, other: &Rates) -> bool {
+        self.floor == other.floor && self.keys == other.keys
+    }
+}
+
+impl Eq for Rates {}
+
+impl Default for Rates {
+    fn default() -> Rates {
+        Rates::with_budget(BUDGET)
+    }
+}
+
+/// [`Rates`] as read, before the module's invariant is checked.
+#[derive(Deserialize)]
+struct UncheckedRates {
+    #[serde(with = "super::entries")]
+    keys: AHashMap<RateKey, RateCounts>,
+    floor: u8,
+}
+
+impl TryFrom<UncheckedRates> for Rates {
+    type Error = String;
+
+    fn try_from(rates: UncheckedRates) -> Result<Rates, String> {
+        let UncheckedRates { keys, floor } = rates;
+        if floor >= LEVELS {
+            return Err(format!("crawl-rate floor {floor} is not below {LEVELS}"));
+        }
+        if let Some(counts) = keys.values().find(|counts| counts.level < floor) {
+            return Err(format!(
+                "crawl-rate counts at level {} below the floor {floor}",
+                counts.level
+            ));
+        }
+        let mut out = Rates {
+            keys,
+            floor,
+            ..Rates::default()
+        };
+        out.charged = out.recharge();
+        if out.charged > out.budget && floor + 1 < LEVELS {
+            return Err(format!(
+                "crawl-rate counts charge {} entries at floor {floor}, more than {}",
+                out.charged, out.budget
+            ));
+        }
+        Ok(out)
+    }
 }
 
 impl Rates {
+    /// Empty counts whose floor rises past `budget` entries charged.
+    fn with_budget(budget: usize) -> Rates {
+        Rates {
+            keys: AHashMap::default(),
+            floor: 0,
+            charged: 0,
+            budget,
+        }
+    }
+
+    /// Each key and its counts, in no order.
+    pub fn iter(&self) -> impl Iterator<Item = (&RateKey, &RateCounts)> {
+        self.keys.iter()
+    }
+
+    /// What a key is charged: its entries at the floor, or [`MAX_ENTRIES`] when its own cap
+    /// coarsened it above the floor (then its distinct buckets at the floor, unknown now, are
+    /// more than the cap). Summed over keys, this only grows as times are added.
+    fn charge_of(&self, counts: &RateCounts) -> usize {
+        if counts.level > self.floor {
+            MAX_ENTRIES
+        } else {
+            counts.entries.len()
+        }
+    }
+
+    fn recharge(&self) -> usize {
+        self.keys
+            .values()
+            .map(|counts| self.charge_of(counts))
+            .sum()
+    }
+
     /// Counts one request of `key` at `second`.
     #[inline]
     pub fn record(&mut self, key: RateKey, second: i64) {
-        self.keys.entry(key).or_default().record(second);
+        let floor = self.floor;
+        let counts = self.keys.entry(key).or_insert_with(|| RateCounts {
+            level: floor,
+            entries: Vec::new(),
+        });
+        let before = (counts.level, counts.entries.len());
+        counts.record(second);
+        let after = (counts.level, counts.entries.len());
+        if before != after {
+            let charge = |(level, entries): (u8, usize)| {
+                if level > floor { MAX_ENTRIES } else { entries }
+            };
+            self.charged = self.charged - charge(before) + charge(after);
+            self.fit();
+        }
+    }
+
+    /// Raises the floor while the charge exceeds the budget.
+    fn fit(&mut self) {
+        while self.charged > self.budget && self.floor + 1 < LEVELS {
+            self.floor += 1;
+            let floor = self.floor;
+            for counts in self.keys.values_mut() {
+                counts.coarsen_to(floor);
+            }
+            self.charged = self.recharge();
+        }
     }
 
     /// Adds `other` into `self`.
     pub fn merge(&mut self, other: &Rates) {
-        for (key, counts) in &other.keys {
-            self.keys.entry(*key).or_default().merge(counts);
+        if other.floor > self.floor {
+            self.floor = other.floor;
+            let floor = self.floor;
+            for counts in self.keys.values_mut() {
+                counts.coarsen_to(floor);
+            }
         }
+        let floor = self.floor;
+        for (key, counts) in &other.keys {
+            let mine = self.keys.entry(*key).or_insert_with(|| RateCounts {
+                level: floor,
+                entries: Vec::new(),
+            });
+            mine.merge(counts);
+            mine.coarsen_to(floor);
+        }
+        self.charged = self.recharge();
+        self.fit();
     }
 
     /// The same counts under other keys (`merge` renumbering agents and origins): counts of
     /// keys that map to one key are merged. Stops at the first key `f` refuses.
     pub fn map_keys<E>(&self, f: impl Fn(RateKey) -> Result<RateKey, E>) -> Result<Rates, E> {
-        let mut out = Rates::default();
+        let mut out = Rates::with_budget(self.budget);
+        out.floor = self.floor;
         for (key, counts) in &self.keys {
-            out.keys.entry(f(*key)?).or_default().merge(counts);
+            let mapped = out.keys.entry(f(*key)?).or_insert_with(|| RateCounts {
+                level: self.floor,
+                entries: Vec::new(),
+            });
+            mapped.merge(counts);
         }
+        out.charged = out.recharge();
+        out.fit();
         Ok(out)
     }
 
-    /// Entries kept over all keys: at most `keys × MAX_ENTRIES`.
+    /// Entries kept over all keys: at most [`BUDGET`] plus one per key.
     pub fn entries(&self) -> usize {
         self.keys.values().map(RateCounts::entries).sum()
+    }
+
+    /// The level no key sits below: 0 while every key may still be exact.
+    pub fn floor(&self) -> u8 {
+        self.floor
     }
 }
 
@@ -479,9 +640,9 @@ mod tests {
 
     #[test]
     fn many_keys_stay_bounded() {
-        // A hostile file: a delay for every bot on 100,000 origins. Memory follows the keys and
-        // the minutes they are seen in, never the lines: three times the lines in the same
-        // minutes keep the same entries.
+        // A hostile file: a delay for every bot on 100,000 origins, each key seen in a new
+        // minute by every line: 3,000,000 lines would keep 3,000,000 entries (72 MB) per key and
+        // minute. The floor rises instead, and the entries stay within the budget.
         let mut rates = Rates::default();
         let keys = 100_000usize;
         let key = |origin: usize| RateKey {
@@ -489,24 +650,54 @@ mod tests {
             origin: OriginId::from_index(origin).unwrap(),
             delay_ms: 5_000,
         };
-        for origin in 0..keys {
-            rates.record(key(origin), (origin % 10) as i64 * 60);
-        }
-        let entries = rates.entries();
-        assert_eq!(entries, keys);
-        for round in 0..3i64 {
+        for round in 0..30i64 {
             for origin in 0..keys {
-                rates.record(key(origin), (origin % 10) as i64 * 60 + 1 + round);
+                rates.record(key(origin), round * 60 + (origin % 60) as i64);
             }
+            assert!(rates.entries() <= BUDGET.max(keys), "round {round}");
+        }
+        assert_eq!(rates.keys.len(), keys);
+        assert_eq!(rates.floor(), 1);
+        assert!(rates.iter().all(|(_, counts)| !counts.is_exact()));
+        let requests: u64 = rates.iter().map(|(_, counts)| counts.requests()).sum();
+        assert_eq!(requests, 3_000_000);
+        // More lines in the same hours keep the same entries.
+        let entries = rates.entries();
+        for origin in 0..keys {
+            rates.record(key(origin), 7);
         }
         assert_eq!(rates.entries(), entries);
-        assert_eq!(rates.keys.len(), keys);
-        // One key hammered far past the cap keeps at most the cap.
+        // One key hammered far past its cap keeps at most the cap.
         for s in 0..2_000_000 {
             rates.record(key(0), s * 30);
         }
         assert!(rates.keys[&key(0)].entries() <= MAX_ENTRIES);
-        assert!(rates.entries() <= keys + MAX_ENTRIES);
+        assert!(rates.entries() <= BUDGET + keys);
+    }
+
+    #[test]
+    fn the_floor_rises_past_the_budget_and_is_charged_the_cap_for_capped_keys() {
+        let key = |origin: usize| RateKey {
+            agent: AgentId::from_index(0).unwrap(),
+            origin: OriginId::from_index(origin).unwrap(),
+            delay_ms: 1_000,
+        };
+        let mut rates = Rates::with_budget(MAX_ENTRIES + 10);
+        // Key 0 passes its own cap: hours, charged the cap.
+        for minute in 0..=MAX_ENTRIES as i64 {
+            rates.record(key(0), minute * 60);
+        }
+        assert_eq!((rates.floor(), rates.charged), (0, MAX_ENTRIES));
+        assert_eq!(rates.keys[&key(0)].level, 1);
+        // Ten more minutes on other keys fit; the eleventh does not: the floor rises to hours.
+        for origin in 1..=10 {
+            rates.record(key(origin), 0);
+        }
+        assert_eq!((rates.floor(), rates.charged), (0, MAX_ENTRIES + 10));
+        rates.record(key(1), 60);
+        assert_eq!(rates.floor(), 1);
+        assert_eq!(rates.charged, rates.entries());
+        assert!(rates.iter().all(|(_, counts)| counts.level == 1));
     }
 
     #[test]
@@ -587,6 +778,18 @@ mod tests {
             serde_json::from_value::<Rates>(json.clone()).unwrap(),
             rates
         );
+        let mut below = json.clone();
+        below["floor"] = 1.into();
+        let err = serde_json::from_value::<Rates>(below)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("below the floor 1"), "{err}");
+        let mut floor = json.clone();
+        floor["floor"] = 4.into();
+        let err = serde_json::from_value::<Rates>(floor)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("floor 4"), "{err}");
         let mut twice = json;
         let keys = twice["keys"].as_array_mut().unwrap();
         keys.push(keys[0].clone());
@@ -607,8 +810,59 @@ mod tests {
         ]
     }
 
+    /// Requests as (key index, second).
+    fn arb_requests() -> impl Strategy<Value = Vec<(usize, i64)>> {
+        prop::collection::vec(
+            (0usize..12, prop_oneof![0i64..600, 0i64..10_000_000]),
+            0..400,
+        )
+    }
+
+    fn rates(requests: &[(usize, i64)], budget: usize) -> Rates {
+        let mut rates = Rates::with_budget(budget);
+        for &(key, second) in requests {
+            rates.record(
+                RateKey {
+                    agent: AgentId::from_index(key % 3).unwrap(),
+                    origin: OriginId::from_index(key).unwrap(),
+                    delay_ms: 2_000,
+                },
+                second,
+            );
+        }
+        rates
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn budgeted_rates_merge_to_one_count_over_everything(
+            a in arb_requests(), b in arb_requests(), c in arb_requests(),
+            budget in prop_oneof![Just(8usize), Just(40), Just(300), Just(BUDGET)],
+        ) {
+            let all: Vec<(usize, i64)> = a.iter().chain(&b).chain(&c).copied().collect();
+            let whole = rates(&all, budget);
+            let (ra, rb, rc) = (rates(&a, budget), rates(&b, budget), rates(&c, budget));
+            let mut ab_c = ra.clone();
+            ab_c.merge(&rb);
+            ab_c.merge(&rc);
+            let mut bc = rb.clone();
+            bc.merge(&rc);
+            let mut a_bc = ra.clone();
+            a_bc.merge(&bc);
+            let mut cba = rc.clone();
+            cba.merge(&rb);
+            cba.merge(&ra);
+            prop_assert_eq!(&ab_c, &whole);
+            prop_assert_eq!(&a_bc, &whole);
+            prop_assert_eq!(&cba, &whole);
+            prop_assert_eq!(whole.charged, whole.recharge());
+            prop_assert!(whole.entries() <= budget.max(whole.keys.len()));
+            prop_assert!(whole.iter().all(|(_, counts)| counts.level >= whole.floor()));
+            let requests: u64 = whole.iter().map(|(_, counts)| counts.requests()).sum();
+            prop_assert_eq!(requests, all.len() as u64);
+        }
 
         #[test]
         fn exact_counts_match_the_definition(seconds in prop::collection::vec(0i64..500, 0..300),

@@ -37,7 +37,7 @@ pub fn allowed_per_minute(delay_ms: u32) -> String {
 
 /// Writes `crawl_rate.csv` into `dir`.
 pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let mut keys: Vec<_> = result.stats.rates.keys.iter().collect();
+    let mut keys: Vec<_> = result.stats.rates.iter().collect();
     keys.sort_by(|(a, _), (b, _)| {
         (
             result.agent_name(a.agent),

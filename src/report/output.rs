@@ -168,7 +168,7 @@ pub fn render(dir: &Path, state: &State, html: bool) -> io::Result<()> {
         written.push(html::FILE);
     }
     let mut file = AtomicFile::create(dir, state::FILE)?;
-    io::Write::write_all(&mut file, &state.to_json()?)?;
+    state.write_json(&mut file)?;
     file.commit()?;
     written.push(state::FILE);
     owned::remove_unwritten(dir, &written)?;

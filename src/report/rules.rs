@@ -3,6 +3,8 @@
 use std::io;
 use std::path::Path;
 
+use robots_audit_engine::RuleId;
+
 use super::write_csv;
 use crate::audit::AuditResult;
 use crate::audit::stats::{RuleCounts, RuleKey};
@@ -11,20 +13,20 @@ use crate::policy::summary::Decides;
 /// The header of `rules.csv`.
 pub const HEADER: &str = "origin,robots_version,group,line,rule,decided,violations,agents";
 
-/// Writes `rules.csv` into `dir`.
+/// Writes `rules.csv` into `dir`, one version's rows at a time: a night over many origins has
+/// millions of rules, and holding their rows would cost more than every counter of the run.
 pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
     let empty = RuleCounts::default();
-    let mut rows = Vec::new();
-    for id in result.robots.sorted() {
+    let rows = result.robots.sorted().into_iter().flat_map(|id| {
         let version = result.robots.version(id);
-        let mut row = |group: String, line: String, rule: String, counts: &RuleCounts| {
+        let row = |group: String, line: String, rule: String, counts: &RuleCounts| {
             let mut agents: Vec<&str> = counts
                 .agents
                 .iter()
                 .map(|&a| result.agent_name(a))
                 .collect();
             agents.sort_unstable();
-            rows.push(vec![
+            [
                 version.origin.clone(),
                 version.label(),
                 group,
@@ -33,34 +35,35 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
                 counts.decided.to_string(),
                 counts.violations.to_string(),
                 agents.join("|"),
-            ]);
+            ]
+        };
+        let counts = |rule: Option<RuleId>| {
+            result
+                .stats
+                .rules
+                .get(&RuleKey { version: id, rule })
+                .unwrap_or(&empty)
         };
         match &version.decides {
-            Decides::Status(status_rule) => {
-                let key = RuleKey {
-                    version: id,
-                    rule: None,
-                };
-                let counts = result.stats.rules.get(&key).unwrap_or(&empty);
-                row(String::new(), String::new(), status_rule.clone(), counts);
-            }
-            Decides::Rules(rules) => {
-                for (index, rule) in (0..).zip(rules) {
-                    let key = RuleKey {
-                        version: id,
-                        rule: Some(index),
-                    };
-                    let counts = result.stats.rules.get(&key).unwrap_or(&empty);
+            Decides::Status(status_rule) => vec![row(
+                String::new(),
+                String::new(),
+                status_rule.clone(),
+                counts(None),
+            )],
+            Decides::Rules(rules) => (0..)
+                .zip(rules)
+                .map(|(index, rule)| {
                     row(
                         rule.group.clone(),
                         rule.line.to_string(),
                         rule.text.clone(),
-                        counts,
-                    );
-                }
-            }
-            Decides::AllowAll => {}
+                        counts(Some(index)),
+                    )
+                })
+                .collect(),
+            Decides::AllowAll => Vec::new(),
         }
-    }
+    });
     write_csv(dir, "rules.csv", HEADER, rows)
 }
