@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::audit::stats::IdMap;
 use crate::audit::unknown::UnknownAgents;
@@ -236,7 +237,7 @@ impl Merger {
                 settings,
                 agents: self.agents,
                 origins: self.origins,
-                robots: self.robots,
+                robots: Arc::new(self.robots),
                 streamed,
                 inputs: self.inputs,
             },

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::Path;
+use std::sync::Arc;
 
 use robots_audit_bots::{Bot, BotPolicy, Catalog, Category};
 use serde::{Deserialize, Serialize};
@@ -209,7 +210,7 @@ pub struct State {
     /// The origins; a `Stats` origin id is a position here.
     pub origins: Vec<String>,
     /// The robots versions; a `Stats` version id is a position here.
-    pub robots: RobotsSummary,
+    pub robots: Arc<RobotsSummary>,
     /// The streamed reports written, in the order their files were written.
     pub streamed: Vec<String>,
     /// The inputs, in argument order.
@@ -274,7 +275,7 @@ impl State {
             settings,
             agents: result.agents.iter().map(AgentState::of).collect(),
             origins: result.origins.clone(),
-            robots: result.robots.clone(),
+            robots: Arc::clone(&result.robots),
             streamed: streamed
                 .iter()
                 .map(|(name, _)| (*name).to_owned())
@@ -314,7 +315,7 @@ impl State {
             self.origins.clone(),
             self.inputs.iter().map(|i| i.stats.clone()).collect(),
             files,
-            self.robots.clone(),
+            Arc::clone(&self.robots),
             unknown,
         ))
     }
@@ -391,7 +392,7 @@ mod tests {
             },
             agents: vec![],
             origins: vec!["https://e.com".into()],
-            robots: RobotsSummary::default(),
+            robots: Arc::default(),
             streamed: vec!["violations.csv".into()],
             inputs: vec![],
         }

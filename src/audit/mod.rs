@@ -248,7 +248,7 @@ pub struct AuditResult {
     /// One per input, in argument order.
     pub files: Vec<FileReport>,
     /// What the reports show of the robots versions, indexed by [`VersionId`](crate::ids::VersionId).
-    pub robots: RobotsSummary,
+    pub robots: Arc<RobotsSummary>,
     /// Requests of the user-agent headers that were not identified as bots: the tables of
     /// `input_unknown_agents` merged in input order.
     pub unknown_agents: UnknownAgents,
@@ -264,7 +264,7 @@ impl AuditResult {
         origins: Vec<String>,
         input_stats: Vec<Stats>,
         files: Vec<FileReport>,
-        robots: RobotsSummary,
+        robots: Arc<RobotsSummary>,
         input_unknown_agents: Vec<UnknownAgents>,
     ) -> AuditResult {
         let mut stats = Stats::default();
@@ -521,7 +521,7 @@ pub fn run<O: Output>(
             first.unwrap_or_default()
         )));
     }
-    let robots = RobotsSummary::of(&policy);
+    let robots = Arc::new(RobotsSummary::of(&policy));
     Ok(AuditResult::new(
         identifier.into_agents(),
         origins,

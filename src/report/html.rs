@@ -2,9 +2,9 @@
 //!
 //! The page is made from the CSV files the run (or `merge`) has just committed, never from the
 //! run's counters, so every number in it is a number of the CSVs, copied as written; it costs a
-//! read of the small aggregate reports (`agents.csv`, `agent_origins.csv`, `rules.csv`,
-//! `robots.csv`, and `hourly.csv` and `crawl_rate.csv` when present), never of the per-request
-//! ones. Charts are SVG drawn by `plotters` when the page is written, so the page needs no
+//! read of the aggregate reports (`agents.csv`, `agent_origins.csv`, the violated rows of
+//! `rules.csv`, `robots.csv`, and `hourly.csv` and `crawl_rate.csv` when present), never of the
+//! per-request ones. Charts are SVG drawn by `plotters` when the page is written, so the page needs no
 //! script, font or image from the network; a few lines of inline script only sort the bot
 //! table. What is drawn is capped (the caps are below and said on the page), so a month of
 //! 500 origins and 100 bots still opens at once.
@@ -74,6 +74,18 @@ type Row<'a> = &'a [usize];
 impl Table {
     /// Reads `dir/name`; `None` when the file is not there.
     fn read(dir: &Path, name: &str) -> io::Result<Option<Table>> {
+        Table::read_where(dir, name, "", |_| true)
+    }
+
+    /// Reads the rows of `dir/name` whose cell in `column` passes `keep` (every row when the
+    /// column is not there); `None` when the file is not there. A night over many origins has
+    /// millions of rules, of which the page shows the violated ones.
+    fn read_where(
+        dir: &Path,
+        name: &str,
+        column: &str,
+        keep: impl Fn(&str) -> bool,
+    ) -> io::Result<Option<Table>> {
         let path = dir.join(name);
         let mut reader = match csv::Reader::from_path(&path) {
             Ok(reader) => reader,
@@ -85,12 +97,13 @@ impl Table {
             }
         };
         let failed = |e: csv::Error| io::Error::other(format!("{}: {e}", path.display()));
-        let header = reader
+        let header: Vec<String> = reader
             .headers()
             .map_err(failed)?
             .iter()
             .map(str::to_owned)
             .collect();
+        let tested = header.iter().position(|h| h == column);
         let mut table = Table {
             header,
             text: String::new(),
@@ -98,6 +111,9 @@ impl Table {
         };
         let mut record = csv::StringRecord::new();
         while reader.read_record(&mut record).map_err(failed)? {
+            if tested.is_some_and(|column| !keep(record.get(column).unwrap_or_default())) {
+                continue;
+            }
             for cell in &record {
                 table.text.push_str(cell);
                 table.bounds.push(table.text.len());
@@ -162,7 +178,10 @@ pub fn render(dir: &Path) -> io::Result<String> {
     let agents = Table::read(dir, "agents.csv")?.ok_or_else(|| missing("agents.csv"))?;
     let pairs =
         Table::read(dir, "agent_origins.csv")?.ok_or_else(|| missing("agent_origins.csv"))?;
-    let rules = Table::read(dir, "rules.csv")?.ok_or_else(|| missing("rules.csv"))?;
+    let rules = Table::read_where(dir, "rules.csv", "violations", |v| {
+        v.parse::<f64>().is_ok_and(|v| v > 0.0)
+    })?
+    .ok_or_else(|| missing("rules.csv"))?;
     let robots = Table::read(dir, "robots.csv")?.ok_or_else(|| missing("robots.csv"))?;
     let hourly = Table::read(dir, "hourly.csv")?;
     let crawl_rate = Table::read(dir, "crawl_rate.csv")?;
