@@ -393,7 +393,7 @@ fn the_library_merges_as_the_command_does() {
     for name in &merged.state.streamed {
         copy_streamed(&out, name, &merged.sources, &merged.placements).unwrap();
     }
-    render(&out, &merged.state, false).unwrap();
+    render(&out, &merged.state, false, 2).unwrap();
     same_reports(&night.all, &out);
     // A Merger fed the states one by one gives the same sum; given none, it says so.
     let mut merger = Merger::new();

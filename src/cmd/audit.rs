@@ -417,7 +417,11 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     fs::create_dir_all(out)
         .map_err(|e| Error::Fatal(format!("cannot create --out {}: {e}", out.display())))?;
     let reports = Reports::create(out, inputs.len(), args.decisions)
-        .map(|reports| reports.with_html(!args.no_html))
+        .map(|reports| {
+            reports
+                .with_html(!args.no_html)
+                .with_threads(config.threads)
+        })
         .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))?;
     let result = audit::run(&config, &catalog, &verifier, policy, &inputs, &&reports)?;
     drop(config);

@@ -48,7 +48,7 @@ pub fn run(args: MergeArgs) -> Result<u8, Error> {
         for name in &merged.state.streamed {
             copy_streamed(out, name, &merged.sources, &merged.placements)?;
         }
-        render(out, &merged.state, !args.no_html)
+        render(out, &merged.state, !args.no_html, threads())
             .map_err(|e| format!("cannot write reports into {}: {e}", out.display()))
     })();
     if let Err(e) = written {
@@ -71,4 +71,9 @@ pub fn run(args: MergeArgs) -> Result<u8, Error> {
     } else {
         EXIT_OK
     })
+}
+
+/// Threads that write the merged reports: every core, as `audit` uses by default.
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }

@@ -15,6 +15,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rayon::prelude::*;
+
 use super::atomic::AtomicFile;
 use super::stream::StreamedReport;
 use super::{
@@ -83,6 +85,8 @@ pub struct Reports {
     conflicts: Streamed,
     decisions: Option<Streamed>,
     html: bool,
+    /// Threads that write the reports at the end (the run's `--threads`).
+    threads: usize,
 }
 
 impl Reports {
@@ -108,12 +112,19 @@ impl Reports {
             conflicts,
             decisions,
             html: true,
+            threads: 1,
         })
     }
 
     /// Whether [`Reports::commit`] also writes `report.html` (by default it does).
     pub fn with_html(mut self, html: bool) -> Reports {
         self.html = html;
+        self
+    }
+
+    /// Writes the final reports on `threads` threads (default 1).
+    pub fn with_threads(mut self, threads: usize) -> Reports {
+        self.threads = threads;
         self
     }
 
@@ -130,7 +141,7 @@ impl Reports {
             streamed.push((DECISIONS, decisions.commit()?));
         }
         let state = State::of(settings, result, &streamed);
-        render(&self.dir, &state, self.html)?;
+        render(&self.dir, &state, self.html, self.threads)?;
         Ok(state)
     }
 }
@@ -138,39 +149,49 @@ impl Reports {
 /// Writes into `dir` every report of `state` but the streamed ones (which must be there
 /// already), `report.html` when `html`, and `state.json`; then removes the tool's reports that
 /// were not written. The audit and `merge` both end here.
-pub fn render(dir: &Path, state: &State, html: bool) -> io::Result<()> {
+///
+/// The reports read the state and write files of their own, so they are written side by side
+/// on the thread pool: after the workers are done, this is all the run has left to do, and one
+/// thread would leave the other cores idle while the night's reports are written. The page
+/// comes last, as it reads the CSV files back. `threads` bounds the threads used (at least 1).
+pub fn render(dir: &Path, state: &State, html: bool, threads: usize) -> io::Result<()> {
     let result = state
         .to_result()
         .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
-    let mut written: Vec<&str> = vec![
-        "agents.csv",
-        "agent_origins.csv",
-        "rules.csv",
-        "robots.csv",
-        "inputs.csv",
-        "skipped_lines.csv",
+    let result = &result;
+    let writers: [(&str, &(dyn Fn() -> io::Result<()> + Sync)); 9] = [
+        ("agents.csv", &|| agents::write(dir, result)),
+        ("agent_origins.csv", &|| agent_origins::write(dir, result)),
+        ("rules.csv", &|| rules::write(dir, result)),
+        ("robots.csv", &|| robots::write(dir, result)),
+        ("inputs.csv", &|| inputs::write(dir, result)),
+        (unknown_agents::FILE, &|| unknown_agents::write(dir, result)),
+        (crawl_rate::FILE, &|| crawl_rate::write(dir, result)),
+        (hourly::FILE, &|| hourly::write(dir, result)),
+        (state::FILE, &|| {
+            let mut file = AtomicFile::create(dir, state::FILE)?;
+            state.write_json(&mut file)?;
+            file.commit()
+        }),
     ];
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("robots-audit-report-{i}"))
+        .build()
+        .map_err(io::Error::other)?;
+    pool.install(|| {
+        writers
+            .par_iter()
+            .map(|(_, write)| write())
+            .collect::<io::Result<()>>()
+    })?;
+    let mut written: Vec<&str> = writers.iter().map(|(name, _)| *name).collect();
+    written.push("skipped_lines.csv");
     written.extend(state.streamed.iter().map(String::as_str));
-    agents::write(dir, &result)?;
-    agent_origins::write(dir, &result)?;
-    rules::write(dir, &result)?;
-    robots::write(dir, &result)?;
-    inputs::write(dir, &result)?;
-    unknown_agents::write(dir, &result)?;
-    written.push(unknown_agents::FILE);
-    crawl_rate::write(dir, &result)?;
-    written.push(crawl_rate::FILE);
-    // Before the page, which draws its timeline from it.
-    hourly::write(dir, &result)?;
-    written.push(hourly::FILE);
     if html {
         html::write(dir)?;
         written.push(html::FILE);
     }
-    let mut file = AtomicFile::create(dir, state::FILE)?;
-    state.write_json(&mut file)?;
-    file.commit()?;
-    written.push(state::FILE);
     owned::remove_unwritten(dir, &written)?;
     Ok(())
 }
