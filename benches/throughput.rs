@@ -21,6 +21,18 @@
 //! Each contender runs as a child of a small measuring process of this binary, which reads the
 //! child's CPU time and peak resident memory from `getrusage(RUSAGE_CHILDREN)`.
 //!
+//! `--instructions` runs each audit case once under valgrind's callgrind instead of timing it,
+//! beside its `--baseline` mirror (the two at once: instruction counts do not depend on what
+//! else runs), and prints the instructions every thread executed (see [`instruction_table`]).
+//! On a shared machine wall times move by more than a few percent from one run to the next;
+//! instructions do not, so they show a change of a few percent that timing cannot (one
+//! difference: valgrind hides the CPU's SHA extensions, so `state.json`'s SHA-256 is counted as
+//! software does it, about 60 instructions a byte):
+//!
+//! ```text
+//! cargo bench --bench throughput -- --instructions --baseline /tmp/robots-audit-before
+//! ```
+//!
 //! `--dns` measures `--verify dns` instead (see [`dns_bench`]):
 //!
 //! ```text
@@ -320,6 +332,96 @@ fn empty_report_dir(out: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// One audit case for `--instructions`: its label, this build's contender, the baseline's.
+type InstructionCase<'a> = (&'a str, &'a Contender, Option<&'a Contender>);
+
+/// Prints, per case, the instructions this build and the baseline executed over the whole run
+/// (every thread), each counted once under callgrind, the two runs of a case side by side.
+fn instruction_table(cases: &[InstructionCase<'_>]) -> Result<(), Failure> {
+    println!(
+        "| case | lines | this build (M instructions) | baseline (M instructions) | this build / baseline |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    for &(label, own, baseline) in cases {
+        let mine = Callgrind::start(own, "")?;
+        let theirs = baseline
+            .map(|baseline| Callgrind::start(baseline, "-baseline"))
+            .transpose()?;
+        let mine = mine.finish()?;
+        let theirs = theirs.map(Callgrind::finish).transpose()?;
+        let millions = |n: u64| format!("{:.0}", n as f64 / 1e6);
+        println!(
+            "| {label} | {} | {} | {} | {} |",
+            own.lines,
+            millions(mine),
+            theirs.map(millions).unwrap_or_default(),
+            theirs
+                .map(|theirs| format!("{:.3}", mine as f64 / theirs as f64))
+                .unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// One audit running under callgrind, its reports in a directory of its own.
+struct Callgrind<'a> {
+    contender: &'a Contender,
+    child: std::process::Child,
+    out: PathBuf,
+}
+
+impl<'a> Callgrind<'a> {
+    /// Starts `contender` under callgrind, its `--out` directory suffixed with `suffix` so
+    /// that two builds of a case can run at once.
+    fn start(contender: &'a Contender, suffix: &str) -> Result<Callgrind<'a>, Failure> {
+        let own_out = contender.out.as_ref().ok_or("an audit case has --out")?;
+        let mut out = own_out.clone().into_os_string();
+        out.push(suffix);
+        let out = PathBuf::from(out);
+        let mut args = contender.args.clone();
+        if let Some(at) = args.iter().position(|a| a == "--out")
+            && let Some(value) = args.get_mut(at + 1)
+        {
+            *value = out.clone().into_os_string();
+        }
+        empty_report_dir(&out)?;
+        let child = Command::new("valgrind")
+            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+            .arg(&contender.program)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("valgrind: {e} (--instructions needs valgrind installed)"))?;
+        Ok(Callgrind {
+            contender,
+            child,
+            out,
+        })
+    }
+
+    /// Waits for the run and returns the instructions callgrind counted.
+    fn finish(self) -> Result<u64, Failure> {
+        let output = self.child.wait_with_output()?;
+        let label = &self.contender.label;
+        if !output.status.success() {
+            return Err(format!("{label} under callgrind: {}", output.status).into());
+        }
+        let lines = audited_lines(&self.out)?;
+        if lines != self.contender.lines {
+            return Err(format!("{label}: read {lines} lines of {}", self.contender.lines).into());
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        stderr
+            .lines()
+            .find_map(|line| {
+                let (_, count) = line.split_once("I   refs:")?;
+                count.trim().replace(',', "").parse::<u64>().ok()
+            })
+            .ok_or_else(|| format!("{label}: no instruction count in callgrind's output").into())
+    }
+}
+
 /// The lines `inputs.csv` says the audit read.
 fn audited_lines(out: &Path) -> Result<u64, Failure> {
     let mut reader = csv::Reader::from_path(out.join("inputs.csv"))?;
@@ -487,6 +589,8 @@ struct Options {
     dns: bool,
     /// `--ips N`: the distinct client addresses of the `--dns` night.
     ips: u32,
+    /// `--instructions`: count instructions under callgrind instead of timing.
+    instructions: bool,
 }
 
 fn options(args: &[OsString]) -> Result<Options, Failure> {
@@ -496,6 +600,7 @@ fn options(args: &[OsString]) -> Result<Options, Failure> {
         baseline: None,
         dns: args.iter().any(|a| a == "--dns"),
         ips: 5_000,
+        instructions: false,
     };
     if options.dns {
         options.lines = 1_000_000;
@@ -507,6 +612,7 @@ fn options(args: &[OsString]) -> Result<Options, Failure> {
             "--rounds" => options.rounds = args.next().ok_or("--rounds N")?.parse()?,
             "--lines" => options.lines = args.next().ok_or("--lines N")?.parse()?,
             "--dns" => {}
+            "--instructions" => options.instructions = true,
             "--ips" => options.ips = args.next().ok_or("--ips N")?.parse()?,
             "--baseline" => {
                 let program = args.next().ok_or("--baseline PROGRAM")?;
@@ -625,6 +731,16 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
             all.push(mirror);
             baseline_of[audit] = Some(all.len() - 1);
         }
+    }
+    if options.instructions {
+        let case = |label, audit: usize| (label, &all[audit], baseline_of[audit].map(|b| &all[b]));
+        return instruction_table(&[
+            case("gzip, 1 file", audit_gzip),
+            case("gzip, 1 file, `--decisions`", decisions),
+            case("zstd, 1 file", audit_zstd),
+            case("plain, 1 file", audit_plain),
+            case("gzip, 8 files, `--threads 2`", eight_2),
+        ]);
     }
     // Each baseline runs right after the audit it mirrors, so both see the same machine.
     let order: Vec<usize> = (0..baseline_of.len())
