@@ -1,13 +1,14 @@
 //! `merge`: the reports of several report directories as one `audit` over all their inputs in
 //! argument order would have written them.
 //!
-//! A [`Merger`] sums the [`State`]s one at a time (memory holds the sum and one state): settings must be equal; agents and origins are matched
-//! by name and robots versions by (origin, label), whose content must be equal; every id of a
-//! report's counters is renumbered into the merged tables ([`Stats::remap`]); an input whose
-//! content fingerprint an input of an earlier report had is dropped, with a warning (within
-//! one report, repeats stay: the audit counted them). The counters of
-//! the merged state are then those of one audit: sums, minima and maxima, and distinct sets
-//! (a rule's agents, an agent's origins) recomputed from the per-input counters.
+//! A [`Merger`] sums the [`State`]s one at a time (memory holds the sum and one state):
+//! settings must be equal; agents and origins are matched by name and robots versions by
+//! (origin, label), whose content must be equal; every id of a report's counters is renumbered
+//! into the merged tables ([`Stats::remap`](crate::audit::stats::Stats::remap)); an input whose
+//! content fingerprint an input of an earlier report had is dropped, with a warning (within one
+//! report, repeats stay: the audit counted them). The counters of the merged state are then
+//! those of one audit: sums, minima and maxima, and distinct sets (a rule's agents, an agent's
+//! origins) recomputed from the per-input counters.
 //! [`copy_streamed`] concatenates the streamed reports (`violations.csv`,
 //! `preference_conflicts.csv`, `decisions.csv`) by
 //! copying each kept input's byte range of each report's file, never holding rows in memory.

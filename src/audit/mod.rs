@@ -78,6 +78,11 @@ pub struct AuditConfig {
     pub dns: Option<Arc<Mutex<DnsVerifier>>>,
 }
 
+/// Threads when none are asked for: every core.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 impl Default for AuditConfig {
     fn default() -> AuditConfig {
         AuditConfig {
@@ -87,7 +92,7 @@ impl Default for AuditConfig {
             grace: SignedDuration::from_hours(24),
             strict: false,
             all_agents: false,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: default_threads(),
             progress: false,
             fallback_user_agent: None,
             interrupt: None,

@@ -167,6 +167,14 @@ fn rebucket(bucket: i64, from: u8, to: u8) -> i64 {
 }
 
 impl RateCounts {
+    /// No request yet, at `level`: a new key of a [`Rates`] starts at its floor.
+    fn at(level: u8) -> RateCounts {
+        RateCounts {
+            level,
+            entries: Vec::new(),
+        }
+    }
+
     /// Counts one request at `second` (seconds since the epoch).
     #[inline]
     pub fn record(&mut self, second: i64) {
@@ -357,6 +365,14 @@ impl RateCounts {
     }
 }
 
+/// What a key at `level` with `entries` is charged under `floor`: its entries at the floor, or
+/// [`MAX_ENTRIES`] when its own cap coarsened it above the floor (then its distinct buckets at
+/// the floor, unknown now, are more than the cap). Summed over keys, this only grows as times
+/// are added.
+fn charge(level: u8, entries: usize, floor: u8) -> usize {
+    if level > floor { MAX_ENTRIES } else { entries }
+}
+
 /// Every key's counts, of a run or of one thread's share of it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(try_from = "UncheckedRates")]
@@ -366,7 +382,7 @@ pub struct Rates {
     keys: AHashMap<RateKey, RateCounts>,
     /// The level no key sits below.
     floor: u8,
-    /// Entries charged over all keys (see [`Rates::charge_of`]).
+    /// Entries charged over all keys (see [`charge`]).
     #[serde(skip)]
     charged: usize,
     /// The most entries charged before the floor rises: [`BUDGET`] but in tests.
@@ -443,40 +459,35 @@ impl Rates {
         self.keys.iter()
     }
 
-    /// What a key is charged: its entries at the floor, or [`MAX_ENTRIES`] when its own cap
-    /// coarsened it above the floor (then its distinct buckets at the floor, unknown now, are
-    /// more than the cap). Summed over keys, this only grows as times are added.
-    fn charge_of(&self, counts: &RateCounts) -> usize {
-        if counts.level > self.floor {
-            MAX_ENTRIES
-        } else {
-            counts.entries.len()
-        }
-    }
-
     fn recharge(&self) -> usize {
         self.keys
             .values()
-            .map(|counts| self.charge_of(counts))
+            .map(|counts| charge(counts.level, counts.entries.len(), self.floor))
             .sum()
+    }
+
+    /// Lifts the floor to `floor` and every key to it at least.
+    fn raise_floor(&mut self, floor: u8) {
+        self.floor = floor;
+        for counts in self.keys.values_mut() {
+            counts.coarsen_to(floor);
+        }
     }
 
     /// Counts one request of `key` at `second`.
     #[inline]
     pub fn record(&mut self, key: RateKey, second: i64) {
         let floor = self.floor;
-        let counts = self.keys.entry(key).or_insert_with(|| RateCounts {
-            level: floor,
-            entries: Vec::new(),
-        });
+        let counts = self
+            .keys
+            .entry(key)
+            .or_insert_with(|| RateCounts::at(floor));
         let before = (counts.level, counts.entries.len());
         counts.record(second);
         let after = (counts.level, counts.entries.len());
         if before != after {
-            let charge = |(level, entries): (u8, usize)| {
-                if level > floor { MAX_ENTRIES } else { entries }
-            };
-            self.charged = self.charged - charge(before) + charge(after);
+            self.charged =
+                self.charged - charge(before.0, before.1, floor) + charge(after.0, after.1, floor);
             self.fit();
         }
     }
@@ -484,11 +495,7 @@ impl Rates {
     /// Raises the floor while the charge exceeds the budget.
     fn fit(&mut self) {
         while self.charged > self.budget && self.floor + 1 < LEVELS {
-            self.floor += 1;
-            let floor = self.floor;
-            for counts in self.keys.values_mut() {
-                counts.coarsen_to(floor);
-            }
+            self.raise_floor(self.floor + 1);
             self.charged = self.recharge();
         }
     }
@@ -496,18 +503,14 @@ impl Rates {
     /// Adds `other` into `self`.
     pub fn merge(&mut self, other: &Rates) {
         if other.floor > self.floor {
-            self.floor = other.floor;
-            let floor = self.floor;
-            for counts in self.keys.values_mut() {
-                counts.coarsen_to(floor);
-            }
+            self.raise_floor(other.floor);
         }
         let floor = self.floor;
         for (key, counts) in &other.keys {
-            let mine = self.keys.entry(*key).or_insert_with(|| RateCounts {
-                level: floor,
-                entries: Vec::new(),
-            });
+            let mine = self
+                .keys
+                .entry(*key)
+                .or_insert_with(|| RateCounts::at(floor));
             mine.merge(counts);
             mine.coarsen_to(floor);
         }
@@ -521,10 +524,10 @@ impl Rates {
         let mut out = Rates::with_budget(self.budget);
         out.floor = self.floor;
         for (key, counts) in &self.keys {
-            let mapped = out.keys.entry(f(*key)?).or_insert_with(|| RateCounts {
-                level: self.floor,
-                entries: Vec::new(),
-            });
+            let mapped = out
+                .keys
+                .entry(f(*key)?)
+                .or_insert_with(|| RateCounts::at(self.floor));
             mapped.merge(counts);
         }
         out.charged = out.recharge();
@@ -554,6 +557,15 @@ mod tests {
             c.record(s);
         }
         c
+    }
+
+    /// The key of `agent` on `origin` under a delay of `delay_ms`.
+    fn key(agent: usize, origin: usize, delay_ms: u32) -> RateKey {
+        RateKey {
+            agent: AgentId::from_index(agent).unwrap(),
+            origin: OriginId::from_index(origin).unwrap(),
+            delay_ms,
+        }
     }
 
     /// Early requests by the definition, from the sorted request times.
@@ -645,11 +657,7 @@ mod tests {
         // key and minute. The floor rises instead, and the entries stay within the budget.
         let mut rates = Rates::default();
         let keys = 100_000usize;
-        let key = |origin: usize| RateKey {
-            agent: AgentId::from_index(origin % 7).unwrap(),
-            origin: OriginId::from_index(origin).unwrap(),
-            delay_ms: 5_000,
-        };
+        let key = |origin: usize| key(origin % 7, origin, 5_000);
         for round in 0..50i64 {
             for origin in 0..keys {
                 rates.record(key(origin), round * 60 + (origin % 60) as i64);
@@ -677,11 +685,7 @@ mod tests {
 
     #[test]
     fn the_floor_rises_past_the_budget_and_is_charged_the_cap_for_capped_keys() {
-        let key = |origin: usize| RateKey {
-            agent: AgentId::from_index(0).unwrap(),
-            origin: OriginId::from_index(origin).unwrap(),
-            delay_ms: 1_000,
-        };
+        let key = |origin: usize| key(0, origin, 1_000);
         let mut rates = Rates::with_budget(MAX_ENTRIES + 10);
         // Key 0 passes its own cap: hours, charged the cap.
         for minute in 0..=MAX_ENTRIES as i64 {
@@ -702,11 +706,7 @@ mod tests {
 
     #[test]
     fn renumbered_keys_merge() {
-        let key = |agent: usize, origin: usize| RateKey {
-            agent: AgentId::from_index(agent).unwrap(),
-            origin: OriginId::from_index(origin).unwrap(),
-            delay_ms: 10_000,
-        };
+        let key = |agent: usize, origin: usize| key(agent, origin, 10_000);
         let mut rates = Rates::default();
         rates.record(key(0, 0), 0);
         rates.record(key(1, 0), 5);
@@ -765,11 +765,7 @@ mod tests {
 
     #[test]
     fn rates_read_back_as_written_and_refuse_a_key_listed_twice() {
-        let key = |agent: usize, origin: usize| RateKey {
-            agent: AgentId::from_index(agent).unwrap(),
-            origin: OriginId::from_index(origin).unwrap(),
-            delay_ms: 1_500,
-        };
+        let key = |agent: usize, origin: usize| key(agent, origin, 1_500);
         let mut rates = Rates::default();
         rates.record(key(1, 2), 100);
         rates.record(key(0, 1), 5);
@@ -820,15 +816,8 @@ mod tests {
 
     fn rates(requests: &[(usize, i64)], budget: usize) -> Rates {
         let mut rates = Rates::with_budget(budget);
-        for &(key, second) in requests {
-            rates.record(
-                RateKey {
-                    agent: AgentId::from_index(key % 3).unwrap(),
-                    origin: OriginId::from_index(key).unwrap(),
-                    delay_ms: 2_000,
-                },
-                second,
-            );
+        for &(origin, second) in requests {
+            rates.record(key(origin % 3, origin, 2_000), second);
         }
         rates
     }

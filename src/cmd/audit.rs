@@ -14,7 +14,7 @@ use clap::Args;
 use robots_audit::audit::{self, AuditConfig, expand_inputs};
 use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, NameServers};
 use robots_audit::bots::{Catalog, Verifier};
-use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error};
+use robots_audit::error::Error;
 use robots_audit::logs::{FieldMap, Format};
 use robots_audit::origin::Origin;
 use robots_audit::policy::source::{LoadOptions, load};
@@ -25,7 +25,7 @@ use robots_audit::report::summary;
 use robots_audit::state::Settings;
 use sha2::{Digest, Sha256};
 
-use super::{duration_flag, load_catalog, one_of, parse_duration, usage};
+use super::{duration_flag, exit_code, load_catalog, one_of, parse_duration, usage};
 
 /// What `robots-audit audit` does, for `--help`.
 pub const ABOUT: &str = "Logs + robots sources -> CSV reports (the main job)";
@@ -439,15 +439,7 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     }
     // Said even with --quiet, as errors are: a scheduled job must learn why it gets exit 3.
     report_input_errors(&result);
-    if let Some(why) = result.nothing_judged() {
-        eprintln!("robots-audit: {why}");
-        return Ok(EXIT_NOTHING_JUDGED);
-    }
-    Ok(if result.input_errors() {
-        EXIT_INPUT_ERRORS
-    } else {
-        EXIT_OK
-    })
+    Ok(exit_code(&result))
 }
 
 /// How many inputs with errors standard error names; `inputs.csv` lists them all.

@@ -9,11 +9,14 @@ use std::fs;
 use std::path::PathBuf;
 
 use clap::Args;
-use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error};
+use robots_audit::audit::default_threads;
+use robots_audit::error::Error;
 use robots_audit::merge::{copy_streamed, merge_dirs};
 use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::output::render;
 use robots_audit::report::summary;
+
+use super::exit_code;
 
 /// One line in `robots-audit --help`.
 pub const ABOUT: &str = "Report directories -> the reports of one audit over all their inputs";
@@ -44,36 +47,22 @@ pub fn run(args: MergeArgs) -> Result<u8, Error> {
     let out = &args.out;
     fs::create_dir_all(out)
         .map_err(|e| Error::Fatal(format!("cannot create --out {}: {e}", out.display())))?;
-    let written = (|| {
+    let rendered = (|| {
         for name in &merged.state.streamed {
             copy_streamed(out, name, &merged.sources, &merged.placements)?;
         }
-        render(out, &merged.state, !args.no_html, threads())
+        render(out, &merged.state, !args.no_html, default_threads())
             .map_err(|e| format!("cannot write reports into {}: {e}", out.display()))
     })();
-    if let Err(e) = written {
-        remove_temporaries(out);
-        return Err(Error::Fatal(e));
-    }
-    let result = merged
-        .state
-        .to_result()
-        .map_err(|e| Error::Fatal(format!("inconsistent state: {e}")))?;
+    let result = match rendered {
+        Ok(result) => result,
+        Err(e) => {
+            remove_temporaries(out);
+            return Err(Error::Fatal(e));
+        }
+    };
     if !args.quiet {
         eprint!("{}", summary::render(&result, &out.display().to_string()));
     }
-    if let Some(why) = result.nothing_judged() {
-        eprintln!("robots-audit: {why}");
-        return Ok(EXIT_NOTHING_JUDGED);
-    }
-    Ok(if result.input_errors() {
-        EXIT_INPUT_ERRORS
-    } else {
-        EXIT_OK
-    })
-}
-
-/// Threads that write the merged reports: every core, as `audit` uses by default.
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
+    Ok(exit_code(&result))
 }

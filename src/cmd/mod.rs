@@ -15,11 +15,26 @@ pub mod synth;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use robots_audit::audit::AuditResult;
 use robots_audit::bots::Catalog;
-use robots_audit::error::Error;
+use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error};
 use robots_audit::origin::Origin;
 
 /// A usage error (exit code 2).
+/// The exit code of a run's reports (`audit` and `merge` alike), saying on standard error why
+/// nothing was judged when that is the reason.
+fn exit_code(result: &AuditResult) -> u8 {
+    if let Some(why) = result.nothing_judged() {
+        eprintln!("robots-audit: {why}");
+        return EXIT_NOTHING_JUDGED;
+    }
+    if result.input_errors() {
+        EXIT_INPUT_ERRORS
+    } else {
+        EXIT_OK
+    }
+}
+
 fn usage(message: String) -> Error {
     Error::Usage(message)
 }

@@ -154,20 +154,23 @@ impl Reports {
 /// on the thread pool: after the workers are done, this is all the run has left to do, and one
 /// thread would leave the other cores idle while the night's reports are written. The page
 /// comes last, as it reads the CSV files back. `threads` bounds the threads used (at least 1).
-pub fn render(dir: &Path, state: &State, html: bool, threads: usize) -> io::Result<()> {
+/// Returns what was rendered, for the run's summary and exit code.
+pub fn render(dir: &Path, state: &State, html: bool, threads: usize) -> io::Result<AuditResult> {
     let result = state
         .to_result()
         .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
-    let result = &result;
+    let rendered = &result;
     let writers: [(&str, &(dyn Fn() -> io::Result<()> + Sync)); 9] = [
-        ("agents.csv", &|| agents::write(dir, result)),
-        ("agent_origins.csv", &|| agent_origins::write(dir, result)),
-        ("rules.csv", &|| rules::write(dir, result)),
-        ("robots.csv", &|| robots::write(dir, result)),
-        ("inputs.csv", &|| inputs::write(dir, result)),
-        (unknown_agents::FILE, &|| unknown_agents::write(dir, result)),
-        (crawl_rate::FILE, &|| crawl_rate::write(dir, result)),
-        (hourly::FILE, &|| hourly::write(dir, result)),
+        ("agents.csv", &|| agents::write(dir, rendered)),
+        ("agent_origins.csv", &|| agent_origins::write(dir, rendered)),
+        ("rules.csv", &|| rules::write(dir, rendered)),
+        ("robots.csv", &|| robots::write(dir, rendered)),
+        ("inputs.csv", &|| inputs::write(dir, rendered)),
+        (unknown_agents::FILE, &|| {
+            unknown_agents::write(dir, rendered)
+        }),
+        (crawl_rate::FILE, &|| crawl_rate::write(dir, rendered)),
+        (hourly::FILE, &|| hourly::write(dir, rendered)),
         (state::FILE, &|| {
             let mut file = AtomicFile::create(dir, state::FILE)?;
             state.write_json(&mut file)?;
@@ -193,7 +196,7 @@ pub fn render(dir: &Path, state: &State, html: bool, threads: usize) -> io::Resu
         written.push(html::FILE);
     }
     owned::remove_unwritten(dir, &written)?;
-    Ok(())
+    Ok(result)
 }
 
 impl<'r> Output for &'r Reports {
