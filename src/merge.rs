@@ -233,15 +233,16 @@ impl Merger {
         let Some((_, settings, streamed)) = self.first else {
             return Err("nothing to merge".into());
         };
+        let state = State {
+            settings,
+            agents: self.agents,
+            origins: self.origins,
+            robots: Arc::new(self.robots),
+            streamed,
+            inputs: self.inputs,
+        };
         Ok(Merged {
-            state: State {
-                settings,
-                agents: self.agents,
-                origins: self.origins,
-                robots: Arc::new(self.robots),
-                streamed,
-                inputs: self.inputs,
-            },
+            state: state.canonical()?,
             sources: self.sources,
             placements: self.placements,
             warnings: self.warnings,

@@ -11,11 +11,13 @@
 //!
 //! Invariants: every report of the directory is a function of the state and the streamed
 //! files, and the audit renders its reports from the state it writes ([`State::to_result`]), so
-//! `merge` renders what one audit over all the inputs renders. The file is
-//! `{"format":"robots-audit-state","version":2,"sha256":...,"payload":...}`, where `sha256` is
-//! the SHA-256 of the payload's bytes exactly as they stand in the file (compact JSON; maps are
-//! written as lists sorted by key, so the same state gives the same bytes); a reader refuses
-//! another format, a newer version, or a payload whose checksum differs.
+//! `merge` renders what one audit over all the inputs renders. The tables are in one canonical
+//! order ([`State::canonical`]) and maps are written as lists sorted by key, so the same inputs
+//! and settings give the same bytes, whatever the thread count or the split into merged
+//! reports. The file is `{"format":"robots-audit-state","version":3,"payload":...,"sha256":...}`,
+//! where `sha256` is the SHA-256 of the payload's bytes exactly as they stand in the file
+//! (compact JSON; the counters as lists of their fields in order, times as seconds since the
+//! epoch); a reader refuses another format, a newer version, or a payload whose checksum differs.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -29,9 +31,10 @@ use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::audit::identity::AgentInfo;
-use crate::audit::stats::Stats;
+use crate::audit::stats::{IdMap, Stats};
 use crate::audit::unknown::{UnknownAgents, UnknownAgentsState};
 use crate::audit::{AuditConfig, AuditResult, FileReport};
+use crate::ids::{AgentId, OriginId, VersionId};
 use crate::policy::summary::{RobotsSummary, hex};
 
 /// The file name in a report directory.
@@ -39,9 +42,10 @@ pub const FILE: &str = "state.json";
 /// The `format` field.
 pub const FORMAT: &str = "robots-audit-state";
 /// The version this build writes and the only one it reads. 2 added the crawl-rate counters,
-/// the preference-conflict counts and whether an agent honours `Crawl-delay`; a state of version 1 lacks them, so its inputs must be
-/// audited again.
-pub const VERSION: u32 = 2;
+/// the preference-conflict counts and whether an agent honours `Crawl-delay`; 3 writes the
+/// counters as lists without field names and their times as seconds. An older state's inputs
+/// must be audited again.
+pub const VERSION: u32 = 3;
 
 /// The options that shaped the verdicts: reports made with different settings are not merged.
 /// Every field is compared; the catalog and range lists by the SHA-256 of what was loaded.
@@ -246,9 +250,13 @@ struct EnvelopeIn<'a> {
 }
 
 impl State {
-    /// The state of `result`; `streamed` names the streamed reports written and gives each
-    /// input's share of them, by input.
-    pub fn of(settings: Settings, result: &AuditResult, streamed: &[(&str, Vec<Share>)]) -> State {
+    /// The state of `result`, in canonical order ([`State::canonical`]); `streamed` names the
+    /// streamed reports written and gives each input's share of them, by input.
+    pub fn of(
+        settings: Settings,
+        result: &AuditResult,
+        streamed: &[(&str, Vec<Share>)],
+    ) -> Result<State, String> {
         let inputs = result
             .files
             .iter()
@@ -282,6 +290,43 @@ impl State {
                 .collect(),
             inputs,
         }
+        .canonical()
+    }
+
+    /// The same state with its tables in one order: agents by name, origins by name, robots
+    /// versions by origin, then time (the order of `robots.csv`), every id of the counters
+    /// renumbered. The order in which worker threads (or `merge`, report by report) met the
+    /// agents and origins is then lost, so the same inputs and settings give the same
+    /// `state.json` byte for byte, whatever the thread count and however the inputs were split
+    /// over reports that were merged. Nothing is copied when the order is already canonical.
+    pub fn canonical(mut self) -> Result<State, String> {
+        let agents = order_by(&self.agents, |agent| agent.name.as_str());
+        let origins = order_by(&self.origins, String::as_str);
+        let versions: Vec<usize> = self.robots.sorted().iter().map(|v| v.index()).collect();
+        let is_identity = |order: &[usize]| order.iter().enumerate().all(|(i, &at)| i == at);
+        if is_identity(&agents) && is_identity(&origins) && is_identity(&versions) {
+            return Ok(self);
+        }
+        let map = IdMap {
+            agents: inverse(&agents, AgentId::from_index)?,
+            origins: inverse(&origins, OriginId::from_index)?,
+            versions: inverse(&versions, VersionId::from_index)?,
+        };
+        self.agents = agents.iter().map(|&i| self.agents[i].clone()).collect();
+        self.origins = origins.iter().map(|&i| self.origins[i].clone()).collect();
+        if !is_identity(&versions) {
+            let summary = RobotsSummary {
+                versions: versions
+                    .iter()
+                    .map(|&i| self.robots.versions[i].clone())
+                    .collect(),
+            };
+            self.robots = Arc::new(summary);
+        }
+        for input in &mut self.inputs {
+            input.stats = input.stats.remap(&map)?;
+        }
+        Ok(self)
     }
 
     /// What the reports render. An error names what in the state is inconsistent.
@@ -361,7 +406,7 @@ impl State {
         }
         if envelope.version != VERSION {
             return Err(format!(
-                "state version {} was written by an older robots-audit, without the crawl-rate and preference-conflict counters this one reports; audit its inputs again",
+                "state version {} was written by an older robots-audit in a layout this one does not read (version {VERSION}); audit its inputs again",
                 envelope.version
             ));
         }
@@ -371,6 +416,22 @@ impl State {
         serde_json::from_str(envelope.payload.get())
             .map_err(|e| format!("the state does not have the expected shape: {e}"))
     }
+}
+
+/// The positions of `items` sorted by `key` (a stable sort: equal keys keep their order).
+fn order_by<T>(items: &[T], key: impl Fn(&T) -> &str) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| key(&items[a]).cmp(key(&items[b])));
+    order
+}
+
+/// For each old position, the id of its place in `order` (a list of old positions).
+fn inverse<Id: Copy>(order: &[usize], id: fn(usize) -> Option<Id>) -> Result<Vec<Id>, String> {
+    let mut ids = vec![None; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        ids[old] = Some(id(new).ok_or("too many ids for the state's tables")?);
+    }
+    Ok(ids.into_iter().flatten().collect())
 }
 
 /// SHA-256 of the payload's bytes, in hex.
@@ -420,11 +481,11 @@ mod tests {
                 "checksum mismatch",
             ),
             (
-                bytes.replace("\"version\":2", "\"version\":3"),
+                bytes.replace("\"version\":3", "\"version\":4"),
                 "newer than",
             ),
             (
-                bytes.replace("\"version\":2", "\"version\":1"),
+                bytes.replace("\"version\":3", "\"version\":2"),
                 "older robots-audit",
             ),
             (bytes.replace(FORMAT, "other"), "is not"),

@@ -38,6 +38,7 @@ pub fn hour_start(hour: Hour) -> Option<Timestamp> {
 
 /// One agent's counters in one hour.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "[u64; 10]", into = "[u64; 10]")]
 pub struct HourCounts {
     /// Every request, robots fetches included.
     pub requests: u64,
@@ -59,6 +60,53 @@ pub struct HourCounts {
     pub spoofed: u64,
     /// Allowed requests whose usage preference in force says no to the agent's use.
     pub preference_conflicts: u64,
+}
+
+/// `state.json` holds the fields in order, without their names.
+impl From<HourCounts> for [u64; 10] {
+    fn from(c: HourCounts) -> [u64; 10] {
+        [
+            c.requests,
+            c.robots_fetches,
+            c.allowed,
+            c.disallowed,
+            c.grace,
+            c.exempt,
+            c.unjudged,
+            c.violations_served,
+            c.spoofed,
+            c.preference_conflicts,
+        ]
+    }
+}
+
+impl From<[u64; 10]> for HourCounts {
+    fn from(fields: [u64; 10]) -> HourCounts {
+        let [
+            requests,
+            robots_fetches,
+            allowed,
+            disallowed,
+            grace,
+            exempt,
+            unjudged,
+            violations_served,
+            spoofed,
+            preference_conflicts,
+        ] = fields;
+        HourCounts {
+            requests,
+            robots_fetches,
+            allowed,
+            disallowed,
+            grace,
+            exempt,
+            unjudged,
+            violations_served,
+            spoofed,
+            preference_conflicts,
+        }
+    }
 }
 
 impl HourCounts {

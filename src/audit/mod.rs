@@ -16,6 +16,7 @@ pub mod judge;
 pub mod rate;
 mod recent;
 pub mod schedule;
+mod seconds;
 pub mod sink;
 pub mod stats;
 pub mod unknown;

@@ -51,6 +51,7 @@ const LEVELS: u8 = 4;
 
 /// An agent on an origin under one crawl delay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(from = "(AgentId, OriginId, u32)", into = "(AgentId, OriginId, u32)")]
 pub struct RateKey {
     /// The agent.
     pub agent: AgentId,
@@ -58,6 +59,22 @@ pub struct RateKey {
     pub origin: OriginId,
     /// The crawl delay in force, in milliseconds.
     pub delay_ms: u32,
+}
+
+impl From<(AgentId, OriginId, u32)> for RateKey {
+    fn from((agent, origin, delay_ms): (AgentId, OriginId, u32)) -> RateKey {
+        RateKey {
+            agent,
+            origin,
+            delay_ms,
+        }
+    }
+}
+
+impl From<RateKey> for (AgentId, OriginId, u32) {
+    fn from(key: RateKey) -> (AgentId, OriginId, u32) {
+        (key.agent, key.origin, key.delay_ms)
+    }
 }
 
 /// One bucket: at level 0 a minute, with bit `s` of `seconds` set when second `s` of it has a
@@ -88,25 +105,29 @@ impl From<Entry> for (i64, u64, u64) {
 
 /// Requests per time bucket of one [`RateKey`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "UncheckedCounts")]
+#[serde(try_from = "UncheckedCounts", into = "UncheckedCounts")]
 pub struct RateCounts {
     /// 0: minutes with seconds (exact), 1: hours, 2: days, 3: one bucket.
     level: u8,
     entries: Vec<Entry>,
 }
 
-/// [`RateCounts`] as read, before the module's invariant is checked.
-#[derive(Deserialize)]
-struct UncheckedCounts {
-    level: u8,
-    entries: Vec<Entry>,
+/// [`RateCounts`] as `state.json` holds it, `[level, entries]`; as read, before the module's
+/// invariant is checked.
+#[derive(Serialize, Deserialize)]
+struct UncheckedCounts(u8, Vec<Entry>);
+
+impl From<RateCounts> for UncheckedCounts {
+    fn from(counts: RateCounts) -> UncheckedCounts {
+        UncheckedCounts(counts.level, counts.entries)
+    }
 }
 
 impl TryFrom<UncheckedCounts> for RateCounts {
     type Error = String;
 
     fn try_from(counts: UncheckedCounts) -> Result<RateCounts, String> {
-        let UncheckedCounts { level, entries } = counts;
+        let UncheckedCounts(level, entries) = counts;
         if level >= LEVELS {
             return Err(format!("crawl-rate level {level} is not below {LEVELS}"));
         }
@@ -730,32 +751,23 @@ mod tests {
         let read = |json: &str| serde_json::from_str::<RateCounts>(json).map_err(|e| e.to_string());
         let good = counts(&[60, 61, 61, 200]);
         let json = serde_json::to_string(&good).unwrap();
-        assert_eq!(json, r#"{"level":0,"entries":[[1,3,3],[3,1048576,1]]}"#);
+        assert_eq!(json, r#"[0,[[1,3,3],[3,1048576,1]]]"#);
         assert_eq!(read(&json), Ok(good));
         let too_many: Vec<String> = (0..=MAX_ENTRIES).map(|m| format!("[{m},1,1]")).collect();
-        let too_many = format!(r#"{{"level":0,"entries":[{}]}}"#, too_many.join(","));
+        let too_many = format!("[0,[{}]]", too_many.join(","));
         let cases = [
-            (r#"{"level":4,"entries":[[0,0,1]]}"#, "level 4"),
-            (r#"{"level":0,"entries":[]}"#, "without a request"),
+            (r#"[4,[[0,0,1]]]"#, "level 4"),
+            (r#"[0,[]]"#, "without a request"),
             (too_many.as_str(), "more than 4096"),
-            (r#"{"level":0,"entries":[[3,1,1],[1,1,1]]}"#, "not sorted"),
-            (r#"{"level":0,"entries":[[1,1,1],[1,1,1]]}"#, "repeated"),
-            (
-                r#"{"level":0,"entries":[[1,1152921504606846976,1]]}"#,
-                "seconds mask",
-            ),
-            (r#"{"level":0,"entries":[[1,0,1]]}"#, "seconds mask"),
-            (r#"{"level":1,"entries":[[1,1,1]]}"#, "seconds mask"),
-            (
-                r#"{"level":0,"entries":[[1,7,2]]}"#,
-                "fewer than its seconds",
-            ),
-            (
-                r#"{"level":2,"entries":[[1,0,0]]}"#,
-                "fewer than its seconds",
-            ),
-            (r#"{"level":3,"entries":[[5,0,9]]}"#, "only bucket is 0"),
-            (r#"{"level":0,"entries":[[1,1,1]],"#, "EOF"),
+            (r#"[0,[[3,1,1],[1,1,1]]]"#, "not sorted"),
+            (r#"[0,[[1,1,1],[1,1,1]]]"#, "repeated"),
+            (r#"[0,[[1,1152921504606846976,1]]]"#, "seconds mask"),
+            (r#"[0,[[1,0,1]]]"#, "seconds mask"),
+            (r#"[1,[[1,1,1]]]"#, "seconds mask"),
+            (r#"[0,[[1,7,2]]]"#, "fewer than its seconds"),
+            (r#"[2,[[1,0,0]]]"#, "fewer than its seconds"),
+            (r#"[3,[[5,0,9]]]"#, "only bucket is 0"),
+            (r#"[0,[[1,1,1]]"#, "EOF"),
         ];
         for (json, expected) in cases {
             let err = read(json).unwrap_err();

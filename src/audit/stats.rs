@@ -70,6 +70,7 @@ pub fn is_served(status: u16) -> bool {
 
 /// Counters of one agent on one origin.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "CountsRow", into = "CountsRow")]
 pub struct Counts {
     /// Every request, robots fetches included.
     pub requests: u64,
@@ -107,6 +108,100 @@ pub struct Counts {
     pub first_robots_fetch: Option<Timestamp>,
     /// Robots fetches by HTTP status.
     pub robots_fetch_statuses: BTreeMap<u16, u64>,
+}
+
+/// [`Counts`] as `state.json` holds it: its fields in order, without their names (a night's
+/// state holds thousands of them per input, and the names were most of its bytes).
+#[derive(Serialize, Deserialize)]
+struct CountsRow(
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    #[serde(with = "super::seconds")] Option<Timestamp>,
+    #[serde(with = "super::seconds")] Option<Timestamp>,
+    #[serde(with = "super::seconds")] Option<Timestamp>,
+    #[serde(with = "super::seconds")] Option<Timestamp>,
+    BTreeMap<u16, u64>,
+);
+
+impl From<Counts> for CountsRow {
+    fn from(c: Counts) -> CountsRow {
+        CountsRow(
+            c.requests,
+            c.robots_fetches,
+            c.allowed,
+            c.disallowed,
+            c.disallowed_verified,
+            c.grace,
+            c.exempt,
+            c.unjudged,
+            c.violations_served,
+            c.verified,
+            c.spoofed,
+            c.unverified,
+            c.preference_conflicts,
+            c.first_seen,
+            c.last_seen,
+            c.first_violation,
+            c.first_robots_fetch,
+            c.robots_fetch_statuses,
+        )
+    }
+}
+
+impl From<CountsRow> for Counts {
+    fn from(row: CountsRow) -> Counts {
+        let CountsRow(
+            requests,
+            robots_fetches,
+            allowed,
+            disallowed,
+            disallowed_verified,
+            grace,
+            exempt,
+            unjudged,
+            violations_served,
+            verified,
+            spoofed,
+            unverified,
+            preference_conflicts,
+            first_seen,
+            last_seen,
+            first_violation,
+            first_robots_fetch,
+            robots_fetch_statuses,
+        ) = row;
+        Counts {
+            requests,
+            robots_fetches,
+            allowed,
+            disallowed,
+            disallowed_verified,
+            grace,
+            exempt,
+            unjudged,
+            violations_served,
+            verified,
+            spoofed,
+            unverified,
+            preference_conflicts,
+            first_seen,
+            last_seen,
+            first_violation,
+            first_robots_fetch,
+            robots_fetch_statuses,
+        }
+    }
 }
 
 fn min_time(a: &mut Option<Timestamp>, b: Option<Timestamp>) {
@@ -177,6 +272,10 @@ impl Counts {
 
 /// A rule of a version, or the version's fetch status when that decided (`status 503`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(
+    from = "(VersionId, Option<RuleId>)",
+    into = "(VersionId, Option<RuleId>)"
+)]
 pub struct RuleKey {
     /// The version.
     pub version: VersionId,
@@ -184,8 +283,24 @@ pub struct RuleKey {
     pub rule: Option<RuleId>,
 }
 
+impl From<(VersionId, Option<RuleId>)> for RuleKey {
+    fn from((version, rule): (VersionId, Option<RuleId>)) -> RuleKey {
+        RuleKey { version, rule }
+    }
+}
+
+impl From<RuleKey> for (VersionId, Option<RuleId>) {
+    fn from(key: RuleKey) -> (VersionId, Option<RuleId>) {
+        (key.version, key.rule)
+    }
+}
+
 /// How often one rule decided, and for whom.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    from = "(u64, u64, BTreeSet<AgentId>)",
+    into = "(u64, u64, BTreeSet<AgentId>)"
+)]
 pub struct RuleCounts {
     /// Requests this rule decided (allowed or disallowed).
     pub decided: u64,
@@ -193,6 +308,22 @@ pub struct RuleCounts {
     pub violations: u64,
     /// The agents it decided for.
     pub agents: BTreeSet<AgentId>,
+}
+
+impl From<(u64, u64, BTreeSet<AgentId>)> for RuleCounts {
+    fn from((decided, violations, agents): (u64, u64, BTreeSet<AgentId>)) -> RuleCounts {
+        RuleCounts {
+            decided,
+            violations,
+            agents,
+        }
+    }
+}
+
+impl From<RuleCounts> for (u64, u64, BTreeSet<AgentId>) {
+    fn from(counts: RuleCounts) -> (u64, u64, BTreeSet<AgentId>) {
+        (counts.decided, counts.violations, counts.agents)
+    }
 }
 
 impl RuleCounts {

@@ -140,7 +140,8 @@ impl Reports {
         if let Some(decisions) = self.decisions {
             streamed.push((DECISIONS, decisions.commit()?));
         }
-        let state = State::of(settings, result, &streamed);
+        let state = State::of(settings, result, &streamed)
+            .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
         render(&self.dir, &state, self.html, self.threads)?;
         Ok(state)
     }
@@ -160,7 +161,13 @@ pub fn render(dir: &Path, state: &State, html: bool, threads: usize) -> io::Resu
         .to_result()
         .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
     let rendered = &result;
+    // The state is the longest to write: first, so that it starts at once beside the rest.
     let writers: [(&str, &(dyn Fn() -> io::Result<()> + Sync)); 9] = [
+        (state::FILE, &|| {
+            let mut file = AtomicFile::create(dir, state::FILE)?;
+            state.write_json(&mut file)?;
+            file.commit()
+        }),
         ("agents.csv", &|| agents::write(dir, rendered)),
         ("agent_origins.csv", &|| agent_origins::write(dir, rendered)),
         ("rules.csv", &|| rules::write(dir, rendered)),
@@ -171,11 +178,6 @@ pub fn render(dir: &Path, state: &State, html: bool, threads: usize) -> io::Resu
         }),
         (crawl_rate::FILE, &|| crawl_rate::write(dir, rendered)),
         (hourly::FILE, &|| hourly::write(dir, rendered)),
-        (state::FILE, &|| {
-            let mut file = AtomicFile::create(dir, state::FILE)?;
-            state.write_json(&mut file)?;
-            file.commit()
-        }),
     ];
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
