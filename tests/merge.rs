@@ -57,6 +57,15 @@ fn audit(summary: &Summary, files: &[PathBuf], out: &Path) {
 }
 
 fn audit_on_threads(summary: &Summary, files: &[PathBuf], out: &Path, threads: usize) {
+    audit_command(summary, files, out, threads).assert().code(0);
+}
+
+fn audit_command(
+    summary: &Summary,
+    files: &[PathBuf],
+    out: &Path,
+    threads: usize,
+) -> assert_cmd::Command {
     let mut cmd = robots_audit();
     cmd.args(["audit", "-q", "--decisions", "--no-html", "--threads"])
         .arg(threads.to_string())
@@ -67,7 +76,8 @@ fn audit_on_threads(summary: &Summary, files: &[PathBuf], out: &Path, threads: u
     for (bot, path) in &summary.ranges {
         cmd.arg("--verify").arg(format!("{bot}={}", path.display()));
     }
-    cmd.args(files).assert().code(0);
+    cmd.args(files);
+    cmd
 }
 
 fn merge(out: &Path, reports: &[PathBuf]) -> assert_cmd::assert::Assert {
@@ -135,6 +145,30 @@ fn one_night_gives_one_state_whatever_the_thread_count() {
         audit_on_threads(&night.summary, &night.files, &out, threads);
         same_reports(&night.all, &out);
     }
+}
+
+/// A merged input that had an error makes `merge` exit 3 as the audit did, and standard
+/// error names it, even with `-q`: the cron job that merges learns why.
+#[test]
+fn a_merged_input_with_an_error_is_named_and_exits_3() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut-short.log.gz");
+    let bytes = fs::read(&night.files[1]).unwrap();
+    fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let (good, bad) = (dir.path().join("good"), dir.path().join("bad"));
+    audit(&night.summary, &night.files[..1], &good);
+    let audited = audit_command(&night.summary, std::slice::from_ref(&cut), &bad, 2)
+        .assert()
+        .code(3);
+    let audit_stderr = String::from_utf8_lossy(&audited.get_output().stderr).into_owned();
+    let merged = merge(&dir.path().join("merged"), &[good, bad]).code(3);
+    let stderr = String::from_utf8_lossy(&merged.get_output().stderr).into_owned();
+    assert!(stderr.contains("cut-short.log.gz"), "{stderr}");
+    assert_eq!(
+        stderr, audit_stderr,
+        "merge names the input as the audit did"
+    );
 }
 
 #[test]

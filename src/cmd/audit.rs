@@ -437,30 +437,7 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     if !args.quiet {
         eprint!("{}", summary::render(&result, &out.display().to_string()));
     }
-    // Said even with --quiet, as errors are: a scheduled job must learn why it gets exit 3.
-    report_input_errors(&result);
     Ok(exit_code(&result))
-}
-
-/// How many inputs with errors standard error names; `inputs.csv` lists them all.
-const INPUT_ERRORS_SHOWN: usize = 10;
-
-/// Names each input that had an error, and the error, on standard error.
-fn report_input_errors(result: &audit::AuditResult) {
-    let failed: Vec<_> = result.files.iter().filter(|f| f.error.is_some()).collect();
-    for file in failed.iter().take(INPUT_ERRORS_SHOWN) {
-        eprintln!(
-            "robots-audit: {}: {}",
-            file.name,
-            file.error.as_deref().unwrap_or_default()
-        );
-    }
-    if failed.len() > INPUT_ERRORS_SHOWN {
-        eprintln!(
-            "robots-audit: and {} more inputs with errors (see inputs.csv)",
-            failed.len() - INPUT_ERRORS_SHOWN
-        );
-    }
 }
 
 /// Loads every `--verify` source: a range file (its key given or inferred from its name) or a

@@ -20,10 +20,11 @@ use robots_audit::bots::Catalog;
 use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error};
 use robots_audit::origin::Origin;
 
-/// A usage error (exit code 2).
-/// The exit code of a run's reports (`audit` and `merge` alike), saying on standard error why
-/// nothing was judged when that is the reason.
+/// The exit code of a run's reports (`audit` and `merge` alike). Standard error names each
+/// input that had an error, and says why nothing was judged when that is the reason, even with
+/// `--quiet`, as errors are: a scheduled job must learn why it gets exit 3.
 fn exit_code(result: &AuditResult) -> u8 {
+    report_input_errors(result);
     if let Some(why) = result.nothing_judged() {
         eprintln!("robots-audit: {why}");
         return EXIT_NOTHING_JUDGED;
@@ -35,6 +36,28 @@ fn exit_code(result: &AuditResult) -> u8 {
     }
 }
 
+/// How many inputs with errors standard error names; `inputs.csv` lists them all.
+const INPUT_ERRORS_SHOWN: usize = 10;
+
+/// Names each input that had an error, and the error, on standard error.
+fn report_input_errors(result: &AuditResult) {
+    let failed: Vec<_> = result.files.iter().filter(|f| f.error.is_some()).collect();
+    for file in failed.iter().take(INPUT_ERRORS_SHOWN) {
+        eprintln!(
+            "robots-audit: {}: {}",
+            file.name,
+            file.error.as_deref().unwrap_or_default()
+        );
+    }
+    if failed.len() > INPUT_ERRORS_SHOWN {
+        eprintln!(
+            "robots-audit: and {} more inputs with errors (see inputs.csv)",
+            failed.len() - INPUT_ERRORS_SHOWN
+        );
+    }
+}
+
+/// A usage error (exit code 2).
 fn usage(message: String) -> Error {
     Error::Usage(message)
 }
