@@ -298,7 +298,8 @@ impl State {
     /// renumbered. The order in which worker threads (or `merge`, report by report) met the
     /// agents and origins is then lost, so the same inputs and settings give the same
     /// `state.json` byte for byte, whatever the thread count and however the inputs were split
-    /// over reports that were merged. Nothing is copied when the order is already canonical.
+    /// over reports that were merged. Nothing is copied when the order is already canonical, as
+    /// the versions of a run are ([`PolicySet::sort_versions`](crate::policy::PolicySet::sort_versions)).
     pub fn canonical(mut self) -> Result<State, String> {
         let agents = order_by(&self.agents, |agent| agent.name.as_str());
         let origins = order_by(&self.origins, String::as_str);
@@ -315,13 +316,12 @@ impl State {
         self.agents = agents.iter().map(|&i| self.agents[i].clone()).collect();
         self.origins = origins.iter().map(|&i| self.origins[i].clone()).collect();
         if !is_identity(&versions) {
-            let summary = RobotsSummary {
-                versions: versions
-                    .iter()
-                    .map(|&i| self.robots.versions[i].clone())
-                    .collect(),
-            };
-            self.robots = Arc::new(summary);
+            // Moved when the summary is not shared (merge), copied when it is.
+            let summary = Arc::try_unwrap(self.robots).unwrap_or_else(|shared| (*shared).clone());
+            let mut slots: Vec<Option<_>> = summary.versions.into_iter().map(Some).collect();
+            self.robots = Arc::new(RobotsSummary {
+                versions: versions.iter().filter_map(|&i| slots[i].take()).collect(),
+            });
         }
         for input in &mut self.inputs {
             input.stats = input.stats.remap(&map)?;

@@ -178,7 +178,33 @@ impl PolicySet {
         Ok(id)
     }
 
-    /// All versions, in load order.
+    /// Puts the versions in the order of `robots.csv` and `state.json`: by origin, then time
+    /// (versions without a time first), renumbering their ids. Loading ends with it, so the
+    /// state of a run needs no reordered copy of the robots summary, however the sources
+    /// listed the files.
+    pub fn sort_versions(&mut self) {
+        let mut order: Vec<usize> = (0..self.versions.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (a, b) = (&self.versions[a], &self.versions[b]);
+            (&a.origin, a.valid_from).cmp(&(&b.origin, b.valid_from))
+        });
+        if order.iter().enumerate().all(|(i, &at)| i == at) {
+            return;
+        }
+        let mut new_id = vec![VersionId::MAX; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old] = VersionId::from_index(new).unwrap_or(VersionId::MAX);
+        }
+        let mut slots: Vec<Option<Version>> = self.versions.drain(..).map(Some).collect();
+        self.versions = order.iter().filter_map(|&old| slots[old].take()).collect();
+        for timeline in self.by_origin.values_mut().chain(self.by_host.values_mut()) {
+            for id in &mut timeline.versions {
+                *id = new_id[id.index()];
+            }
+        }
+    }
+
+    /// All versions, in load order (by origin and time once [`PolicySet::sort_versions`] ran).
     pub fn versions(&self) -> &[Version] {
         &self.versions
     }
@@ -308,6 +334,63 @@ mod tests {
                 current: late,
                 previous: Some(first)
             })
+        );
+    }
+
+    /// Sorting renumbers the versions by origin and time and every timeline follows them: each
+    /// origin finds the same versions in force as before.
+    #[test]
+    fn sorted_versions_keep_their_timelines() {
+        let mut set = PolicySet::new();
+        let loaded = [
+            ("b.example", Some("2026-01-02T00:00:00Z"), 503),
+            ("https://a.example", None, 200),
+            ("b.example", None, 404),
+            ("a.example", Some("2026-01-01T00:00:00Z"), 500),
+        ];
+        for (origin, from, status) in loaded {
+            set.add(version(origin, from, FetchStatus::Http(status)))
+                .unwrap();
+        }
+        let in_force = |set: &PolicySet, origin: &str, at: &str| {
+            let versions = set.versions_of(&Origin::parse(origin).unwrap());
+            set.in_force(&versions, at.parse().unwrap())
+                .map(|f| set.version(f.current).status.to_string())
+        };
+        let lookups = [
+            ("https://a.example", "2026-01-05T00:00:00Z"),
+            ("http://a.example", "2026-01-05T00:00:00Z"),
+            ("http://a.example", "2025-01-01T00:00:00Z"),
+            ("http://b.example", "2026-01-01T00:00:00Z"),
+            ("http://b.example", "2026-01-03T00:00:00Z"),
+        ];
+        let before: Vec<_> = lookups.iter().map(|(o, t)| in_force(&set, o, t)).collect();
+        set.sort_versions();
+        let order: Vec<String> = set
+            .versions()
+            .iter()
+            .map(|v| format!("{} {}", v.origin, v.label()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "a.example 2026-01-01T00:00:00Z",
+                "b.example initial",
+                "b.example 2026-01-02T00:00:00Z",
+                "https://a.example initial",
+            ]
+        );
+        let after: Vec<_> = lookups.iter().map(|(o, t)| in_force(&set, o, t)).collect();
+        assert_eq!(after, before);
+        assert_eq!(
+            after,
+            [
+                Some("200".to_owned()),
+                Some("500".to_owned()),
+                None,
+                Some("404".to_owned()),
+                Some("503".to_owned()),
+            ]
         );
     }
 

@@ -46,7 +46,8 @@ impl Default for LoadOptions {
     }
 }
 
-/// Loads every `--robots` path into one [`PolicySet`].
+/// Loads every `--robots` path into one [`PolicySet`], its versions sorted by origin and time
+/// ([`PolicySet::sort_versions`]).
 ///
 /// A path is a directory (`<host>.txt` and `<host>/<RFC3339>.txt`), a manifest CSV (recognised
 /// by its header row), or a single robots.txt file, which needs `options.origin`.
@@ -81,6 +82,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<PolicySet, Sourc
             }
         }
     }
+    set.sort_versions();
     Ok(set)
 }
 
