@@ -4,6 +4,7 @@
 mod common;
 
 use std::fs;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -80,6 +81,29 @@ fn audit_command(
     cmd
 }
 
+/// Audits each range of the night's files into its own report directory under `dir`: `part0`,
+/// `part1`, and so on.
+fn audit_parts(
+    night: &Night,
+    dir: &Path,
+    ranges: impl IntoIterator<Item = Range<usize>>,
+) -> Vec<PathBuf> {
+    ranges
+        .into_iter()
+        .enumerate()
+        .map(|(i, range)| {
+            let out = dir.join(format!("part{i}"));
+            audit(&night.summary, &night.files[range], &out);
+            out
+        })
+        .collect()
+}
+
+/// What a run wrote to standard error.
+fn stderr_of(assert: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&assert.get_output().stderr).into_owned()
+}
+
 fn merge(out: &Path, reports: &[PathBuf]) -> assert_cmd::assert::Assert {
     robots_audit()
         .args(["merge", "-q", "--no-html", "--out"])
@@ -122,12 +146,7 @@ proptest! {
         let mut bounds = vec![0];
         bounds.extend(cuts);
         bounds.push(night.files.len());
-        let mut reports = Vec::new();
-        for (i, pair) in bounds.windows(2).enumerate() {
-            let out = dir.path().join(format!("part{i}"));
-            audit(&night.summary, &night.files[pair[0]..pair[1]], &out);
-            reports.push(out);
-        }
+        let reports = audit_parts(night, dir.path(), bounds.windows(2).map(|pair| pair[0]..pair[1]));
         let merged = dir.path().join("merged");
         merge(&merged, &reports).code(0);
         same_reports(&night.all, &merged);
@@ -161,9 +180,9 @@ fn a_merged_input_with_an_error_is_named_and_exits_3() {
     let audited = audit_command(&night.summary, std::slice::from_ref(&cut), &bad, 2)
         .assert()
         .code(3);
-    let audit_stderr = String::from_utf8_lossy(&audited.get_output().stderr).into_owned();
+    let audit_stderr = stderr_of(&audited);
     let merged = merge(&dir.path().join("merged"), &[good, bad]).code(3);
-    let stderr = String::from_utf8_lossy(&merged.get_output().stderr).into_owned();
+    let stderr = stderr_of(&merged);
     assert!(stderr.contains("cut-short.log.gz"), "{stderr}");
     assert_eq!(
         stderr, audit_stderr,
@@ -177,7 +196,7 @@ fn a_report_merged_with_itself_is_the_report_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let merged = dir.path().join("merged");
     let assert = merge(&merged, &[night.all.clone(), night.all.clone()]).code(0);
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let stderr = stderr_of(&assert);
     assert_eq!(
         stderr.matches("counted once").count(),
         night.files.len(),
@@ -194,19 +213,15 @@ fn a_report_merged_with_itself_is_the_report_with_a_warning() {
 fn merges_of_merges_and_overlapping_reruns_count_each_input_once() {
     let night = night();
     let dir = tempfile::tempdir().unwrap();
-    let part = |name: &str, range: std::ops::Range<usize>| {
-        let out = dir.path().join(name);
-        audit(&night.summary, &night.files[range], &out);
-        out
-    };
-    let (a, b, c) = (part("a", 0..3), part("b", 3..6), part("c", 6..8));
-    // A night re-run: b again, with the first file of c.
-    let rerun = part("rerun", 3..7);
+    // The last is a night re-run: b again, with the first file of c.
+    let [a, b, c, rerun]: [PathBuf; 4] = audit_parts(night, dir.path(), [0..3, 3..6, 6..8, 3..7])
+        .try_into()
+        .unwrap();
     let ab = dir.path().join("ab");
     merge(&ab, &[a, b.clone()]).code(0);
     let all = dir.path().join("all");
     let assert = merge(&all, &[ab, rerun, c]).code(0);
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let stderr = stderr_of(&assert);
     assert_eq!(stderr.matches("counted once").count(), 4, "{stderr}");
     // The re-run's inputs 3..6 were counted in b, its input 6 is new: all in order.
     same_reports(&night.all, &all);
@@ -216,15 +231,7 @@ fn merges_of_merges_and_overlapping_reruns_count_each_input_once() {
 fn merged_synthetic_nights_match_the_ground_truth() {
     let night = night();
     let dir = tempfile::tempdir().unwrap();
-    let halves: Vec<PathBuf> = [0..4, 4..8]
-        .into_iter()
-        .enumerate()
-        .map(|(i, range)| {
-            let out = dir.path().join(format!("half{i}"));
-            audit(&night.summary, &night.files[range], &out);
-            out
-        })
-        .collect();
+    let halves = audit_parts(night, dir.path(), [0..4, 4..8]);
     let merged = dir.path().join("merged");
     merge(&merged, &halves).code(0);
     let got = read_csv(&merged.join("agents.csv"));
@@ -295,7 +302,7 @@ fn different_settings_or_robots_content_are_refused_naming_the_difference() {
     cmd.arg(&night.files[0]).assert().code(0);
     let out = dir.path().join("out");
     let assert = merge(&out, &[night.all.clone(), strict.clone()]).code(1);
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let stderr = stderr_of(&assert);
     assert!(
         stderr.contains("different settings") && stderr.contains("strict"),
         "{stderr}"
@@ -321,7 +328,7 @@ fn different_settings_or_robots_content_are_refused_naming_the_difference() {
     }
     cmd.arg(&night.files[0]).assert().code(0);
     let assert = merge(&out, &[night.all.clone(), other.clone()]).code(1);
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let stderr = stderr_of(&assert);
     assert!(stderr.contains("differs between"), "{stderr}");
     assert!(stderr.contains(&other.display().to_string()), "{stderr}");
 }
@@ -415,7 +422,7 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
         damage(&report);
         let out = dir.path().join(format!("{name}-out"));
         let assert = merge(&out, &[night.all.clone(), report.clone()]).code(1);
-        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        let stderr = stderr_of(&assert);
         assert!(stderr.contains(expected), "{name}: {stderr}");
         assert!(!out.join("agents.csv").exists(), "{name}: nothing written");
     }
@@ -425,15 +432,7 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
 fn the_library_merges_as_the_command_does() {
     let night = night();
     let dir = tempfile::tempdir().unwrap();
-    let parts: Vec<PathBuf> = [0..5, 5..8]
-        .into_iter()
-        .enumerate()
-        .map(|(i, range)| {
-            let out = dir.path().join(format!("part{i}"));
-            audit(&night.summary, &night.files[range], &out);
-            out
-        })
-        .collect();
+    let parts = audit_parts(night, dir.path(), [0..5, 5..8]);
     let merged = merge_dirs(&parts).unwrap();
     assert!(merged.warnings.is_empty(), "{:?}", merged.warnings);
     assert_eq!(merged.placements[1][0], Placement::Kept(5));

@@ -64,6 +64,26 @@ struct JobRun {
     stderr: String,
 }
 
+impl JobRun {
+    /// The job ended with `code`, and spread `files` over `tasks` when they are given.
+    fn assert_ended(&self, code: i32, spread: Option<(usize, usize)>) {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "the job's exit code is not the audit's; its log:\n{}",
+            self.stderr
+        );
+        if let Some((files, tasks)) = spread {
+            assert!(
+                self.stderr.contains(&format!("{files} files"))
+                    && self.stderr.contains(&format!("{tasks} tasks")),
+                "{}",
+                self.stderr
+            );
+        }
+    }
+}
+
 /// Runs the job with `spark-submit --master local[2]` on loopback only, in `cwd`, with the
 /// binary under test, `--out out` and `args`; `confs` are extra Spark settings. Killed after
 /// [`JOB_DEADLINE`]. Output goes to files: Spark's log would fill a pipe.
@@ -209,30 +229,13 @@ fn sample_night_on_spark_equals_one_audit() {
         &spark,
         &[],
         &[
-            "--robots",
-            "sample-data/robots",
-            "--robots",
-            "sample-data/manifest.csv",
-            "--origin",
-            "https://shop.example.net",
-            "--verify",
-            "Google=sample-data/ranges/googlebot.json",
-            "--decisions",
-            "sample-data/logs",
-        ],
+            &SAMPLE_NIGHT_OPTIONS[..],
+            &["--decisions", "sample-data/logs"],
+        ]
+        .concat(),
         &tmp.path().join("spark-logs"),
     );
-    assert_eq!(
-        job.code,
-        Some(0),
-        "the job failed; its log:\n{}",
-        job.stderr
-    );
-    assert!(
-        job.stderr.contains("3 files") && job.stderr.contains("2 tasks"),
-        "{}",
-        job.stderr
-    );
+    job.assert_ended(0, Some((3, 2)));
     assert_same_csvs(&single, &spark, &job);
 
     // The same night named by file: URIs: listed by Hadoop's FileSystem through Spark's JVM, the
@@ -247,25 +250,14 @@ fn sample_night_on_spark_equals_one_audit() {
         &spark_uris,
         &[],
         &[
-            "--robots",
-            &robots,
-            "--robots",
-            "sample-data/manifest.csv",
-            "--origin",
-            "https://shop.example.net",
-            "--verify",
-            "Google=sample-data/ranges/googlebot.json",
-            "--decisions",
-            &logs,
-        ],
+            &["--robots", &robots],
+            &SAMPLE_NIGHT_OPTIONS[2..],
+            &["--decisions", &logs],
+        ]
+        .concat(),
         &tmp.path().join("spark-uris-logs"),
     );
-    assert_eq!(
-        job.code,
-        Some(0),
-        "the job failed; its log:\n{}",
-        job.stderr
-    );
+    job.assert_ended(0, None);
     let inputs = read_csv(&spark_uris.join("inputs.csv"));
     assert_eq!(inputs[0]["file"], format!("{logs}shop-access.log.gz"));
     assert_same_csvs_renamed(&single, &spark_uris, &job, Some((&uri, "sample-data/")));
@@ -326,17 +318,7 @@ fn synthetic_night_out_of_order_on_spark_equals_one_audit() {
         &args,
         &tmp.path().join("spark-logs"),
     );
-    assert_eq!(
-        job.code,
-        Some(3),
-        "the job's exit code is not the audit's; its log:\n{}",
-        job.stderr
-    );
-    assert!(
-        job.stderr.contains("7 files") && job.stderr.contains("3 tasks"),
-        "{}",
-        job.stderr
-    );
+    job.assert_ended(3, Some((7, 3)));
     assert_same_csvs(&single, &spark, &job);
     let inputs = read_csv(&spark.join("inputs.csv"));
     let names: Vec<&str> = inputs.iter().map(|row| row["file"].as_str()).collect();
@@ -365,7 +347,7 @@ fn failing_tasks_fail_the_job_and_merge_nothing() {
         ],
         &tmp.path().join("spark-logs"),
     );
-    assert_eq!(job.code, Some(2), "{}", job.stderr);
+    job.assert_ended(2, None);
     assert!(job.stderr.contains("[task 0]"), "{}", job.stderr);
     assert!(job.stderr.contains("nothing merged"), "{}", job.stderr);
     assert!(!out.exists());

@@ -139,18 +139,14 @@ impl HourCounts {
         }
     }
 
-    /// Adds `other` into `self`.
+    /// Adds `other` into `self`: every field is a count, so field by field.
     pub fn merge(&mut self, other: &HourCounts) {
-        self.requests += other.requests;
-        self.robots_fetches += other.robots_fetches;
-        self.allowed += other.allowed;
-        self.disallowed += other.disallowed;
-        self.grace += other.grace;
-        self.exempt += other.exempt;
-        self.unjudged += other.unjudged;
-        self.violations_served += other.violations_served;
-        self.spoofed += other.spoofed;
-        self.preference_conflicts += other.preference_conflicts;
+        let mut sum: [u64; 10] = (*self).into();
+        let other: [u64; 10] = (*other).into();
+        for (field, add) in sum.iter_mut().zip(other) {
+            *field += add;
+        }
+        *self = sum.into();
     }
 }
 

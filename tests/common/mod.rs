@@ -68,21 +68,25 @@ pub fn header(path: &Path) -> String {
         .to_owned()
 }
 
-/// The README's audit of the sample night, run in the repository root: `audit -q` with the
-/// sample's robots sources, `--origin` and `--verify`. Callers add `--out`, options and logs.
+/// The sample night's options as the README gives them, relative to the repository root: its
+/// robots directory, then its manifest, `--origin` and `--verify`.
+pub const SAMPLE_NIGHT_OPTIONS: [&str; 8] = [
+    "--robots",
+    "sample-data/robots",
+    "--robots",
+    "sample-data/manifest.csv",
+    "--origin",
+    "https://shop.example.net",
+    "--verify",
+    "Google=sample-data/ranges/googlebot.json",
+];
+
+/// The README's audit of the sample night, run in the repository root: `audit -q` with
+/// [`SAMPLE_NIGHT_OPTIONS`]. Callers add `--out`, options and logs.
 pub fn sample_night_audit() -> Command {
     let mut cmd = robots_audit();
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args([
-        "audit",
-        "-q",
-        "--robots",
-        "sample-data/robots",
-        "--robots",
-        "sample-data/manifest.csv",
-        "--origin",
-        "https://shop.example.net",
-        "--verify",
-        "Google=sample-data/ranges/googlebot.json",
-    ]);
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["audit", "-q"])
+        .args(SAMPLE_NIGHT_OPTIONS);
     cmd
 }
