@@ -47,14 +47,10 @@ fn audit(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 /// The exit code is `code`, nothing panicked or printed a backtrace, and standard error holds
 /// `message`.
 fn assert_exit(output: &Output, code: i32, message: &str) {
-    let err = stderr(output);
+    let err = stderr_text(output);
     assert_eq!(output.status.code(), Some(code), "stderr: {err}");
     assert!(!err.contains("panicked"), "panic: {err}");
     assert!(!err.contains("RUST_BACKTRACE"), "backtrace: {err}");
@@ -441,7 +437,7 @@ fn unreadable_inputs_are_reported_and_the_rest_is_audited() {
 
         let output = audit(dir.path(), &[name]);
         assert_exit(&output, 1, "no readable input");
-        assert!(stderr(&output).contains(name));
+        assert!(stderr_text(&output).contains(name));
     }
     assert_no_leftovers(&dir.path().join("out"));
 }
@@ -753,14 +749,14 @@ fn a_full_disk_is_fatal_and_leaves_no_temporary_file() {
         let output = audit_into_full_disk(dir.path(), &[name], extra);
         assert_exit(&output, 1, "No space left on device");
         assert!(
-            stderr(&output).starts_with("robots-audit: cannot write reports"),
+            stderr_text(&output).starts_with("robots-audit: cannot write reports"),
             "{}",
-            stderr(&output)
+            stderr_text(&output)
         );
         assert!(
-            stderr(&output).contains(&format!(".{name}.tmp-")),
+            stderr_text(&output).contains(&format!(".{name}.tmp-")),
             "{}",
-            stderr(&output)
+            stderr_text(&output)
         );
         assert_no_leftovers(&dir.path().join("out"));
         assert!(!dir.path().join("out").join(report_name).exists());
@@ -961,7 +957,7 @@ fn every_wrong_usage_is_exit_2_with_one_clear_message() {
             .args(&args)
             .output()
             .unwrap();
-        let err = stderr(&output);
+        let err = stderr_text(&output);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
         assert!(
             !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),

@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use common::{read_csv, robots_audit, sample_night_audit};
+use common::{read_csv, robots_audit, sample_night_audit, stderr_text};
 use proptest::prelude::*;
 use robots_audit::merge::{Merger, Placement, copy_streamed, merge_dirs};
 use robots_audit::report::output::render;
@@ -99,11 +99,6 @@ fn audit_parts(
         .collect()
 }
 
-/// What a run wrote to standard error.
-fn stderr_of(assert: &assert_cmd::assert::Assert) -> String {
-    String::from_utf8_lossy(&assert.get_output().stderr).into_owned()
-}
-
 fn merge(out: &Path, reports: &[PathBuf]) -> assert_cmd::assert::Assert {
     robots_audit()
         .args(["merge", "-q", "--no-html", "--out"])
@@ -180,9 +175,9 @@ fn a_merged_input_with_an_error_is_named_and_exits_3() {
     let audited = audit_command(&night.summary, std::slice::from_ref(&cut), &bad, 2)
         .assert()
         .code(3);
-    let audit_stderr = stderr_of(&audited);
+    let audit_stderr = stderr_text(audited.get_output());
     let merged = merge(&dir.path().join("merged"), &[good, bad]).code(3);
-    let stderr = stderr_of(&merged);
+    let stderr = stderr_text(merged.get_output());
     assert!(stderr.contains("cut-short.log.gz"), "{stderr}");
     assert_eq!(
         stderr, audit_stderr,
@@ -196,7 +191,7 @@ fn a_report_merged_with_itself_is_the_report_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let merged = dir.path().join("merged");
     let assert = merge(&merged, &[night.all.clone(), night.all.clone()]).code(0);
-    let stderr = stderr_of(&assert);
+    let stderr = stderr_text(assert.get_output());
     assert_eq!(
         stderr.matches("counted once").count(),
         night.files.len(),
@@ -221,7 +216,7 @@ fn merges_of_merges_and_overlapping_reruns_count_each_input_once() {
     merge(&ab, &[a, b.clone()]).code(0);
     let all = dir.path().join("all");
     let assert = merge(&all, &[ab, rerun, c]).code(0);
-    let stderr = stderr_of(&assert);
+    let stderr = stderr_text(assert.get_output());
     assert_eq!(stderr.matches("counted once").count(), 4, "{stderr}");
     // The re-run's inputs 3..6 were counted in b, its input 6 is new: all in order.
     same_reports(&night.all, &all);
@@ -302,7 +297,7 @@ fn different_settings_or_robots_content_are_refused_naming_the_difference() {
     cmd.arg(&night.files[0]).assert().code(0);
     let out = dir.path().join("out");
     let assert = merge(&out, &[night.all.clone(), strict.clone()]).code(1);
-    let stderr = stderr_of(&assert);
+    let stderr = stderr_text(assert.get_output());
     assert!(
         stderr.contains("different settings") && stderr.contains("strict"),
         "{stderr}"
@@ -328,7 +323,7 @@ fn different_settings_or_robots_content_are_refused_naming_the_difference() {
     }
     cmd.arg(&night.files[0]).assert().code(0);
     let assert = merge(&out, &[night.all.clone(), other.clone()]).code(1);
-    let stderr = stderr_of(&assert);
+    let stderr = stderr_text(assert.get_output());
     assert!(stderr.contains("differs between"), "{stderr}");
     assert!(stderr.contains(&other.display().to_string()), "{stderr}");
 }
@@ -422,7 +417,7 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
         damage(&report);
         let out = dir.path().join(format!("{name}-out"));
         let assert = merge(&out, &[night.all.clone(), report.clone()]).code(1);
-        let stderr = stderr_of(&assert);
+        let stderr = stderr_text(assert.get_output());
         assert!(stderr.contains(expected), "{name}: {stderr}");
         assert!(!out.join("agents.csv").exists(), "{name}: nothing written");
     }

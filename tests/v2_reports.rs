@@ -541,7 +541,7 @@ fn host_less_lines_without_origin_judge_nothing_and_exit_3() {
         .args(["--robots", "robots", "--out", "out", "access.log"])
         .assert()
         .code(3);
-    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let stderr = stderr_text(assert.get_output());
     let said: Vec<&str> = stderr
         .lines()
         .filter(|l| l.contains("nothing judged"))

@@ -68,6 +68,11 @@ pub fn header(path: &Path) -> String {
         .to_owned()
 }
 
+/// What a finished run wrote to standard error, as text (invalid UTF-8 replaced).
+pub fn stderr_text(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 /// The sample night's options as the README gives them, relative to the repository root: its
 /// robots directory, then its manifest, `--origin` and `--verify`.
 pub const SAMPLE_NIGHT_OPTIONS: [&str; 8] = [
