@@ -2,9 +2,8 @@
 //! a 503 hour, a 404 robots.txt, fallback tokens, a digit-bearing crawler name, a spoofed
 //! Googlebot, robots fetches before and after crawling, and the 1994 reading both ways.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";

@@ -1,8 +1,7 @@
 //! Exit codes and error messages of the command line (docs/contract.md, "Exit codes", "Bad input").
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 use std::fs;
 use std::path::Path;

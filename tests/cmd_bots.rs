@@ -1,9 +1,8 @@
 //! `robots-audit bots`: the catalog as a table, or as JSON entries with `--json`, after the same
 //! `--bots` files an audit would load.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 #[test]

@@ -2,9 +2,8 @@
 //! differently (`ignores_global`, `user_triggered`), `--strict`, grace against every version in
 //! force during the window, and violations by verified requests.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";

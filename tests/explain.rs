@@ -1,7 +1,6 @@
 //! `explain`: its verdict is the audit's, line by line, over the sample night and a synthetic
 //! night; its text shows each step.
 
-mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -9,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use common::{read_csv, robots_audit};
+use crate::common::{read_csv, robots_audit};
 use robots_audit::audit::AuditConfig;
 use robots_audit::audit::explain::Explainer;
 use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, NameServers};

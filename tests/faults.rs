@@ -6,7 +6,6 @@
 //! backtrace on standard error, a message that names the problem, every good line before and
 //! after the damage counted, and no temporary or half-written file left in `--out`.
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -15,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use robots_audit::origin::Origin;
 

@@ -1,7 +1,6 @@
 //! Robots history (docs/contract.md, "Robots history: fetch and import"): `fetch`, `import --wayback` and
 //! `import --git` against servers and repositories the tests make, on 127.0.0.1 only.
 
-mod common;
 
 use std::collections::HashMap;
 use std::fs;
@@ -14,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 use robots_audit::history::fetch::{FetchOptions, fetch_all};
 use robots_audit::history::manifest::Manifest;

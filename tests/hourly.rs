@@ -1,12 +1,11 @@
 //! `hourly.csv` (docs/contract.md, "hourly.csv"): one row per UTC hour and agent, adding up to
 //! `agents.csv`, the same bytes whatever `--threads` is.
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 
 const HEADER: &str = "hour,agent,requests,robots_fetches,judged,allowed,disallowed,grace,exempt,unjudged,violations_served,spoofed,preference_conflicts";
 

@@ -1,13 +1,12 @@
 //! The library API the command is built on: loading, auditing into an output of one's own, and
 //! writing the reports, which come out byte for byte as the command writes them.
 
-mod common;
 
 use std::io;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use common::*;
+use crate::common::*;
 use robots_audit::audit::sink::{Output, Sink, Verdict};
 use robots_audit::audit::stats::Outcome;
 use robots_audit::audit::{self, AuditConfig, expand_inputs};

@@ -2,9 +2,8 @@
 //! sources): a misspelt or extra column is an error naming the manifest and the column, never a
 //! robots.txt without rules.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use std::fs;
 use std::path::Path;
 

@@ -1,14 +1,13 @@
 //! `merge`: the reports of split audits merged equal one audit over all the inputs, byte for
 //! byte; an input held twice counts once; what cannot be merged is refused.
 
-mod common;
 
 use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use common::{read_csv, robots_audit, sample_night_audit, stderr_text};
+use crate::common::{read_csv, robots_audit, sample_night_audit, stderr_text};
 use proptest::prelude::*;
 use robots_audit::merge::{Merger, Placement, copy_streamed, merge_dirs};
 use robots_audit::report::output::render;

@@ -2,13 +2,12 @@
 //! is read in its own format (never attributed to another origin), the format is detected past
 //! junk, and `OPTIONS *` / `CONNECT` are counted but never judged.
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 
 fn repository() -> PathBuf {

@@ -3,7 +3,7 @@
 //!
 //! Needs the third-party data in `robots/` of `../shared/data` beside the repository root, or of
 //! the directory named by `ROBOTS_AUDIT_DATA` (skipped with a message when it is absent), so it is
-//! `#[ignore]`d; run it with `cargo test --release --test real_robots -- --ignored --nocapture`.
+//! `#[ignore]`d; run it with `cargo test --release --test tests real_robots:: -- --ignored --nocapture`.
 //!
 //! Files: the 4,231 real files of Protego's test set, each with URLs on its own host built from
 //! its own Allow and Disallow values (wildcards filled in, the value itself, a longer and a shorter

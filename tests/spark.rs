@@ -9,9 +9,8 @@
 //! (`examples/spark/test_robots_audit_job.py`), run here with any `python3` (skipped, with the
 //! reason printed, when there is none).
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,12 +1,11 @@
 //! End to end on `synth` output: the reports must match the generator's ground truth exactly,
 //! for every format and compression it writes.
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use robots_audit::synth::{SynthCompression, SynthConfig, SynthFormat, TRUTH_COUNTERS, generate};
 
 /// A night of 6 origins and 30 bots in 3 files, generated under `dir/synth`.

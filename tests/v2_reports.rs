@@ -2,14 +2,13 @@
 //! `user_agent` of `decisions.csv`, `unknown_agents.csv` (exact, then bounded), the run owning
 //! `--out`, "nothing judged" exiting 3 with its cause, and errors that name their file.
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 use robots_audit::audit::auditor::{AuditContext, BlockAuditor};
 use robots_audit::audit::identity::Identifier;

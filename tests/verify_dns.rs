@@ -2,14 +2,13 @@
 //! in-memory zones): verified_dns, spoofed, unverified, one lookup per distinct address, the
 //! cache file and `--offline`.
 
-mod common;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, UdpSocket};
 use std::path::Path;
 use std::time::Duration;
 
-use common::{read_csv, robots_audit, row, write};
+use crate::common::{read_csv, robots_audit, row, write};
 use robots_audit_testdns::{FLEET_ROBOTS, Fleet, RecordType, TestServer, Zones};
 
 fn ip(text: &str) -> IpAddr {

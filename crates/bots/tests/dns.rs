@@ -555,7 +555,7 @@ fn many_crawlers(count: u32) -> (Zones, Vec<IpAddr>) {
 }
 
 /// How long 5,000 distinct IPs take against the loopback server, 64 at a time. Prints the time;
-/// run with `cargo test -p robots-audit-bots --test dns -- --ignored --nocapture`.
+/// run with `cargo test -p robots-audit-bots --test tests dns:: -- --ignored --nocapture`.
 #[test]
 #[ignore = "a measurement, not a check: run by hand"]
 fn measure_five_thousand_ips() {

@@ -1,7 +1,7 @@
 //! Checks against the real third-party data (never copied into the repository): `../shared/data`
 //! beside the repository root, or the directory named by `ROBOTS_AUDIT_DATA`. Ignored by default,
 //! and skipped when the directory is missing. Run with
-//! `cargo test -p robots-audit-bots --test real_data -- --ignored --nocapture` to see the census.
+//! `cargo test -p robots-audit-bots --test tests real_data:: -- --ignored --nocapture` to see the census.
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -6,7 +6,7 @@
 //! behaviour of Google's it departs from): the model with those quirks switched on must reproduce the
 //! crate's answers for every URL of the body. Anything else fails the test.
 
-mod corpus;
+use crate::corpus;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

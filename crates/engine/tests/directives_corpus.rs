@@ -4,13 +4,13 @@
 //!
 //! Needs the shared corpus, found at `../shared/data` beside the repository or in the directory
 //! named by `ROBOTS_AUDIT_DATA`:
-//! `cargo test -p robots-audit-engine --test directives_corpus -- --ignored --nocapture`.
+//! `cargo test -p robots-audit-engine --test tests directives_corpus:: -- --ignored --nocapture`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use robots_audit_engine::{DirectiveKind, Robots};
 
-mod corpus;
+use crate::corpus;
 
 #[derive(Default)]
 struct Tally {

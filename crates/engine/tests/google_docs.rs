@@ -1,10 +1,9 @@
 //! The examples of Google's "How Google interprets the robots.txt specification", under every
 //! matching strategy.
 
-mod strategies;
 
 use robots_audit_engine::{TokenMatch, path_params_query};
-use strategies::parse;
+use crate::strategies::parse;
 
 fn allowed(body: &str, tokens: &[&str], mode: TokenMatch, url: &str) -> bool {
     let robots = parse(body.as_bytes());

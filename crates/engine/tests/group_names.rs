@@ -1,9 +1,9 @@
 //! Group names on the real corpus: the version 1 rule, the audit's rule now
 //! ([`TokenMatch::ProductName`]) and Google's reduction ([`TokenMatch::Google`]), compared on
 //! every user-agent line of the 4,231 real files. Needs the shared corpus:
-//! `cargo test --release -p robots-audit-engine --test group_names -- --ignored --nocapture`.
+//! `cargo test --release -p robots-audit-engine --test tests group_names:: -- --ignored --nocapture`.
 
-mod corpus;
+use crate::corpus;
 
 use std::collections::BTreeSet;
 

@@ -4,7 +4,7 @@
 //! is never copied into the repository: it is found at `../shared/data` relative to the
 //! repository root, or where the `ROBOTS_AUDIT_DATA` variable points.
 //!
-//! `cargo test -p robots-audit-logs --test real_data -- --ignored --nocapture`
+//! `cargo test -p robots-audit-logs --test tests real_data:: -- --ignored --nocapture`
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! Rough speed measurements, ignored by default:
-//! `cargo test -p robots-audit-logs --release --test speed -- --ignored --nocapture`.
+//! `cargo test -p robots-audit-logs --release --test tests speed:: -- --ignored --nocapture`.
 //! The budget is only enforced in optimised builds.
 
 use std::hint::black_box;

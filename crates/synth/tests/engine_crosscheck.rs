@@ -3,11 +3,10 @@
 //! name, Google precedence) and verified with the bots crate's range verifier, and the per
 //! (agent, origin) totals must equal `truth.csv` exactly.
 
-mod common;
 
 use std::collections::BTreeMap;
 
-use common::{all_lines, read_truth, small_config};
+use crate::common::{all_lines, read_truth, small_config};
 use robots_audit_bots::{Bot, Catalog, Identity, Verification, Verifier};
 use robots_audit_engine::{Robots, Selection, TokenMatch, path_params_query};
 use robots_audit_synth::{SynthConfig, SynthFormat, generate};

@@ -1,13 +1,12 @@
 //! End-to-end properties of `generate`: determinism, line counts, time bounds, and truth files
 //! that add up and agree with the logs.
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use common::{all_lines, read_log, read_truth, small_config};
+use crate::common::{all_lines, read_log, read_truth, small_config};
 use jiff::SignedDuration;
 use robots_audit_bots::{Catalog, Identity};
 use robots_audit_synth::{SynthCompression, SynthConfig, SynthFormat, generate};

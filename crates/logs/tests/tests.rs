@@ -1,0 +1,8 @@
+//! Integration tests, one module per area (a single test binary: ripgrep's layout).
+
+
+mod formats;
+mod properties;
+mod reader;
+mod real_data;
+mod speed;

@@ -1,0 +1,23 @@
+//! Integration tests, one module per area (a single test binary: ripgrep's layout).
+
+mod common;
+
+mod audit_scenario;
+mod cli;
+mod cmd_bots;
+mod crawl_rate;
+mod exemptions;
+mod explain;
+mod faults;
+mod history;
+mod hourly;
+mod html_report;
+mod library;
+mod manifests;
+mod merge;
+mod mixed_formats;
+mod real_robots;
+mod spark;
+mod synth_truth;
+mod v2_reports;
+mod verify_dns;
