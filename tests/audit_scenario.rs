@@ -2,7 +2,6 @@
 //! a 503 hour, a 404 robots.txt, fallback tokens, a digit-bearing crawler name, a spoofed
 //! Googlebot, robots fetches before and after crawling, and the 1994 reading both ways.
 
-
 use crate::common::*;
 use std::path::Path;
 

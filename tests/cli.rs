@@ -1,6 +1,5 @@
 //! Exit codes and error messages of the command line (docs/contract.md, "Exit codes", "Bad input").
 
-
 use crate::common::*;
 use predicates::prelude::*;
 use std::fs;

@@ -1,7 +1,6 @@
 //! `robots-audit bots`: the catalog as a table, or as JSON entries with `--json`, after the same
 //! `--bots` files an audit would load.
 
-
 use crate::common::*;
 use predicates::prelude::*;
 

@@ -3,7 +3,6 @@
 //! `early_requests` and `preference_conflicts` must come out exactly, whatever thread read what,
 //! and `crawl_rate.csv` and `preference_conflicts.csv` must not depend on `--threads`.
 
-
 use crate::common::*;
 use std::collections::BTreeMap;
 use std::path::Path;

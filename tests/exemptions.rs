@@ -2,7 +2,6 @@
 //! differently (`ignores_global`, `user_triggered`), `--strict`, grace against every version in
 //! force during the window, and violations by verified requests.
 
-
 use crate::common::*;
 use std::path::Path;
 

@@ -1,7 +1,6 @@
 //! `explain`: its verdict is the audit's, line by line, over the sample night and a synthetic
 //! night; its text shows each step.
 
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};

@@ -6,7 +6,6 @@
 //! backtrace on standard error, a message that names the problem, every good line before and
 //! after the damage counted, and no temporary or half-written file left in `--out`.
 
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{Read, Write};

@@ -1,7 +1,6 @@
 //! Robots history (docs/contract.md, "Robots history: fetch and import"): `fetch`, `import --wayback` and
 //! `import --git` against servers and repositories the tests make, on 127.0.0.1 only.
 
-
 use std::collections::HashMap;
 use std::fs;
 use std::io::{Read, Write};

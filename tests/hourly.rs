@@ -1,7 +1,6 @@
 //! `hourly.csv` (docs/contract.md, "hourly.csv"): one row per UTC hour and agent, adding up to
 //! `agents.csv`, the same bytes whatever `--threads` is.
 
-
 use std::collections::BTreeMap;
 use std::path::Path;
 

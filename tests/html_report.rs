@@ -6,7 +6,6 @@
 //! `cargo test` without it skips these tests with a printed reason; with
 //! `ROBOTS_AUDIT_REQUIRE_BROWSER=1` (set by the README's test command) a missing browser fails.
 
-
 use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,6 @@
 //! The library API the command is built on: loading, auditing into an output of one's own, and
 //! writing the reports, which come out byte for byte as the command writes them.
 
-
 use std::io;
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -2,7 +2,6 @@
 //! sources): a misspelt or extra column is an error naming the manifest and the column, never a
 //! robots.txt without rules.
 
-
 use crate::common::*;
 use std::fs;
 use std::path::Path;

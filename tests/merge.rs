@@ -1,7 +1,6 @@
 //! `merge`: the reports of split audits merged equal one audit over all the inputs, byte for
 //! byte; an input held twice counts once; what cannot be merged is refused.
 
-
 use std::fs;
 use std::ops::Range;
 use std::path::{Path, PathBuf};

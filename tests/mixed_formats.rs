@@ -2,7 +2,6 @@
 //! is read in its own format (never attributed to another origin), the format is detected past
 //! junk, and `OPTIONS *` / `CONNECT` are counted but never judged.
 
-
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,6 @@
 //! (`examples/spark/test_robots_audit_job.py`), run here with any `python3` (skipped, with the
 //! reason printed, when there is none).
 
-
 use crate::common::*;
 use std::collections::BTreeSet;
 use std::fs;

@@ -1,7 +1,6 @@
 //! End to end on `synth` output: the reports must match the generator's ground truth exactly,
 //! for every format and compression it writes.
 
-
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -2,7 +2,6 @@
 //! `user_agent` of `decisions.csv`, `unknown_agents.csv` (exact, then bounded), the run owning
 //! `--out`, "nothing judged" exiting 3 with its cause, and errors that name their file.
 
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;

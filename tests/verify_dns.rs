@@ -2,7 +2,6 @@
 //! in-memory zones): verified_dns, spoofed, unverified, one lookup per distinct address, the
 //! cache file and `--offline`.
 
-
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, UdpSocket};
 use std::path::Path;

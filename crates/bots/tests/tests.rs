@@ -1,6 +1,5 @@
 //! Integration tests, one module per area (a single test binary: ripgrep's layout).
 
-
 mod catalog;
 mod crawler_user_agents;
 mod dns;

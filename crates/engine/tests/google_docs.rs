@@ -1,9 +1,8 @@
 //! The examples of Google's "How Google interprets the robots.txt specification", under every
 //! matching strategy.
 
-
-use robots_audit_engine::{TokenMatch, path_params_query};
 use crate::strategies::parse;
+use robots_audit_engine::{TokenMatch, path_params_query};
 
 fn allowed(body: &str, tokens: &[&str], mode: TokenMatch, url: &str) -> bool {
     let robots = parse(body.as_bytes());

@@ -3,12 +3,11 @@
 //! order the library applies them: 2 tokenising, 3 key and value, 4 keys, 5 groups, 6 decision,
 //! 7 matching, 8 escaping, 9 index.htm, 10 URL, 11 case.
 
-
+use crate::strategies::{parse, parse_with};
 use robots_audit_engine::{
     GOOGLEBOT_MAX_BYTES, MAX_LINE_BYTES, ParseOptions, RuleKind, TokenMatch, escape_pattern,
     path_params_query,
 };
-use crate::strategies::{parse, parse_with};
 
 /// Google's decision for `url` and the line of the deciding rule (0 when none decided).
 fn decide(body: &[u8], agents: &[&str], url: &str) -> (bool, u32) {

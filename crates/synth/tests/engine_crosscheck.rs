@@ -3,7 +3,6 @@
 //! name, Google precedence) and verified with the bots crate's range verifier, and the per
 //! (agent, origin) totals must equal `truth.csv` exactly.
 
-
 use std::collections::BTreeMap;
 
 use crate::common::{all_lines, read_truth, small_config};

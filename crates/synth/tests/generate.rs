@@ -1,7 +1,6 @@
 //! End-to-end properties of `generate`: determinism, line counts, time bounds, and truth files
 //! that add up and agree with the logs.
 
-
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
