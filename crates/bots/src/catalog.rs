@@ -20,7 +20,7 @@ use serde_json::Value;
 
 pub(crate) use crate::bot::{Bot, Category};
 use crate::crawler_user_agents;
-use crate::error::{LoadError, Position};
+use crate::error::{ClaimError, EntryError, LoadError, Position};
 use crate::identify::{self, Identity, Matcher, Pattern, Syntax, compile_pattern};
 use crate::policy::{BotPolicy, RobotsPolicy, list_problem, source_problem, suffix_problem};
 
@@ -137,17 +137,15 @@ impl Catalog {
             .iter()
             .enumerate()
             .flat_map(|(bot, entry)| entry.patterns.iter().map(move |pattern| (bot, pattern)));
-        let matcher =
-            Matcher::build(patterns).map_err(|message| LoadError::new(name, None, message))?;
+        let matcher = Matcher::build(patterns).map_err(|error| LoadError::at(name, None, error))?;
         let next = Catalog {
             bots,
             entries,
             matcher,
         };
         for (position, index) in to_check.into_iter().filter(|_| check_examples) {
-            next.check_examples(index).map_err(|message| {
-                LoadError::new(name, Some(Position::Entry(position)), message)
-            })?;
+            next.check_examples(index)
+                .map_err(|error| LoadError::at(name, Some(Position::Entry(position)), error))?;
         }
         *self = next;
         Ok(count)
@@ -214,7 +212,7 @@ impl Catalog {
         identify::identify(&self.bots, &self.matcher, user_agent)
     }
 
-    fn check_examples(&self, index: usize) -> Result<(), String> {
+    fn check_examples(&self, index: usize) -> Result<(), EntryError> {
         let examples = self.examples(index);
         for example in examples {
             let found = match self.identify(example.as_bytes()) {
@@ -227,9 +225,10 @@ impl Catalog {
                 Identity::Unknown(bot) => format!("the unknown bot {}", bot.name),
                 Identity::NotBot => "not a bot".to_owned(),
             };
-            return Err(format!(
-                "example {example:?} is identified as {found}, not as this entry"
-            ));
+            return Err(EntryError::Example {
+                example: example.clone(),
+                found,
+            });
         }
         Ok(())
     }
@@ -330,16 +329,16 @@ fn add_own_entries(
 ) -> Result<Vec<(usize, usize)>, LoadError> {
     let mut touched: Vec<(usize, usize)> = Vec::with_capacity(items.len());
     for (position, item) in items.into_iter().enumerate() {
-        let at = |message: String| LoadError::new(file, Some(Position::Entry(position)), message);
-        let spec: OwnEntry = serde_json::from_value(item).map_err(|error| at(error.to_string()))?;
+        let at = |error: EntryError| LoadError::at(file, Some(Position::Entry(position)), error);
+        let spec: OwnEntry = serde_json::from_value(item).map_err(|error| at(error.into()))?;
         let (bot, entry) = validate(spec).map_err(at)?;
         let index = match find_name(bots, &bot.name) {
             Some(index) => {
                 if let Some((earlier, _)) = touched.iter().find(|(_, touched)| *touched == index) {
-                    return Err(at(format!(
-                        "the name {:?} is also used by entry {earlier}",
-                        bot.name
-                    )));
+                    return Err(at(EntryError::NameTaken {
+                        name: bot.name,
+                        earlier: *earlier,
+                    }));
                 }
                 if let (Some(old_bot), Some(old_entry)) =
                     (bots.get_mut(index), entries.get_mut(index))
@@ -360,48 +359,56 @@ fn add_own_entries(
     Ok(touched)
 }
 
-fn validate(spec: OwnEntry) -> Result<(Bot, Entry), String> {
+fn validate(spec: OwnEntry) -> Result<(Bot, Entry), EntryError> {
     let name = spec.name.trim();
     if name.is_empty() || name.chars().any(char::is_control) {
-        return Err(format!(
-            "invalid name {:?}: it must be non-empty, without control characters",
-            spec.name
-        ));
+        return Err(EntryError::InvalidName(spec.name));
     }
     if spec.tokens.is_empty() {
-        return Err(format!(
-            "{name}: `tokens` needs at least one robots.txt product token"
-        ));
+        return Err(EntryError::NoTokens(name.to_owned()));
     }
     let mut tokens: Vec<String> = Vec::with_capacity(spec.tokens.len());
     for token in &spec.tokens {
         let token = token.to_ascii_lowercase();
         if let Some(problem) = token_problem(&token) {
-            return Err(format!("{name}: invalid token {token:?}: {problem}"));
+            return Err(EntryError::InvalidToken {
+                name: name.to_owned(),
+                token,
+                problem,
+            });
         }
         if tokens.contains(&token) {
-            return Err(format!("{name}: token {token:?} is listed twice"));
+            return Err(EntryError::DuplicateToken {
+                name: name.to_owned(),
+                token,
+            });
         }
         tokens.push(token);
     }
     let mut patterns = Vec::with_capacity(spec.patterns.len() + spec.regexes.len());
     for literal in &spec.patterns {
-        patterns.push(
-            compile_pattern(literal, Syntax::Literal)
-                .map_err(|e| format!("pattern {literal:?}: {e}"))?,
-        );
+        patterns.push(compile_pattern(literal, Syntax::Literal).map_err(|source| {
+            EntryError::Pattern {
+                pattern: literal.clone(),
+                source,
+            }
+        })?);
     }
     for regex in &spec.regexes {
-        patterns.push(
-            compile_pattern(regex, Syntax::Regex).map_err(|e| format!("regex {regex:?}: {e}"))?,
-        );
+        patterns.push(compile_pattern(regex, Syntax::Regex).map_err(|source| {
+            EntryError::Regex {
+                regex: regex.clone(),
+                source,
+            }
+        })?);
     }
     if patterns.is_empty() && !spec.examples.is_empty() {
-        return Err(format!(
-            "{name}: `examples` without `patterns` or `regexes` can never identify as it"
-        ));
+        return Err(EntryError::ExamplesWithoutPatterns(name.to_owned()));
     }
-    let policy = validate_policy(&spec).map_err(|problem| format!("{name}: {problem}"))?;
+    let policy = validate_policy(&spec).map_err(|source| EntryError::Claim {
+        name: name.to_owned(),
+        source,
+    })?;
     let bot = Bot {
         name: name.to_owned(),
         tokens,
@@ -420,15 +427,17 @@ fn validate(spec: OwnEntry) -> Result<(Bot, Entry), String> {
 
 /// The documented policy of an own-format entry, or what is wrong with it: every documented
 /// claim carries the https URL of the operator's page that makes it.
-fn validate_policy(spec: &OwnEntry) -> Result<BotPolicy, String> {
-    let source = |field: &str, url: &Option<String>, needed: bool| match url {
+fn validate_policy(spec: &OwnEntry) -> Result<BotPolicy, ClaimError> {
+    let source = |field: &'static str, url: &Option<String>, needed: bool| match url {
         Some(url) => match source_problem(url.trim()) {
-            Some(problem) => Err(format!("`{field}` {url:?}: {problem}")),
+            Some(problem) => Err(ClaimError::BadSource {
+                field,
+                url: url.clone(),
+                problem,
+            }),
             None => Ok(Some(url.trim().to_owned())),
         },
-        None if needed => Err(format!(
-            "`{field}` is required: the operator's page that documents it"
-        )),
+        None if needed => Err(ClaimError::MissingSource(field)),
         None => Ok(None),
     };
     let robots_source = source(
@@ -440,7 +449,10 @@ fn validate_policy(spec: &OwnEntry) -> Result<BotPolicy, String> {
     for suffix in &spec.dns_suffixes {
         let clean = suffix.trim().trim_matches('.').to_ascii_lowercase();
         if let Some(problem) = suffix_problem(&clean) {
-            return Err(format!("DNS suffix {suffix:?}: {problem}"));
+            return Err(ClaimError::DnsSuffix {
+                suffix: suffix.clone(),
+                problem,
+            });
         }
         if !dns_suffixes.contains(&clean) {
             dns_suffixes.push(clean);
@@ -452,7 +464,10 @@ fn validate_policy(spec: &OwnEntry) -> Result<BotPolicy, String> {
             let mut clean: Vec<String> = Vec::with_capacity(lists.len());
             for list in lists {
                 if let Some(problem) = list_problem(list) {
-                    return Err(format!("range list {list:?}: {problem}"));
+                    return Err(ClaimError::RangeList {
+                        list: list.clone(),
+                        problem,
+                    });
                 }
                 if !clean.contains(list) {
                     clean.push(list.clone());

@@ -58,7 +58,7 @@ use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::proto::rr::{Name, RData, RecordType};
 use jiff::{SignedDuration, Timestamp};
 
-use crate::error::{LoadError, Position};
+use crate::error::{CacheRowError, LoadError, Position};
 
 /// The header of a DNS cache file, which is also its column order.
 const CACHE_HEADER: [&str; 4] = ["ip", "ptr", "confirmed", "checked_at"];
@@ -99,42 +99,23 @@ impl DnsConfig {
 }
 
 /// A DNS resolver that could not be set up, or a cache file that could not be read or written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum DnsError {
     /// The resolver's configuration is unusable (an unreadable `/etc/resolv.conf`, no name
     /// server given, no runtime).
+    #[error("DNS resolver: {0}")]
     Resolver(String),
     /// The cache file could not be read, or a line of it is malformed.
-    CacheRead(LoadError),
+    #[error("DNS cache {0}")]
+    CacheRead(#[source] LoadError),
     /// The cache file could not be written.
+    #[error("DNS cache {file}: cannot write: {source}")]
     CacheWrite {
         /// The cache file.
         file: String,
         /// What went wrong.
         source: io::Error,
     },
-}
-
-impl fmt::Display for DnsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DnsError::Resolver(message) => write!(f, "DNS resolver: {message}"),
-            DnsError::CacheRead(error) => write!(f, "DNS cache {error}"),
-            DnsError::CacheWrite { file, source } => {
-                write!(f, "DNS cache {file}: cannot write: {source}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for DnsError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            DnsError::Resolver(_) => None,
-            DnsError::CacheRead(error) => Some(error),
-            DnsError::CacheWrite { source, .. } => Some(source),
-        }
-    }
 }
 
 /// An IP address and the host suffixes documented by the operator of the bot that claims it.
@@ -568,7 +549,8 @@ impl DnsCache {
                 }
                 continue;
             }
-            let (ip, record) = parse_row(&row).map_err(|message| error(line, message))?;
+            let (ip, record) =
+                parse_row(&row).map_err(|problem| error(line, problem.to_string()))?;
             if let Some(earlier) = first_line.insert(ip, line) {
                 return Err(error(line, format!("{ip} is already on line {earlier}")));
             }
@@ -647,45 +629,43 @@ impl DnsCache {
 }
 
 /// One data row of a cache file.
-fn parse_row(row: &csv::ByteRecord) -> Result<(IpAddr, DnsRecord), String> {
+fn parse_row(row: &csv::ByteRecord) -> Result<(IpAddr, DnsRecord), CacheRowError> {
     if row.len() != CACHE_HEADER.len() {
-        return Err(format!(
-            "{} fields, expected {} ({})",
-            row.len(),
-            CACHE_HEADER.len(),
-            CACHE_HEADER.join(",")
-        ));
+        return Err(CacheRowError::FieldCount {
+            found: row.len(),
+            expected: CACHE_HEADER.len(),
+            header: CACHE_HEADER.join(","),
+        });
     }
     let field = |index: usize| {
-        std::str::from_utf8(&row[index])
-            .map_err(|_| format!("{} is not UTF-8", CACHE_HEADER[index]))
+        std::str::from_utf8(&row[index]).map_err(|_| CacheRowError::NotUtf8(CACHE_HEADER[index]))
     };
     let ip_text = field(0)?;
     let ip: IpAddr = ip_text
         .parse()
-        .map_err(|_| format!("ip `{ip_text}` is not an IP address"))?;
+        .map_err(|_| CacheRowError::Ip(ip_text.to_owned()))?;
     let ptr = match field(1)? {
         "" => None,
         name if name
             .bytes()
             .any(|byte| byte.is_ascii_whitespace() || byte.is_ascii_control()) =>
         {
-            return Err(format!("ptr `{}` is not a host name", name.escape_debug()));
+            return Err(CacheRowError::Ptr(name.to_owned()));
         }
         name => Some(name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase()),
     };
     let confirmed = match field(2)? {
         "true" => true,
         "false" => false,
-        other => return Err(format!("confirmed `{other}` is neither true nor false")),
+        other => return Err(CacheRowError::Confirmed(other.to_owned())),
     };
     if confirmed && ptr.is_none() {
-        return Err("confirmed is true without a ptr".to_owned());
+        return Err(CacheRowError::ConfirmedWithoutPtr);
     }
     let checked_text = field(3)?;
-    let checked_at: Timestamp = checked_text.parse().map_err(|_| {
-        format!("checked_at `{checked_text}` is not an RFC 3339 time (2026-01-31T12:00:00Z)")
-    })?;
+    let checked_at: Timestamp = checked_text
+        .parse()
+        .map_err(|_| CacheRowError::CheckedAt(checked_text.to_owned()))?;
     Ok((
         ip.to_canonical(),
         DnsRecord {

@@ -35,6 +35,7 @@ use regex_syntax::hir::Hir;
 
 use crate::bot::{Bot, Category};
 use crate::declared;
+use crate::error::PatternError;
 use crate::naming;
 
 /// Upper bound on the size of the compiled pattern set. The built-in catalog needs well under a
@@ -106,14 +107,14 @@ pub(crate) struct Pattern {
 
 impl Pattern {
     /// Marks the pattern as imported from a crawler-user-agents list.
-    pub(crate) fn into_imported(self) -> Result<Pattern, String> {
+    pub(crate) fn into_imported(self) -> Result<Pattern, PatternError> {
         // A bare NFA simulation: the locator runs once per distinct header that only an
         // imported pattern identifies, where a full `meta::Regex` per pattern would cost far
         // more to build for the ~1,500 patterns of a list.
-        let nfa = Compiler::new()
+        let locator = Compiler::new()
             .build_from_hir(&self.hir)
-            .map_err(|error| error.to_string())?;
-        let locator = PikeVM::new_from_nfa(nfa).map_err(|error| error.to_string())?;
+            .and_then(PikeVM::new_from_nfa)
+            .map_err(|error| PatternError::Locator(Box::new(error)))?;
         Ok(Pattern {
             locator: Some(locator),
             ..self
@@ -135,7 +136,7 @@ fn locate(locator: &PikeVM, haystack: &[u8]) -> Option<(usize, usize)> {
 
 /// Parses a pattern the way every catalog pattern is matched: case-insensitive (ASCII), on
 /// bytes, so that user-agents with invalid UTF-8 still match.
-pub(crate) fn compile_pattern(source: &str, syntax: Syntax) -> Result<Pattern, String> {
+pub(crate) fn compile_pattern(source: &str, syntax: Syntax) -> Result<Pattern, PatternError> {
     let regex = match syntax {
         Syntax::Literal => regex_syntax::escape(source),
         Syntax::Regex => source.to_owned(),
@@ -146,11 +147,9 @@ pub(crate) fn compile_pattern(source: &str, syntax: Syntax) -> Result<Pattern, S
         .utf8(false)
         .build()
         .parse(&regex)
-        .map_err(|error| error.to_string())?;
+        .map_err(|error| PatternError::Syntax(Box::new(error)))?;
     match hir.properties().minimum_len() {
-        Some(0) => {
-            Err("it matches the empty string, so it would match every user-agent".to_owned())
-        }
+        Some(0) => Err(PatternError::MatchesEmpty),
         Some(specificity) => Ok(Pattern {
             source: source.to_owned(),
             syntax,
@@ -158,7 +157,7 @@ pub(crate) fn compile_pattern(source: &str, syntax: Syntax) -> Result<Pattern, S
             specificity,
             locator: None,
         }),
-        None => Err("it can never match".to_owned()),
+        None => Err(PatternError::NeverMatches),
     }
 }
 
@@ -184,7 +183,7 @@ impl Matcher {
     /// Compiles `(bot index, pattern)` pairs.
     pub(crate) fn build<'a>(
         patterns: impl IntoIterator<Item = (usize, &'a Pattern)>,
-    ) -> Result<Matcher, String> {
+    ) -> Result<Matcher, PatternError> {
         let mut hirs = Vec::new();
         let mut owners = Vec::new();
         for (bot, pattern) in patterns {
@@ -209,7 +208,7 @@ impl Matcher {
         let regex = meta::Regex::builder()
             .configure(config)
             .build_many_from_hir(&hirs)
-            .map_err(|error| format!("cannot compile the user-agent patterns: {error}"))?;
+            .map_err(|error| PatternError::Matcher(Box::new(error)))?;
         Ok(Matcher {
             regex: Some(regex),
             owners,
@@ -273,8 +272,10 @@ mod tests {
         ];
         for &(regex, specificity) in cases {
             assert_eq!(
-                compile_pattern(regex, Syntax::Regex).map(|p| p.specificity),
-                Ok(specificity),
+                compile_pattern(regex, Syntax::Regex)
+                    .ok()
+                    .map(|p| p.specificity),
+                Some(specificity),
                 "{regex}"
             );
         }

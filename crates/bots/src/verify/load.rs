@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::Verifier;
 use super::ranges::{RangeList, Ranges};
 use crate::catalog::Catalog;
-use crate::error::{LoadError, Position};
+use crate::error::{LoadError, Position, PrefixError};
 use crate::policy::contains_word;
 
 impl Verifier {
@@ -380,7 +380,7 @@ fn parse_json_ranges(bytes: &[u8], file: &str) -> Result<(Vec<IpNet>, Option<Str
                     let text = value
                         .as_str()
                         .ok_or_else(|| at(format!("`{key}` must be a string")))?;
-                    nets.push(parse_net(text).map_err(at)?);
+                    nets.push(parse_net(text).map_err(|error| at(error.to_string()))?);
                     found = true;
                 }
             }
@@ -397,7 +397,7 @@ fn parse_json_ranges(bytes: &[u8], file: &str) -> Result<(Vec<IpNet>, Option<Str
             let text = item
                 .as_str()
                 .ok_or_else(|| at("expected a string".to_owned()))?;
-            nets.push(parse_net(text).map_err(at)?);
+            nets.push(parse_net(text).map_err(|error| at(error.to_string()))?);
         }
     } else {
         return Err(LoadError::new(
@@ -422,18 +422,18 @@ fn parse_text_ranges(bytes: &[u8], file: &str) -> Result<Vec<IpNet>, LoadError> 
             continue;
         }
         let text = std::str::from_utf8(content).map_err(|_| at("not UTF-8 text".to_owned()))?;
-        nets.push(parse_net(text).map_err(at)?);
+        nets.push(parse_net(text).map_err(|error| at(error.to_string()))?);
     }
     Ok(nets)
 }
 
 /// A CIDR (host bits allowed and dropped) or a bare address; IPv4-mapped IPv6 prefixes become
 /// IPv4 prefixes, as client addresses do.
-fn parse_net(text: &str) -> Result<IpNet, String> {
+fn parse_net(text: &str) -> Result<IpNet, PrefixError> {
     let text = text.trim();
     let net = IpNet::from_str(text)
         .or_else(|_| IpAddr::from_str(text).map(IpNet::from))
-        .map_err(|_| format!("{text:?} is not an IP address or CIDR prefix"))?;
+        .map_err(|_| PrefixError(text.to_owned()))?;
     Ok(match net {
         IpNet::V6(v6) => match (
             v6.network().to_ipv4_mapped(),
