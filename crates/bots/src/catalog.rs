@@ -84,7 +84,8 @@ impl Catalog {
     ///   user-agent must then identify as its entry.
     /// * crawler-user-agents format (`[{"pattern": ...}, ...]`): each `pattern` is a regular
     ///   expression; every product it matches in its `instances` is a bot (named after that
-    ///   product token as written, its lower-cased name the only robots.txt token): the existing
+    ///   product token as written, with the robots.txt tokens an unknown bot of that name has,
+    ///   [`Identity::Unknown`]): the existing
     ///   bot of that name or first token, else a new bot of category `other`. The pattern belongs
     ///   to the product most of its instances show (else the longest word of the pattern), which
     ///   names the headers it matches outside any product. Imported patterns decide only headers
@@ -104,7 +105,7 @@ impl Catalog {
     /// assert_eq!(catalog.bots()[index].name, "Python-urllib");
     /// // `arabot` matches inside `Clarabot`: the bot is the product it matched in.
     /// let Identity::Unknown(bot) = catalog.identify(b"Clarabot/1.4") else { panic!() };
-    /// assert_eq!(bot.tokens, ["clarabot"]);
+    /// assert_eq!(bot.tokens, ["clarabot", "clara"]);
     /// ```
     pub fn extend_from_bytes(&mut self, bytes: &[u8], name: &str) -> Result<usize, LoadError> {
         self.extend(bytes, name, true)
@@ -534,10 +535,9 @@ fn add_crawler_user_agents(
         let mut owner = None;
         for name in imported.products {
             let index = crate::naming::find_bot(bots, &name).unwrap_or_else(|| {
-                let token = name.to_ascii_lowercase();
                 bots.push(Bot {
+                    tokens: crate::naming::tokens_of(&name),
                     name,
-                    tokens: vec![token],
                     operator: String::new(),
                     category: Category::Other,
                     policy: Arc::default(),

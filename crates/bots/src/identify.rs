@@ -55,9 +55,11 @@ pub enum Identity {
     Known(usize),
     /// A bot no catalog entry names: it declares itself one (see the
     /// [crate docs](crate#who-counts-as-a-bot)), or an imported pattern matched a product of a
-    /// name the catalog does not have. It is named after its product token as written, its
-    /// only robots.txt token is that name in lower case, it has no operator and its category is
-    /// [`Category::Other`].
+    /// name the catalog does not have. It is named after the product that declares it, as
+    /// written; its robots.txt tokens follow from that name alone: the name in lower case (its
+    /// words run together when it has several), then its first word, then the name without a
+    /// final `bot` or `robot` (`Veoozbot` answers to `veoozbot`, then `veooz`). It has no
+    /// operator and its category is [`Category::Other`].
     Unknown(Bot),
     /// Anything else: browsers, people's own applications, and generic HTTP clients such as
     /// `curl/8.5.0`, `python-requests/2.31.0` or `Go-http-client/1.1` unless a catalog entry
@@ -66,12 +68,12 @@ pub enum Identity {
 }
 
 impl Identity {
-    /// An unknown bot named `name`, with its lower-cased name as its only token.
+    /// An unknown bot named `name`, with the tokens its name gives
+    /// ([`tokens_of`](naming::tokens_of)).
     fn unknown(name: String) -> Identity {
-        let token = name.to_ascii_lowercase();
         Identity::Unknown(Bot {
+            tokens: naming::tokens_of(&name),
             name,
-            tokens: vec![token],
             operator: String::new(),
             category: Category::Other,
             policy: Default::default(),

@@ -35,7 +35,7 @@
 //! 1. a pattern of the catalog's own format (built in or loaded): the bot of the most specific
 //!    matching pattern (the longest minimum match, for a literal its length:
 //!    `Googlebot-Image` beats `Googlebot`), then the bot listed first;
-//! 2. the declared-bot rule below: an unknown bot named after its product token;
+//! 2. the declared-bot rule below: an unknown bot named after the product that declares it;
 //! 3. a pattern imported from a crawler-user-agents list: the product the match falls in, read
 //!    in the header itself (the catalog bot of that name, else an unknown bot of that name).
 //!
@@ -47,15 +47,26 @@
 //!
 //! A bot is a program that fetches pages on its own for an operator who can be asked to obey
 //! robots.txt. Without a catalog entry, a header counts as one when it names its own product
-//! next to evidence that it is a bot: a name with `bot`, `crawl`, `spider` or `slurp`; a contact
-//! (URL or e-mail address) in a `(compatible; ...)` comment; or a `+http` contact URL. Browsers,
-//! people's own applications (desktop feed readers, desktop search tools) and generic software
-//! that any program embeds (HTTP libraries such as `curl`, `python-requests` or `node-fetch`,
+//! next to evidence that it is a bot: a name with `bot`, `crawl`, `spider`, `slurp` or
+//! `searchengine` (a capitalised `Bot` inside a name, as in `AcademicBotRTU`, outside browsers'
+//! headers); a contact (URL or e-mail address) in a `(compatible; ...)` comment; a `+http`
+//! contact URL; or, outside browsers' headers, a comment of nothing but contacts, one of them the
+//! product's own site or mailbox (`ltx71 - (http://ltx71.com/)`). Browsers, people's own
+//! applications (desktop feed readers, desktop search tools) and generic software that any
+//! program embeds (HTTP libraries such as `curl`, `python-requests` or `node-fetch`,
 //! feed-parsing libraries, configuration-management clients) are not bots, even with their
-//! project's URL in the header. The rule, case by case, is the module documentation of
-//! `src/declared.rs`; `tests/who_is_a_bot.rs` checks it on the 300 most frequent headers of real
-//! logs.
+//! project's URL in the header.
 //!
+//! Such a bot is named by the product that declares it, as written: the name carrying the bot
+//! word (`FooBot`), the phrase a bare `bot` or `crawler` ends (`James BOT`), or else the first
+//! product that is not a browser's (`XML-Sitemaps` in `... Gecko XML-Sitemaps/1.0`), never a
+//! fragment of a comment; a version never changes the name. Its robots.txt tokens follow from the name alone:
+//! the name in lower case with its words run together (`xml-sitemaps`, `jamesbot`), its first
+//! word (`james`), and for a name ending in `bot` the name without it (`Veoozbot` answers to
+//! `veooz`), so its own group applies. The rule, case by case, is the module documentation of
+//! `src/declared.rs`; `tests/who_is_a_bot.rs` checks it on the 300 most frequent headers of real
+//! logs, and `examples/identify.rs` prints it for any list of headers.
+
 //! # The catalog format
 //!
 //! A catalog file (`--bots FILE`, and the built-in `data/catalog.json`) is a JSON object with a
@@ -110,7 +121,7 @@
 //! A file in the public crawler-user-agents format (an array of
 //! `{"pattern": ..., "instances": [...], ...}`) loads too: each `pattern` is a regular
 //! expression, and each product its matches fall in within `instances` becomes a bot (category
-//! `other`, no operator, the product's lower-cased name as its only token) unless the catalog
+//! `other`, no operator, the tokens of an unknown bot of that name) unless the catalog
 //! already has a bot of that name or first token. Its other fields are ignored.
 //!
 //! [`Catalog::render_json`] prints a catalog in this format (`robots-audit bots --json`), and
@@ -129,6 +140,7 @@ mod listing;
 mod naming;
 mod policy;
 mod verify;
+mod words;
 
 pub use bot::{Bot, Category};
 pub use catalog::Catalog;

@@ -33,6 +33,24 @@ pub(crate) fn leading_name(word: &[u8]) -> Option<(&str, bool)> {
         .map(|name| (name, has_version))
 }
 
+/// `name` without a version written into it after a `-` (`grub-client-1.0.4` is
+/// `grub-client`): a dotted number, so that every version of a crawler has one name. A name
+/// that would be left without a letter is kept whole.
+pub(crate) fn without_version(name: &str) -> &str {
+    let Some((head, tail)) = name.rsplit_once('-') else {
+        return name;
+    };
+    let is_version = tail.contains('.')
+        && tail
+            .split('.')
+            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()));
+    if is_version && head.bytes().any(|b| b.is_ascii_alphabetic()) {
+        head
+    } else {
+        name
+    }
+}
+
 /// Drops the punctuation a name cannot end with (`Foo.` at the end of a sentence, `Foo-` before
 /// a version).
 fn trim_name(name: &[u8]) -> &[u8] {
@@ -128,6 +146,43 @@ pub(crate) fn longest_word(pattern: &str) -> Option<String> {
     best.map(str::to_owned)
 }
 
+/// The robots.txt tokens of a bot that no catalog entry documents, in fallback order, from its
+/// name alone (so that every header with that name gets the same): the name in lower case, its
+/// words run together when it has several (`James BOT` is `jamesbot`); then what a robots.txt
+/// group written as the name reduces to, its first word (`james`, and sites write
+/// `User-agent: linguee` for `Linguee Bot`); or, for a name of one word ending in `bot` or
+/// `robot`, the name without it when that leaves three bytes or more (`Veoozbot` also answers to
+/// `veooz`, as its operator documents; robots.txt files name crawlers so as often as not:
+/// `omgili` beside `omgilibot`, `seokicks` beside `seokicks-robot`).
+///
+/// ```text
+/// XML-Sitemaps  -> xml-sitemaps
+/// James BOT     -> jamesbot, james
+/// Veoozbot      -> veoozbot, veooz
+/// ```
+pub(crate) fn tokens_of(name: &str) -> Vec<String> {
+    let joined: String = name.split(' ').collect::<String>().to_ascii_lowercase();
+    let mut tokens = vec![joined.clone()];
+    let mut add = |token: String| {
+        if !token.is_empty() && !tokens.contains(&token) {
+            tokens.push(token);
+        }
+    };
+    match name.split_once(' ') {
+        Some((first, _)) => add(first.to_ascii_lowercase()),
+        None => {
+            let stem = ["robot", "bot"]
+                .iter()
+                .find_map(|suffix| joined.strip_suffix(suffix))
+                .map(|stem| stem.trim_end_matches(['-', '_', '.']));
+            if let Some(stem) = stem.filter(|stem| stem.len() >= 3) {
+                add(stem.to_owned());
+            }
+        }
+    }
+    tokens
+}
+
 /// The bot whose name, or first robots.txt token, is `name` (ignoring ASCII case): the bot a
 /// product of that name is.
 pub(crate) fn find_bot(bots: &[Bot], name: &str) -> Option<usize> {
@@ -159,6 +214,43 @@ mod tests {
         ];
         for &(word, expected) in cases {
             assert_eq!(leading_name(word.as_bytes()), expected, "{word:?}");
+        }
+    }
+
+    #[test]
+    fn tokens_of_names() {
+        let cases: &[(&str, &[&str])] = &[
+            ("XML-Sitemaps", &["xml-sitemaps"]),
+            ("James BOT", &["jamesbot", "james"]),
+            ("ETI SEO bot", &["etiseobot", "eti"]),
+            ("Veoozbot", &["veoozbot", "veooz"]),
+            ("seokicks-robot", &["seokicks-robot", "seokicks"]),
+            ("archive.org_bot", &["archive.org_bot", "archive.org"]),
+            ("spbot", &["spbot"]),
+            ("Bot", &["bot"]),
+            ("AcademicBotRTU", &["academicbotrtu"]),
+            ("changedetection.com", &["changedetection.com"]),
+            ("008", &["008"]),
+        ];
+        for &(name, expected) in cases {
+            assert_eq!(tokens_of(name), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn versions_in_names() {
+        let cases: &[(&str, &str)] = &[
+            ("grub-client-1.0.4", "grub-client"),
+            ("Grover-1.18", "Grover"),
+            ("Foo-Bot_v2", "Foo-Bot_v2"),
+            ("psbot-image", "psbot-image"),
+            ("Y-2.0", "Y"),
+            ("1-2.0", "1-2.0"),
+            ("foo-1.", "foo-1."),
+            ("foo-1", "foo-1"),
+        ];
+        for &(name, expected) in cases {
+            assert_eq!(without_version(name), expected, "{name}");
         }
     }
 

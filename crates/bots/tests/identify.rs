@@ -186,7 +186,7 @@ fn unknown_bots_are_named_after_their_product_token() {
     else {
         panic!("FooBot is an unknown bot");
     };
-    assert_eq!(bot.tokens, ["foobot"]);
+    assert_eq!(bot.tokens, ["foobot", "foo"]);
     assert_eq!(bot.operator, "");
     assert_eq!(bot.category, Category::Other);
 }
