@@ -122,6 +122,7 @@ fn crawler_user_agents_file_loads() {
     for line in &changed {
         eprintln!("  {line}");
     }
+    assert!(changed.is_empty(), "{}", changed.join("\n"));
 }
 
 #[test]
