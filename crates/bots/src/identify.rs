@@ -11,7 +11,7 @@
 //!    user-agents quote are anchored in the catalog instead (`^FeedFetcher-Google`, so
 //!    `Feedly/1.0 (...; like FeedFetcher-Google)` stays Feedly).
 //! 2. **A declared bot**: the header declares itself a bot by the rule of
-//!    [`declared`](crate::declared) (its module docs state the rule); it is an
+//!    [`declared`] (its module docs state the rule); it is an
 //!    [`Identity::Unknown`] bot named after its product token.
 //! 3. **An imported pattern** (from a crawler-user-agents list): the most specific matching
 //!    one says the header is a bot, and the bot is the product whose name the match falls in,
