@@ -40,6 +40,7 @@
 
 #![warn(missing_docs)]
 
+mod ascii;
 mod compile;
 mod directives;
 mod legacy;
