@@ -12,7 +12,6 @@ use std::sync::{Mutex, PoisonError};
 use jiff::Timestamp;
 use robots_audit_bots::dns::{DnsVerdict, DnsVerifier, Refutation};
 use robots_audit_bots::{Bot, Catalog, ClientAddress, Identity, Verifier, client_address};
-use robots_audit_engine::reference::position_set_matches;
 use robots_audit_engine::{RuleKind, Selection, Stance, TokenMatch};
 use robots_audit_logs::{BlockState, FieldMap, Format, LineParser, Scratch};
 use serde_json::{Value, json};
@@ -462,8 +461,7 @@ impl Explainer<'_> {
                 .rules()
                 .iter()
                 .filter(|rule| selection.groups().contains(&rule.group))
-                .filter(|rule| !rule.pattern.is_empty())
-                .filter(|rule| position_set_matches(&recorded.path, &rule.pattern))
+                .filter(|rule| rule.matches(&recorded.path))
                 .map(|rule| MatchedRule {
                     text: rule.text.clone(),
                     line: rule.line,

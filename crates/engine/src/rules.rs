@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use crate::pattern::glob_matches;
+
 /// Index of a group in [`Robots::groups`](crate::Robots::groups).
 pub type GroupId = u32;
 /// Index of a rule in [`Robots::rules`](crate::Robots::rules), which is also its rank in file order.
@@ -45,4 +47,27 @@ pub struct Rule {
     pub line: u32,
     /// The group the rule belongs to.
     pub group: GroupId,
+}
+
+impl Rule {
+    /// Whether the rule's pattern matches `path` (the output of
+    /// [`path_params_query`](crate::path_params_query)) on its own, before precedence: from the
+    /// start of the path, `*` matching any bytes and a final `$` anchoring the end. An empty
+    /// pattern matches nothing, as it never decides anything. Which matching rule decides is
+    /// [`Robots::verdict`](crate::Robots::verdict)'s business (the longest pattern, allow on a
+    /// tie, and Google's index.htm rewrite of allow rules).
+    ///
+    /// ```
+    /// use robots_audit_engine::Robots;
+    ///
+    /// let robots = Robots::parse(b"user-agent: *\ndisallow: /a*.pdf$\nallow:\n");
+    /// let [pdf, empty] = robots.rules() else { panic!() };
+    /// assert!(pdf.matches(b"/a/b.pdf"));
+    /// assert!(!pdf.matches(b"/a/b.pdf?x"));
+    /// assert!(!empty.matches(b"/"));
+    /// ```
+    #[must_use]
+    pub fn matches(&self, path: &[u8]) -> bool {
+        !self.pattern.is_empty() && glob_matches(&self.pattern, path)
+    }
 }
