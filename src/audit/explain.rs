@@ -25,7 +25,8 @@ use super::judge::{Decider, Judge, engine_use, select_for};
 use super::sink::{Sink, Verdict};
 use super::stats::Outcome;
 use super::{AuditConfig, Input};
-use crate::policy::{Effect, PolicySet};
+use crate::origin::Origin;
+use crate::policy::{Effect, PolicySet, Version};
 
 /// A sink that keeps the one verdict of the line as owned values.
 #[derive(Debug, Default)]
@@ -300,11 +301,16 @@ impl Explainer<'_> {
                     .map(|s| format!("documented DNS suffix {s}")),
             )
             .collect();
+        if judgement.outcome == Outcome::RobotsFetch {
+            self.robots_fetch(explanation, recorded, time);
+            return;
+        }
         let Some(id) = judgement.version else {
             explanation.grace = "no version in force: nothing to compare".into();
             return;
         };
         let version = self.policy.version(id);
+        explanation.judged = true;
         explanation.robots_version = version.label();
         match judgement.decider {
             Decider::Nothing => {}
@@ -324,64 +330,26 @@ impl Explainer<'_> {
             explanation.holds_under_1994 = Some(judgement.holds_under_1994);
         }
         explanation.grace = self.grace(recorded, time);
-        let mut step = VersionStep {
-            label: version.label(),
-            source: version.source.clone(),
-            valid_from: version.valid_from,
-            status: version.status.to_string(),
-            effect: match version.effect() {
-                Effect::Rules => "its rules decide",
-                Effect::AllowAll => "no robots.txt: everything allowed",
-                Effect::DisallowAll => "unavailable: everything disallowed",
-            },
-            groups: Vec::new(),
-            global_groups: false,
-            matched_rules: Vec::new(),
-            crawl_delay: None,
-            preference: None,
-        };
-        if let Some(robots) = &version.robots {
-            let tokens: Vec<&[u8]> = bot.tokens.iter().map(|t| t.as_bytes()).collect();
-            // The audit's own selection, so an `ignores_global` bot never shows the `*` groups.
-            let selection: Selection =
-                select_for(robots, &tokens, bot.policy.robots, TokenMatch::ProductName);
-            step.global_groups = selection.is_global();
-            step.groups = selection
-                .groups()
-                .iter()
-                .map(|&g| robots.group_label(g))
-                .collect();
-            step.matched_rules = robots
-                .rules()
-                .iter()
-                .filter(|rule| selection.groups().contains(&rule.group))
-                .filter(|rule| rule.matches(&recorded.path))
-                .map(|rule| MatchedRule {
-                    text: rule.text.clone(),
-                    line: rule.line,
-                    allow: rule.kind == RuleKind::Allow,
-                    priority: rule.pattern.len(),
-                })
-                .collect();
-            step.crawl_delay = robots
-                .crawl_delay(&selection)
-                .map(|(delay, directive)| (delay.as_secs_f64(), directive.line));
-            step.preference = bot.category.content_use().and_then(|content_use| {
-                robots
-                    .preference(&selection, &recorded.path, engine_use(content_use))
-                    .map(|p| {
-                        (
-                            p.text.to_owned(),
-                            match p.value {
-                                Stance::Yes => "yes",
-                                Stance::No => "no",
-                            },
-                            p.line,
-                        )
-                    })
-            });
+        explanation.version = Some(version_step(version, bot, Some(&recorded.path)));
+    }
+
+    /// A request for `/robots.txt` is a fetch: counted (it shows the crawler reading the file,
+    /// and counts for its crawl rate), never judged. What it fetched is the version of its
+    /// origin in force at its time, as the robots sources know it; the judge has no use for it,
+    /// so it is looked up here, the way the judge looks up the version of a judged request.
+    fn robots_fetch(&self, explanation: &mut Explanation, recorded: &Recorded, time: Timestamp) {
+        explanation.robots_fetch = true;
+        explanation.grace = "a robots.txt fetch is not judged: grace does not apply".into();
+        let fetched = Origin::parse(&recorded.origin).ok().and_then(|origin| {
+            let versions = self.policy.versions_of(&origin);
+            let at = self.policy.in_force_at(&versions, time)?;
+            versions.get(at).copied()
+        });
+        if let Some(id) = fetched {
+            let version = self.policy.version(id);
+            explanation.robots_version = version.label();
+            explanation.version = Some(version_step(version, &recorded.agent, None));
         }
-        explanation.version = Some(step);
     }
 
     /// Which earlier versions the grace window reaches, as the judge weighs them.
@@ -412,6 +380,74 @@ impl Explainer<'_> {
             _ => "not a violation: grace does not apply".into(),
         }
     }
+}
+
+/// The version in force and what its groups say to `bot`: the groups the audit selects, the
+/// crawl delay and, given the `path` of a judged request, the rules that match it and the usage
+/// preference for the bot's use.
+fn version_step(version: &Version, bot: &Bot, path: Option<&[u8]>) -> VersionStep {
+    let mut step = VersionStep {
+        label: version.label(),
+        source: version.source.clone(),
+        valid_from: version.valid_from,
+        status: version.status.to_string(),
+        effect: match version.effect() {
+            Effect::Rules => "its rules decide",
+            Effect::AllowAll => "no robots.txt: everything allowed",
+            Effect::DisallowAll => "unavailable: everything disallowed",
+        },
+        groups: Vec::new(),
+        global_groups: false,
+        matched_rules: Vec::new(),
+        crawl_delay: None,
+        preference: None,
+    };
+    let Some(robots) = &version.robots else {
+        return step;
+    };
+    let tokens: Vec<&[u8]> = bot.tokens.iter().map(|t| t.as_bytes()).collect();
+    // The audit's own selection, so an `ignores_global` bot never shows the `*` groups.
+    let selection: Selection =
+        select_for(robots, &tokens, bot.policy.robots, TokenMatch::ProductName);
+    step.global_groups = selection.is_global();
+    step.groups = selection
+        .groups()
+        .iter()
+        .map(|&g| robots.group_label(g))
+        .collect();
+    step.crawl_delay = robots
+        .crawl_delay(&selection)
+        .map(|(delay, directive)| (delay.as_secs_f64(), directive.line));
+    let Some(path) = path else {
+        return step;
+    };
+    step.matched_rules = robots
+        .rules()
+        .iter()
+        .filter(|rule| selection.groups().contains(&rule.group))
+        .filter(|rule| rule.matches(path))
+        .map(|rule| MatchedRule {
+            text: rule.text.clone(),
+            line: rule.line,
+            allow: rule.kind == RuleKind::Allow,
+            priority: rule.pattern.len(),
+        })
+        .collect();
+    step.preference = bot.category.content_use().and_then(|content_use| {
+        robots
+            .preference(&selection, path, engine_use(content_use))
+            .map(|p| {
+                (
+                    p.text.to_owned(),
+                    match p.value {
+                        Stance::Yes => "yes",
+                        Stance::No => "no",
+                    },
+                    p.line,
+                )
+            })
+    });
+    step
 }
 
 fn lossy(bytes: &[u8]) -> String {

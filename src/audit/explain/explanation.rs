@@ -87,11 +87,18 @@ pub struct Explanation {
     pub path: String,
     /// The verdict, as `decisions.csv` writes it.
     pub verdict: String,
+    /// Whether a robots.txt version judged the request: false for a robots.txt fetch, an
+    /// unjudged request and a line that is not audited.
+    pub judged: bool,
+    /// Whether the request fetched `/robots.txt` (verdict `robots_fetch`): counted, never
+    /// judged; [`version`](Explanation::version) is then the version it fetched.
+    pub robots_fetch: bool,
     /// The deciding rule as written, as `decisions.csv` writes it.
     pub rule: String,
     /// Its line, empty when no rule decided.
     pub rule_line: String,
-    /// The version in force, as `decisions.csv` writes it.
+    /// The version in force, as `decisions.csv` writes it; for a robots.txt fetch, the version
+    /// it fetched (a fetch has no row in `decisions.csv`).
     pub robots_version: String,
     /// The version in force and what it says to the agent.
     pub version: Option<VersionStep>,
@@ -131,6 +138,8 @@ impl Explanation {
             origin: String::new(),
             path: String::new(),
             verdict: String::new(),
+            judged: false,
+            robots_fetch: false,
             rule: String::new(),
             rule_line: String::new(),
             robots_version: String::new(),
@@ -179,6 +188,7 @@ impl Explanation {
             "origin": self.origin,
             "path": self.path,
             "verdict": self.verdict,
+            "judged": self.judged,
             "rule": self.rule,
             "rule_line": self.rule_line,
             "robots_version": self.robots_version,
@@ -241,6 +251,47 @@ impl Explanation {
             }
         );
         let _ = writeln!(out, "path:          {}", self.path);
+        if self.robots_fetch {
+            self.fetch_text(&mut out);
+        } else {
+            self.judgement_text(&mut out);
+        }
+        let _ = writeln!(
+            out,
+            "verification:  {} ({})",
+            self.verification,
+            if self.verification_sources.is_empty() {
+                "no published list covers this bot".to_owned()
+            } else {
+                self.verification_sources.join("; ")
+            }
+        );
+        if let Some(dns) = &self.dns {
+            let _ = writeln!(out, "dns:           {} ({})", dns.client, dns.answered_by);
+            if let Some(ptr) = &dns.ptr {
+                let _ = writeln!(out, "  ptr:         {ptr}");
+            }
+            if let Some(forward) = &dns.forward {
+                let _ = writeln!(
+                    out,
+                    "  forward:     {}",
+                    if forward.is_empty() {
+                        "no address".to_owned()
+                    } else {
+                        forward.join(", ")
+                    }
+                );
+            }
+            let _ = writeln!(out, "  answer:      {}", dns.answer);
+        }
+        let _ = writeln!(out, "verdict:       {}", self.verdict);
+        out
+    }
+
+    /// The steps of a judged (or unjudged) request: the version, its groups and rules, the
+    /// deciding rule, grace and the 1994 reading.
+    fn judgement_text(&self, out: &mut String) {
+        use std::fmt::Write;
         match &self.version {
             None => {
                 let _ = writeln!(out, "robots.txt:    no version in force");
@@ -251,36 +302,7 @@ impl Explanation {
                     "robots.txt:    version {} from {} (status {}: {})",
                     v.label, v.source, v.status, v.effect
                 );
-                if !v.groups.is_empty() || v.effect == "its rules decide" {
-                    let why = if v.global_groups {
-                        "no group names the agent's tokens: the `*` groups".to_owned()
-                    } else if v.groups.is_empty() {
-                        "no group names the agent and there is no `*` group".to_owned()
-                    } else {
-                        format!("named by the agent's tokens ({})", self.tokens.join(", "))
-                    };
-                    let _ = writeln!(out, "groups:        [{}] ({why})", v.groups.join("] ["));
-                }
-                for rule in &v.matched_rules {
-                    let _ = writeln!(
-                        out,
-                        "  matches:     line {} {} (priority {})",
-                        rule.line, rule.text, rule.priority
-                    );
-                }
-                let _ = match v.crawl_delay {
-                    Some((seconds, line)) if self.honours_crawl_delay => writeln!(
-                        out,
-                        "crawl-delay:   {seconds}s (line {line}); its operator says it honours \
-                         Crawl-delay: counted in crawl_rate.csv"
-                    ),
-                    Some((seconds, line)) => writeln!(
-                        out,
-                        "crawl-delay:   {seconds}s (line {line}); its operator does not say it \
-                         honours Crawl-delay: reported in crawl_rate.csv, not binding"
-                    ),
-                    None => writeln!(out, "crawl-delay:   none"),
-                };
+                self.groups_text(out, v);
                 let conflict = if self.preference_conflict {
                     ": a preference conflict (allowed, but the preference says no)"
                 } else {
@@ -315,35 +337,70 @@ impl Explanation {
                 }
             );
         }
+    }
+
+    /// A robots.txt fetch: not judged; the version it fetched and what its groups say to the
+    /// agent (its crawl delay counts the fetch).
+    fn fetch_text(&self, out: &mut String) {
+        use std::fmt::Write;
         let _ = writeln!(
             out,
-            "verification:  {} ({})",
-            self.verification,
-            if self.verification_sources.is_empty() {
-                "no published list covers this bot".to_owned()
-            } else {
-                self.verification_sources.join("; ")
-            }
+            "robots.txt:    this request fetched the robots.txt itself: counted, not judged"
         );
-        if let Some(dns) = &self.dns {
-            let _ = writeln!(out, "dns:           {} ({})", dns.client, dns.answered_by);
-            if let Some(ptr) = &dns.ptr {
-                let _ = writeln!(out, "  ptr:         {ptr}");
-            }
-            if let Some(forward) = &dns.forward {
+        match &self.version {
+            None => {
                 let _ = writeln!(
                     out,
-                    "  forward:     {}",
-                    if forward.is_empty() {
-                        "no address".to_owned()
-                    } else {
-                        forward.join(", ")
-                    }
+                    "fetched:       no version is known to be in force at its time (the robots \
+                     sources name no version of this origin before it)"
                 );
             }
-            let _ = writeln!(out, "  answer:      {}", dns.answer);
+            Some(v) => {
+                let valid_from = v
+                    .valid_from
+                    .map_or_else(|| "the beginning".to_owned(), |t| t.to_string());
+                let _ = writeln!(
+                    out,
+                    "fetched:       version {} from {} (valid from {valid_from}; status {}: {})",
+                    v.label, v.source, v.status, v.effect
+                );
+                self.groups_text(out, v);
+            }
         }
-        let _ = writeln!(out, "verdict:       {}", self.verdict);
-        out
+    }
+
+    /// The groups the agent's tokens select, the rules that match the path and the crawl delay.
+    fn groups_text(&self, out: &mut String, v: &VersionStep) {
+        use std::fmt::Write;
+        if !v.groups.is_empty() || v.effect == "its rules decide" {
+            let why = if v.global_groups {
+                "no group names the agent's tokens: the `*` groups".to_owned()
+            } else if v.groups.is_empty() {
+                "no group names the agent and there is no `*` group".to_owned()
+            } else {
+                format!("named by the agent's tokens ({})", self.tokens.join(", "))
+            };
+            let _ = writeln!(out, "groups:        [{}] ({why})", v.groups.join("] ["));
+        }
+        for rule in &v.matched_rules {
+            let _ = writeln!(
+                out,
+                "  matches:     line {} {} (priority {})",
+                rule.line, rule.text, rule.priority
+            );
+        }
+        let _ = match v.crawl_delay {
+            Some((seconds, line)) if self.honours_crawl_delay => writeln!(
+                out,
+                "crawl-delay:   {seconds}s (line {line}); its operator says it honours \
+                 Crawl-delay: counted in crawl_rate.csv"
+            ),
+            Some((seconds, line)) => writeln!(
+                out,
+                "crawl-delay:   {seconds}s (line {line}); its operator does not say it \
+                 honours Crawl-delay: reported in crawl_rate.csv, not binding"
+            ),
+            None => writeln!(out, "crawl-delay:   none"),
+        };
     }
 }
