@@ -430,3 +430,95 @@ fn interrupted_run_leaves_no_report() {
         "nothing may be left in --out: {entries:?}"
     );
 }
+
+/// A `LOG` directory's files are read in natural order (`access.log`, `.1`, `.2`, `.2.gz`,
+/// `.10`, `.11`), and `--include`/`--exclude` select them by name (docs/pending-cli.md).
+#[test]
+fn a_log_directory_in_natural_order_with_include_and_exclude() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let rotated = [
+        "access.log.11",
+        "access.log.2",
+        "access.log",
+        "access.log.10",
+        "access.log.1",
+    ];
+    for (n, name) in rotated.iter().enumerate() {
+        write(dir.path(), &format!("logs/{name}"), LINE.repeat(n + 1));
+    }
+    write_gz(
+        dir.path(),
+        "logs/access.log.2.gz",
+        LINE.repeat(7).as_bytes(),
+    );
+    write(
+        dir.path(),
+        "logs/error.log",
+        "[error] [client 203.0.113.9] File does not exist\n",
+    );
+    write(
+        dir.path(),
+        "logs/syslog",
+        "Jan  1 10:00:00 web kernel: eth0 up\n",
+    );
+    let files = |args: &[&str]| {
+        audit_example(dir.path())
+            .args(args)
+            .arg("logs")
+            .assert()
+            .code(0);
+        read_csv(&dir.path().join("out/inputs.csv"))
+            .into_iter()
+            .map(|row| row["file"].trim_start_matches("logs/").to_owned())
+            .collect::<Vec<_>>()
+    };
+    let cases: [(&[&str], &[&str]); 3] = [
+        (
+            &["--exclude", "error.log*", "--exclude", "syslog"],
+            &[
+                "access.log",
+                "access.log.1",
+                "access.log.2",
+                "access.log.2.gz",
+                "access.log.10",
+                "access.log.11",
+            ],
+        ),
+        (
+            &["--include", "access.log.1*"],
+            &["access.log.1", "access.log.10", "access.log.11"],
+        ),
+        (
+            &[
+                "--include",
+                "access.log*",
+                "--exclude",
+                "*.gz",
+                "--exclude",
+                "*.1?",
+            ],
+            &["access.log", "access.log.1", "access.log.2"],
+        ),
+    ];
+    for (args, want) in cases {
+        assert_eq!(files(args), want, "{args:?}");
+    }
+    // A file named on the command line is read whatever the globs say.
+    audit_example(dir.path())
+        .args(["--include", "nothing*", "logs/access.log.1"])
+        .assert()
+        .code(0);
+    audit_example(dir.path())
+        .args(["--include", "nothing*", "logs"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "holds 8 files, and --include nothing* leaves out every one",
+        ));
+    audit_example(dir.path())
+        .args(["--exclude", "a[", "logs"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--exclude \"a[\" is not a glob"));
+}

@@ -33,7 +33,9 @@ use robots_audit_logs::{FieldMap, Format, SkipReason};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
-pub use self::inputs::{Input, expand_inputs};
+pub use self::inputs::{
+    Input, InputError, InputFilter, expand_inputs, expand_selected_inputs, natural_order,
+};
 
 use self::auditor::{AuditContext, BlockAuditor, FileCounts, SAMPLES_PER_FILE};
 use self::identity::{AgentInfo, Identifier};
