@@ -222,7 +222,7 @@ pub fn run(config: &CheckConfig, out: &mut impl Write) -> Result<Vec<IgnoredDire
         writeln!(out)
     };
     for url in &config.urls {
-        write(out, url).map_err(|e| Error::Fatal(format!("cannot write output: {e}")))?;
+        write(out, url).map_err(Error::output)?;
     }
     Ok(robots.ignored_directives().to_vec())
 }

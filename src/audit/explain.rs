@@ -288,6 +288,10 @@ impl Explainer<'_> {
                         || list.key.eq_ignore_ascii_case(&bot.operator))
             })
             .map(|list| match (list.snapshots.first(), list.snapshots.len()) {
+                (Some(first), 1) => format!(
+                    "--verify {} list {:?}: 1 snapshot from {first}",
+                    list.key, list.list
+                ),
                 (Some(first), n) => format!(
                     "--verify {} list {:?}: {n} snapshots from {first}, the one in force at the request's time",
                     list.key, list.list

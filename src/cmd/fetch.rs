@@ -96,7 +96,7 @@ pub fn run(args: FetchArgs) -> Result<u8, Error> {
                 .observation
                 .body
                 .as_ref()
-                .map(|b| format!(", {} bytes", b.len()))
+                .map(|b| format!(", {} byte{}", b.len(), if b.len() == 1 { "" } else { "s" }))
                 .unwrap_or_default();
             let why = one
                 .error

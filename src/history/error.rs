@@ -166,7 +166,10 @@ pub enum CdxError {
         header: Vec<String>,
     },
     /// A row is shorter than the header.
-    #[error("a CDX row has {found} fields, the header {expected}")]
+    #[error(
+        "a CDX row has {found} field{}, the header {expected}",
+        if *.found == 1 { "" } else { "s" }
+    )]
     ShortRow {
         /// The row's fields.
         found: usize,
