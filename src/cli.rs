@@ -14,7 +14,9 @@ use crate::generate::Generate;
     about,
     propagate_version = true,
     arg_required_else_help = true,
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    // `--generate` is hidden: the usage is the commands'.
+    override_usage = "robots-audit <COMMAND>"
 )]
 pub struct Cli {
     /// Write a shell completion script (complete-bash, complete-zsh, complete-fish,
