@@ -4,14 +4,28 @@
 use clap::{Parser, Subcommand};
 
 use crate::cmd;
+use crate::generate::Generate;
 
 /// Audit web access logs against the robots.txt in force at each request.
 #[derive(Debug, Parser)]
-#[command(name = "robots-audit", version, about, propagate_version = true)]
+#[command(
+    name = "robots-audit",
+    version,
+    about,
+    propagate_version = true,
+    arg_required_else_help = true,
+    args_conflicts_with_subcommands = true,
+    // `--generate` is hidden: the usage is the commands'.
+    override_usage = "robots-audit <COMMAND>"
+)]
 pub struct Cli {
+    /// Write a shell completion script (complete-bash, complete-zsh, complete-fish,
+    /// complete-powershell) or the man page (man) to standard output.
+    #[arg(long, value_enum, value_name = "KIND", hide = true)]
+    pub generate: Option<Generate>,
     /// What to do.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 /// The commands.

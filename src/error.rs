@@ -12,6 +12,9 @@ pub enum Error {
     Fatal(String),
     /// Stopped by SIGINT or SIGTERM; no report was written (exit code 130).
     Interrupted,
+    /// Standard output was closed by its reader (`... | head -1`): the command ends quietly
+    /// with exit code 0, as ripgrep does.
+    OutputClosed,
 }
 
 impl Error {
@@ -21,6 +24,17 @@ impl Error {
             Error::Usage(_) => 2,
             Error::Fatal(_) => 1,
             Error::Interrupted => 130,
+            Error::OutputClosed => EXIT_OK,
+        }
+    }
+
+    /// A failure to write a command's output to standard output: [`Error::OutputClosed`] when
+    /// its reader went away (a broken pipe), a fatal error otherwise.
+    pub fn output(error: std::io::Error) -> Error {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            Error::OutputClosed
+        } else {
+            Error::Fatal(format!("cannot write output: {error}"))
         }
     }
 }
@@ -30,6 +44,7 @@ impl fmt::Display for Error {
         match self {
             Error::Usage(m) | Error::Fatal(m) => f.write_str(m),
             Error::Interrupted => f.write_str("interrupted: no report was written"),
+            Error::OutputClosed => f.write_str("standard output was closed"),
         }
     }
 }

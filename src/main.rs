@@ -4,10 +4,12 @@
 
 mod cli;
 mod cmd;
+mod generate;
 
 use std::process::ExitCode;
 
 use clap::Parser;
+use robots_audit::error::Error;
 
 use cli::{Cli, Command};
 
@@ -19,7 +21,16 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let result = match cli.command {
+    let command = match (cli.generate, cli.command) {
+        (Some(kind), _) => return exit(generate::run(kind)),
+        (None, Some(command)) => command,
+        (None, None) => {
+            return exit(Err(Error::Usage(
+                "name a command: robots-audit --help lists them".into(),
+            )));
+        }
+    };
+    exit(match command {
         Command::Audit(args) => cmd::audit::run(args),
         Command::Check(args) => cmd::check::run(args),
         Command::Explain(args) => cmd::explain::run(args),
@@ -28,9 +39,16 @@ fn main() -> ExitCode {
         Command::Bots(args) => cmd::bots::run(args),
         Command::Fetch(args) => cmd::fetch::run(args),
         Command::Import(args) => cmd::import::run(args),
-    };
+    })
+}
+
+/// The exit code of a command's result; an error is named on standard error first, except a
+/// closed standard output, which ends quietly with exit code 0 (as ripgrep does).
+fn exit(result: Result<u8, Error>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
+        // The reader of the output went away (`| head`): nothing more to say.
+        Err(Error::OutputClosed) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("robots-audit: {e}");
             ExitCode::from(e.exit_code())

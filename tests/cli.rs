@@ -430,3 +430,236 @@ fn interrupted_run_leaves_no_report() {
         "nothing may be left in --out: {entries:?}"
     );
 }
+
+/// A `LOG` directory's files are read in natural order (`access.log`, `.1`, `.2`, `.2.gz`,
+/// `.10`, `.11`), and `--include`/`--exclude` select them by name (docs/pending-cli.md).
+#[test]
+fn a_log_directory_in_natural_order_with_include_and_exclude() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let rotated = [
+        "access.log.11",
+        "access.log.2",
+        "access.log",
+        "access.log.10",
+        "access.log.1",
+    ];
+    for (n, name) in rotated.iter().enumerate() {
+        write(dir.path(), &format!("logs/{name}"), LINE.repeat(n + 1));
+    }
+    write_gz(
+        dir.path(),
+        "logs/access.log.2.gz",
+        LINE.repeat(7).as_bytes(),
+    );
+    write(
+        dir.path(),
+        "logs/error.log",
+        "[error] [client 203.0.113.9] File does not exist\n",
+    );
+    write(
+        dir.path(),
+        "logs/syslog",
+        "Jan  1 10:00:00 web kernel: eth0 up\n",
+    );
+    let files = |args: &[&str]| {
+        audit_example(dir.path())
+            .args(args)
+            .arg("logs")
+            .assert()
+            .code(0);
+        read_csv(&dir.path().join("out/inputs.csv"))
+            .into_iter()
+            .map(|row| row["file"].trim_start_matches("logs/").to_owned())
+            .collect::<Vec<_>>()
+    };
+    let cases: [(&[&str], &[&str]); 3] = [
+        (
+            &["--exclude", "error.log*", "--exclude", "syslog"],
+            &[
+                "access.log",
+                "access.log.1",
+                "access.log.2",
+                "access.log.2.gz",
+                "access.log.10",
+                "access.log.11",
+            ],
+        ),
+        (
+            &["--include", "access.log.1*"],
+            &["access.log.1", "access.log.10", "access.log.11"],
+        ),
+        (
+            &[
+                "--include",
+                "access.log*",
+                "--exclude",
+                "*.gz",
+                "--exclude",
+                "*.1?",
+            ],
+            &["access.log", "access.log.1", "access.log.2"],
+        ),
+    ];
+    for (args, want) in cases {
+        assert_eq!(files(args), want, "{args:?}");
+    }
+    // A file named on the command line is read whatever the globs say.
+    audit_example(dir.path())
+        .args(["--include", "nothing*", "logs/access.log.1"])
+        .assert()
+        .code(0);
+    audit_example(dir.path())
+        .args(["--include", "nothing*", "logs"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "holds 8 files, and --include nothing* leaves out every one",
+        ));
+    audit_example(dir.path())
+        .args(["--exclude", "a[", "logs"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--exclude \"a[\" is not a glob"));
+}
+
+/// Every command that writes to standard output ends quietly with exit code 0 when its reader
+/// has gone away (`... | head -1`), as ripgrep does.
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let commands: [&[&str]; 7] = [
+        &["bots"],
+        &["bots", "--json"],
+        &[
+            "check",
+            "--robots",
+            "robots.txt",
+            "--agent",
+            "FooBot",
+            "/a",
+            "/b",
+        ],
+        &[
+            "explain",
+            "--robots",
+            "robots.txt",
+            "--origin",
+            "https://example.com",
+            LINE.trim_end(),
+        ],
+        &[
+            "explain",
+            "--json",
+            "--robots",
+            "robots.txt",
+            "--origin",
+            "https://example.com",
+            LINE.trim_end(),
+        ],
+        &["--generate", "man"],
+        &["--generate", "complete-bash"],
+    ];
+    for args in commands {
+        // A pipe whose reading end is closed before the command writes anything.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+            .current_dir(dir.path())
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {output:?}");
+        assert_eq!(stderr_text(&output), "", "{args:?}");
+    }
+}
+
+/// The options each command's `--help` lists.
+fn options_of(command: &str) -> Vec<String> {
+    let help = robots_audit().args([command, "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    help.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']' || c == '=')
+        .filter(|word| word.starts_with("--") && word.len() > 2)
+        .filter(|word| {
+            word[2..]
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-')
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+const COMMANDS: [&str; 8] = [
+    "audit", "check", "explain", "merge", "synth", "bots", "fetch", "import",
+];
+
+/// `--generate man` is one page with a section per command, naming each of its options.
+#[test]
+fn the_man_page_names_every_command_and_option() {
+    let output = robots_audit().args(["--generate", "man"]).output().unwrap();
+    assert!(output.status.success());
+    let man = String::from_utf8(output.stdout).unwrap();
+    assert!(man.starts_with(".ie \\n(.g .ds Aq"), "{}", &man[..200]);
+    assert!(man.contains(".TH robots-audit 1"));
+    for command in COMMANDS {
+        assert!(
+            man.contains(&format!(".SH \"ROBOTS-AUDIT {}\"", command.to_uppercase())),
+            "{command}"
+        );
+        let options = options_of(command);
+        assert!(
+            options.contains(&"--help".to_owned()),
+            "{command}: {options:?}"
+        );
+        for option in options {
+            // roff writes `-` as `\-`.
+            let written = option.replace('-', "\\-");
+            assert!(
+                man.contains(&written),
+                "{command} {option} missing from the man page"
+            );
+        }
+    }
+    assert!(options_of("audit").contains(&"--include".to_owned()));
+    // The string definition at the top of the page comes once.
+    assert_eq!(man.matches(".ds Aq").count(), 2);
+}
+
+/// `--generate complete-SHELL` writes a completion script that knows every command.
+#[test]
+fn shell_completions_are_generated() {
+    let bash = robots_audit()
+        .args(["--generate", "complete-bash"])
+        .output()
+        .unwrap();
+    assert!(bash.status.success());
+    let bash = String::from_utf8(bash.stdout).unwrap();
+    assert!(bash.contains("complete -F _robots__audit"), "{bash}");
+    for command in COMMANDS {
+        assert!(
+            bash.contains(&format!("robots__audit__subcmd__{command}")),
+            "{command}"
+        );
+    }
+    assert!(bash.contains("--include"));
+    for shell in ["zsh", "fish", "powershell"] {
+        let script = robots_audit()
+            .args(["--generate", &format!("complete-{shell}")])
+            .output()
+            .unwrap();
+        assert!(script.status.success(), "{shell}");
+        assert!(
+            String::from_utf8(script.stdout)
+                .unwrap()
+                .contains("robots-audit"),
+            "{shell}"
+        );
+    }
+    robots_audit()
+        .args(["--generate", "complete-tcsh"])
+        .assert()
+        .code(2);
+}

@@ -529,3 +529,95 @@ fn explain_shows_what_dns_said() {
     assert_eq!(json["verification"], "verified_dns");
     assert_eq!(json["dns"]["ptr"], "crawl-66-249-66-1.googlebot.com");
 }
+
+/// A request for `/robots.txt` is a fetch: `explain` says so, says it is not judged, and names
+/// the version it fetched (the one in force at its time, with its source and `valid_from`).
+#[test]
+fn explain_a_robots_txt_fetch() {
+    let manifest = repo().join("sample-data/manifest.csv");
+    let line = |time: &str| {
+        format!(
+            r#"66.249.66.1 - - [20/Nov/2026:{time} +0000] "GET /robots.txt HTTP/1.1" 200 120 "-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)""#
+        )
+    };
+    let run = |line: &str, json: bool| {
+        let mut cmd = robots_audit();
+        cmd.args([
+            "explain",
+            "--origin",
+            "https://blog.example.com",
+            "--robots",
+        ])
+        .arg(&manifest);
+        if json {
+            cmd.arg("--json");
+        }
+        let output = cmd.arg(line).output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    // 22:30 falls in the 503 version that starts at 22:00; 12:00 in the initial one.
+    let cases = [
+        (
+            "22:30:00",
+            "2026-11-20T22:00:00Z",
+            Some("2026-11-20T22:00:00Z"),
+            "503",
+        ),
+        ("12:00:00", "initial", None, "200"),
+    ];
+    for (time, label, valid_from, status) in cases {
+        let json: serde_json::Value = serde_json::from_str(&run(&line(time), true)).unwrap();
+        assert_eq!(json["verdict"], "robots_fetch", "{json}");
+        assert_eq!(json["judged"], false, "{json}");
+        assert_eq!(json["rule"], "", "{json}");
+        assert_eq!(json["robots_version"], label, "{json}");
+        assert_eq!(json["version"]["label"], label, "{json}");
+        assert_eq!(json["version"]["status"], status, "{json}");
+        assert_eq!(
+            json["version"]["valid_from"],
+            valid_from.map_or(serde_json::Value::Null, serde_json::Value::from),
+            "{json}"
+        );
+        assert!(
+            json["version"]["source"]
+                .as_str()
+                .is_some_and(|s| s.contains("manifest")),
+            "{json}"
+        );
+
+        let text = run(&line(time), false);
+        for step in [
+            "robots.txt:    this request fetched the robots.txt itself: counted, not judged",
+            &format!("fetched:       version {label} from "),
+            &format!(
+                "(valid from {}; status {status}",
+                valid_from.unwrap_or("the beginning")
+            ),
+            "verdict:       robots_fetch",
+        ] {
+            assert!(text.contains(step), "{step:?} missing in\n{text}");
+        }
+        assert!(!text.contains("no version in force"), "{text}");
+        assert!(!text.contains("deciding rule:"), "{text}");
+    }
+
+    // An origin the sources do not name: a fetch all the same, with no version to name.
+    let text = robots_audit()
+        .args([
+            "explain",
+            "--origin",
+            "https://elsewhere.example",
+            "--robots",
+        ])
+        .arg(&manifest)
+        .arg(line("12:00:00"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("fetched:       no version is known"),
+        "{text}"
+    );
+    assert!(text.contains("verdict:       robots_fetch"), "{text}");
+}

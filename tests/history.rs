@@ -55,6 +55,14 @@ struct Server {
 
 impl Server {
     fn start(handler: impl Fn(&str) -> Reply + Send + Sync + 'static) -> Server {
+        Server::start_with_limit(MAX_CONNECTIONS, handler)
+    }
+
+    /// A server that accepts at most `connections` connections.
+    fn start_with_limit(
+        connections: usize,
+        handler: impl Fn(&str) -> Reply + Send + Sync + 'static,
+    ) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let stop = Arc::new(AtomicBool::new(false));
@@ -63,7 +71,7 @@ impl Server {
         let thread = {
             let (stop, heads) = (Arc::clone(&stop), Arc::clone(&heads));
             std::thread::spawn(move || {
-                for stream in listener.incoming().take(MAX_CONNECTIONS) {
+                for stream in listener.incoming().take(connections) {
                     if stop.load(Ordering::SeqCst) {
                         break;
                     }
@@ -1036,4 +1044,290 @@ fn a_fetch_killed_mid_run_leaves_the_manifest_as_it_was() {
         fs::read_to_string(dir.path().join("history/manifest.csv")).unwrap(),
         before
     );
+}
+
+#[test]
+fn wayback_an_origin_that_fails_half_way_adds_nothing() {
+    // The first content is read and recorded, the second copy is missing from the archive.
+    let server = wayback_service(
+        |_| {
+            ok(r#"[["timestamp","statuscode","digest"],
+                ["20240101000000","200","AAA"],
+                ["20240102000000","503","EEE"],
+                ["20240103000000","200","BBB"]]"#)
+        },
+        HashMap::from([("20240101000000", "User-agent: *\nDisallow: /a/\n")]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let before = "origin,valid_from,status,file\nhttps://example.com,,404,\n";
+    let into = dir.path().join("history");
+    write(&into, "manifest.csv", before);
+    import_wayback(&server, &into)
+        .args(["--retries", "0", "https://example.com"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicates::str::contains("nothing imported")
+                .and(predicates::str::contains("20240103000000id_"))
+                .and(predicates::str::contains("answered 404")),
+        );
+    assert_eq!(
+        fs::read_to_string(into.join("manifest.csv")).unwrap(),
+        before
+    );
+}
+
+/// The peak resident memory of a running child, in KiB, read from `/proc` until it exits
+/// (Linux only: elsewhere `None`). Its own memory only, not that of the programs it runs.
+fn peak_memory_kib(child: &mut std::process::Child) -> (std::process::ExitStatus, Option<u64>) {
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = None;
+    loop {
+        if let Ok(text) = fs::read_to_string(&status_file)
+            && let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(Some(kib));
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, peak);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A robots.txt of `size` bytes, different for each `n`.
+fn big_robots(n: usize, size: usize) -> Vec<u8> {
+    let mut body = format!("User-agent: *\nDisallow: /version-{n}/\n").into_bytes();
+    while body.len() < size {
+        body.extend_from_slice(b"# padding padding padding padding padding padding padding\n");
+    }
+    body.truncate(size);
+    body
+}
+
+/// 2,000 distinct archived copies of 500 KiB each (1 GB in all) go through `import
+/// --wayback` with memory that does not grow with their number. Ignored by default (it moves
+/// a gigabyte over loopback); `cargo test --test tests -- --ignored wayback_memory` runs it and
+/// prints the peak (docs/pending-cli.md has the numbers).
+#[test]
+#[ignore = "moves 1 GB over loopback; run by hand to measure"]
+fn wayback_memory_does_not_grow_with_the_copies() {
+    const COPIES: usize = 2_000;
+    let stamp = |i: usize| {
+        let hours = i64::try_from(i).unwrap();
+        jiff::Timestamp::from_second(1_704_067_200 + hours * 3600)
+            .unwrap()
+            .strftime("%Y%m%d%H%M%S")
+            .to_string()
+    };
+    let mut index = String::from(r#"[["timestamp","statuscode","digest"]"#);
+    for i in 0..COPIES {
+        index.push_str(&format!(r#",["{}","200","D{i}"]"#, stamp(i)));
+    }
+    index.push(']');
+    let stamps: HashMap<String, usize> = (0..COPIES).map(|i| (stamp(i), i)).collect();
+    assert_eq!(stamps.len(), COPIES, "distinct capture times");
+    let server = Server::start_with_limit(COPIES + 8, move |target| {
+        if target.starts_with("/cdx/") {
+            return ok(index.clone());
+        }
+        let copy = target
+            .strip_prefix("/web/")
+            .and_then(|rest| rest.split_once("id_/"))
+            .and_then(|(stamp, _)| stamps.get(stamp));
+        match copy {
+            Some(&n) => ok(big_robots(n, 500 * 1024)),
+            None => status(404),
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .env_remove("http_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("all_proxy")
+        .env_remove("ALL_PROXY")
+        .args([
+            "import",
+            "-q",
+            "--wayback",
+            "--delay",
+            "0s",
+            "--wayback-url",
+        ])
+        .arg(server.origin())
+        .arg("--into")
+        .arg(&into)
+        .arg("https://example.com")
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let (status, peak) = peak_memory_kib(&mut child);
+    assert!(status.success());
+    assert_eq!(manifest_rows(&into).len(), COPIES);
+    eprintln!(
+        "import --wayback, {COPIES} copies of 500 KiB: peak memory {} KiB, {:.1} s",
+        peak.map_or("unknown".into(), |p| p.to_string()),
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(peak) = peak {
+        assert!(peak < 128 * 1024, "peak {peak} KiB");
+    }
+}
+
+/// Runs git in `repo` with input on standard input; returns its standard output, trimmed.
+fn git_stdin(repo: &Path, args: &[&str], input: &[u8]) -> String {
+    let mut child = StdCommand::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// Commits an index entry of any mode at `path` (a symbolic link, a submodule) without making
+/// it in the work tree.
+fn commit_entry(repo: &Path, mode: &str, object: &str, path: &str, time: &str) {
+    let entry = format!("{mode},{object},{path}");
+    git(
+        repo,
+        &["update-index", "--add", "--cacheinfo", &entry],
+        time,
+    );
+    git(repo, &["commit", "-q", "-m", path], time);
+}
+
+/// A symbolic link or a submodule at the path is never stored as content: the import is an
+/// error that names the commit, and the manifest stays as it was.
+#[test]
+fn git_a_symlink_or_submodule_at_the_path_is_an_error_naming_the_commit() {
+    for kind in ["symlink", "submodule"] {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("site");
+        fs::create_dir_all(&repo).unwrap();
+        git(&repo, &["init", "-q", "-b", "main"], "2026-03-01T00:00:00Z");
+        commit_file(
+            &repo,
+            "robots.txt",
+            Some("User-agent: *\nDisallow: /a/\n"),
+            "2026-03-01T10:00:00Z",
+        );
+        git(&repo, &["rm", "-q", "robots.txt"], "2026-03-02T10:00:00Z");
+        let (mode, object) = match kind {
+            "symlink" => (
+                "120000",
+                git_stdin(
+                    &repo,
+                    &["hash-object", "-w", "--stdin"],
+                    b"secret/robots.txt",
+                ),
+            ),
+            _ => (
+                "160000",
+                "0123456789abcdef0123456789abcdef01234567".to_owned(),
+            ),
+        };
+        commit_entry(&repo, mode, &object, "robots.txt", "2026-03-02T10:00:00Z");
+        let commit = git_stdin(&repo, &["rev-parse", "HEAD"], b"");
+        let into = dir.path().join("history");
+        let before = "origin,valid_from,status,file\nhttps://example.com,,404,\n";
+        write(&into, "manifest.csv", before);
+        let output = robots_audit_local()
+            .args(["import", "--git"])
+            .arg(&repo)
+            .args(["--path", "robots.txt", "--origin", "example.com", "--into"])
+            .arg(&into)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{kind}: {output:?}");
+        let stderr = stderr_text(&output);
+        let what = match kind {
+            "symlink" => "robots.txt is a symbolic link (to \"secret/robots.txt\")",
+            _ => "robots.txt is a submodule (commit 0123456789abcdef",
+        };
+        for part in [
+            what,
+            &format!("in commit {commit}"),
+            &format!("--rev {commit}^"),
+        ] {
+            assert!(
+                stderr.contains(part),
+                "{kind}: {part:?} missing in {stderr}"
+            );
+        }
+        assert_eq!(
+            fs::read_to_string(into.join("manifest.csv")).unwrap(),
+            before,
+            "{kind}"
+        );
+        // The history before it imports.
+        robots_audit_local()
+            .args(["import", "-q", "--git"])
+            .arg(&repo)
+            .args(["--rev", &format!("{commit}^"), "--path", "robots.txt"])
+            .args(["--origin", "example.com", "--into"])
+            .arg(&into)
+            .assert()
+            .success();
+        let rows = manifest_rows(&into);
+        assert_eq!(rows.len(), 2, "{kind}: {rows:?}");
+        assert_eq!(rows[1]["valid_from"], "2026-03-01T10:00:00Z");
+    }
+}
+
+/// Blobs of 250 MB at the path: only their first 500 KiB are read (and stored), with memory
+/// that does not depend on their size. Ignored by default (it writes a gigabyte);
+/// `cargo test --test tests -- --ignored git_memory` runs it and prints the peak
+/// (docs/pending-cli.md has the numbers).
+#[test]
+#[ignore = "writes 1 GB into a throwaway repository; run by hand to measure"]
+fn git_memory_does_not_grow_with_the_blobs() {
+    const BLOBS: usize = 4;
+    const SIZE: usize = 250_000_000;
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("site");
+    fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"], "2026-04-01T00:00:00Z");
+    for n in 0..BLOBS {
+        write(&repo, "robots.txt", big_robots(n, SIZE));
+        let time = format!("2026-04-0{}T10:00:00Z", n + 1);
+        git(&repo, &["add", "robots.txt"], &time);
+        git(&repo, &["commit", "-q", "-m", "big"], &time);
+    }
+    let into = dir.path().join("history");
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .args(["import", "-q", "--git"])
+        .arg(&repo)
+        .args(["--path", "robots.txt", "--origin", "example.com", "--into"])
+        .arg(&into)
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let (status, peak) = peak_memory_kib(&mut child);
+    assert!(status.success());
+    let rows = manifest_rows(&into);
+    assert_eq!(rows.len(), BLOBS);
+    for (n, row) in rows.iter().enumerate() {
+        let stored = fs::read(into.join(&row["file"])).unwrap();
+        assert_eq!(stored, big_robots(n, 512_000), "row {n}");
+    }
+    eprintln!(
+        "import --git, {BLOBS} blobs of {SIZE} bytes: peak memory {} KiB, {:.1} s",
+        peak.map_or("unknown".into(), |p| p.to_string()),
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(peak) = peak {
+        assert!(peak < 64 * 1024, "peak {peak} KiB");
+    }
 }

@@ -7,15 +7,17 @@
 //! crawl delay). So `explain` and `decisions.csv` cannot disagree; `tests/explain.rs` holds them
 //! equal over whole nights.
 
+mod explanation;
+
+pub use explanation::{DnsStep, Explanation, MatchedRule, VersionStep};
+
 use std::sync::{Mutex, PoisonError};
 
 use jiff::Timestamp;
 use robots_audit_bots::dns::{DnsVerdict, DnsVerifier, Refutation};
 use robots_audit_bots::{Bot, Catalog, ClientAddress, Identity, Verifier, client_address};
-use robots_audit_engine::reference::position_set_matches;
 use robots_audit_engine::{RuleKind, Selection, Stance, TokenMatch};
 use robots_audit_logs::{BlockState, FieldMap, Format, LineParser, Scratch};
-use serde_json::{Value, json};
 
 use super::auditor::{AuditContext, Auditor};
 use super::identity::Identifier;
@@ -23,116 +25,8 @@ use super::judge::{Decider, Judge, engine_use, select_for};
 use super::sink::{Sink, Verdict};
 use super::stats::Outcome;
 use super::{AuditConfig, Input};
-use crate::policy::{Effect, PolicySet};
-
-/// One rule of the selected groups that matches the path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MatchedRule {
-    /// The rule as written.
-    pub text: String,
-    /// Its line in the robots.txt.
-    pub line: u32,
-    /// Allow or disallow.
-    pub allow: bool,
-    /// Its priority: the length of its pattern (the longest match wins, allow on a tie).
-    pub priority: usize,
-}
-
-/// The robots version in force for the request, and what its groups say to the agent.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VersionStep {
-    /// As reports name it: its `valid_from` or `initial`.
-    pub label: String,
-    /// Where it was read from.
-    pub source: String,
-    /// From when it is in force.
-    pub valid_from: Option<Timestamp>,
-    /// The fetch status.
-    pub status: String,
-    /// How the status reads: rules, allow all, disallow all.
-    pub effect: &'static str,
-    /// The selected groups' labels (their user-agent lines).
-    pub groups: Vec<String>,
-    /// Whether those are the `*` groups (no group names the agent).
-    pub global_groups: bool,
-    /// Every rule of those groups that matches the path.
-    pub matched_rules: Vec<MatchedRule>,
-    /// `Crawl-delay` in force for the agent, with its line.
-    pub crawl_delay: Option<(f64, u32)>,
-    /// The usage preference for the bot's use (Content-Signal / Content-Usage), with its line.
-    pub preference: Option<(String, &'static str, u32)>,
-}
-
-/// What `--verify dns` said of the request's client.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DnsStep {
-    /// What was checked: the client address, or the logged host name.
-    pub client: String,
-    /// The address's PTR name, when DNS or the cache gave one.
-    pub ptr: Option<String>,
-    /// The addresses the name resolved to, when it was looked up in this run (a cached answer
-    /// keeps only whether the address was among them).
-    pub forward: Option<Vec<String>>,
-    /// DNS's answer, or why DNS was not asked.
-    pub answer: String,
-    /// Where the answer came from: this run's lookup, the cache, or nowhere.
-    pub answered_by: String,
-}
-
-/// Everything `explain` shows of one line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Explanation {
-    /// The log format the line was read as.
-    pub format: &'static str,
-    /// The parsed fields, by name; `None` when the line was skipped or held no request.
-    pub fields: Option<Vec<(&'static str, String)>>,
-    /// Why the line holds no request (skip reason, blank, comment), when it holds none.
-    pub not_a_request: Option<String>,
-    /// The agent as reports name it; `None` when the user-agent is not a bot.
-    pub agent: Option<String>,
-    /// How the agent was identified: the catalog entry, a declared bot, or not a bot.
-    pub identification: String,
-    /// Whether the agent is a bot (`--all-agents` judges the others too).
-    pub is_bot: bool,
-    /// The robots.txt tokens of the agent, in fallback order.
-    pub tokens: Vec<String>,
-    /// Its operator and category.
-    pub operator: String,
-    /// Its category.
-    pub category: String,
-    /// The origin normalised; empty when the line names none.
-    pub origin: String,
-    /// The path matched (path and query).
-    pub path: String,
-    /// The verdict, as `decisions.csv` writes it.
-    pub verdict: String,
-    /// The deciding rule as written, as `decisions.csv` writes it.
-    pub rule: String,
-    /// Its line, empty when no rule decided.
-    pub rule_line: String,
-    /// The version in force, as `decisions.csv` writes it.
-    pub robots_version: String,
-    /// The version in force and what it says to the agent.
-    pub version: Option<VersionStep>,
-    /// Grace: the window and the earlier version that allowed the request, if one did.
-    pub grace: String,
-    /// The verification value (`verified`, `spoofed`, `unverified`).
-    pub verification: String,
-    /// The published lists and DNS suffixes that cover the bot.
-    pub verification_sources: Vec<String>,
-    /// With `--verify dns`: the PTR name, the forward addresses and DNS's answer.
-    pub dns: Option<DnsStep>,
-    /// For violations: whether the 1994 reading disallows the path too.
-    pub holds_under_1994: Option<bool>,
-    /// The catalog's robots policy of the bot (obeys, ignores, ...) and its source.
-    pub robots_policy: String,
-    /// Whether the bot's operator says it honours `Crawl-delay` (catalog
-    /// `honours_crawl_delay`): only then is the delay binding.
-    pub honours_crawl_delay: bool,
-    /// Whether the audit counts the line as a `preference_conflict`: allowed, and the usage
-    /// preference in force says no to the bot's use.
-    pub preference_conflict: bool,
-}
+use crate::origin::Origin;
+use crate::policy::{Effect, PolicySet, Version};
 
 /// A sink that keeps the one verdict of the line as owned values.
 #[derive(Debug, Default)]
@@ -394,6 +288,10 @@ impl Explainer<'_> {
                         || list.key.eq_ignore_ascii_case(&bot.operator))
             })
             .map(|list| match (list.snapshots.first(), list.snapshots.len()) {
+                (Some(first), 1) => format!(
+                    "--verify {} list {:?}: 1 snapshot from {first}",
+                    list.key, list.list
+                ),
                 (Some(first), n) => format!(
                     "--verify {} list {:?}: {n} snapshots from {first}, the one in force at the request's time",
                     list.key, list.list
@@ -407,11 +305,16 @@ impl Explainer<'_> {
                     .map(|s| format!("documented DNS suffix {s}")),
             )
             .collect();
+        if judgement.outcome == Outcome::RobotsFetch {
+            self.robots_fetch(explanation, recorded, time);
+            return;
+        }
         let Some(id) = judgement.version else {
             explanation.grace = "no version in force: nothing to compare".into();
             return;
         };
         let version = self.policy.version(id);
+        explanation.judged = true;
         explanation.robots_version = version.label();
         match judgement.decider {
             Decider::Nothing => {}
@@ -431,65 +334,26 @@ impl Explainer<'_> {
             explanation.holds_under_1994 = Some(judgement.holds_under_1994);
         }
         explanation.grace = self.grace(recorded, time);
-        let mut step = VersionStep {
-            label: version.label(),
-            source: version.source.clone(),
-            valid_from: version.valid_from,
-            status: version.status.to_string(),
-            effect: match version.effect() {
-                Effect::Rules => "its rules decide",
-                Effect::AllowAll => "no robots.txt: everything allowed",
-                Effect::DisallowAll => "unavailable: everything disallowed",
-            },
-            groups: Vec::new(),
-            global_groups: false,
-            matched_rules: Vec::new(),
-            crawl_delay: None,
-            preference: None,
-        };
-        if let Some(robots) = &version.robots {
-            let tokens: Vec<&[u8]> = bot.tokens.iter().map(|t| t.as_bytes()).collect();
-            // The audit's own selection, so an `ignores_global` bot never shows the `*` groups.
-            let selection: Selection =
-                select_for(robots, &tokens, bot.policy.robots, TokenMatch::ProductName);
-            step.global_groups = selection.is_global();
-            step.groups = selection
-                .groups()
-                .iter()
-                .map(|&g| robots.group_label(g))
-                .collect();
-            step.matched_rules = robots
-                .rules()
-                .iter()
-                .filter(|rule| selection.groups().contains(&rule.group))
-                .filter(|rule| !rule.pattern.is_empty())
-                .filter(|rule| position_set_matches(&recorded.path, &rule.pattern))
-                .map(|rule| MatchedRule {
-                    text: rule.text.clone(),
-                    line: rule.line,
-                    allow: rule.kind == RuleKind::Allow,
-                    priority: rule.pattern.len(),
-                })
-                .collect();
-            step.crawl_delay = robots
-                .crawl_delay(&selection)
-                .map(|(delay, directive)| (delay.as_secs_f64(), directive.line));
-            step.preference = bot.category.content_use().and_then(|content_use| {
-                robots
-                    .preference(&selection, &recorded.path, engine_use(content_use))
-                    .map(|p| {
-                        (
-                            p.text.to_owned(),
-                            match p.value {
-                                Stance::Yes => "yes",
-                                Stance::No => "no",
-                            },
-                            p.line,
-                        )
-                    })
-            });
+        explanation.version = Some(version_step(version, bot, Some(&recorded.path)));
+    }
+
+    /// A request for `/robots.txt` is a fetch: counted (it shows the crawler reading the file,
+    /// and counts for its crawl rate), never judged. What it fetched is the version of its
+    /// origin in force at its time, as the robots sources know it; the judge has no use for it,
+    /// so it is looked up here, the way the judge looks up the version of a judged request.
+    fn robots_fetch(&self, explanation: &mut Explanation, recorded: &Recorded, time: Timestamp) {
+        explanation.robots_fetch = true;
+        explanation.grace = "a robots.txt fetch is not judged: grace does not apply".into();
+        let fetched = Origin::parse(&recorded.origin).ok().and_then(|origin| {
+            let versions = self.policy.versions_of(&origin);
+            let at = self.policy.in_force_at(&versions, time)?;
+            versions.get(at).copied()
+        });
+        if let Some(id) = fetched {
+            let version = self.policy.version(id);
+            explanation.robots_version = version.label();
+            explanation.version = Some(version_step(version, &recorded.agent, None));
         }
-        explanation.version = Some(step);
     }
 
     /// Which earlier versions the grace window reaches, as the judge weighs them.
@@ -522,236 +386,72 @@ impl Explainer<'_> {
     }
 }
 
-impl Explanation {
-    fn empty(format: Format) -> Explanation {
-        Explanation {
-            format: format.name(),
-            fields: None,
-            not_a_request: None,
-            agent: None,
-            is_bot: false,
-            identification: String::new(),
-            tokens: Vec::new(),
-            operator: String::new(),
-            category: String::new(),
-            origin: String::new(),
-            path: String::new(),
-            verdict: String::new(),
-            rule: String::new(),
-            rule_line: String::new(),
-            robots_version: String::new(),
-            version: None,
-            grace: String::new(),
-            verification: String::new(),
-            verification_sources: Vec::new(),
-            dns: None,
-            holds_under_1994: None,
-            robots_policy: String::new(),
-            honours_crawl_delay: false,
-            preference_conflict: false,
-        }
-    }
-
-    /// The explanation as one JSON object.
-    pub fn to_json(&self) -> Value {
-        let version = self.version.as_ref().map(|v| {
-            json!({
-                "label": v.label,
-                "source": v.source,
-                "valid_from": v.valid_from.map(|t| t.to_string()),
-                "status": v.status,
-                "effect": v.effect,
-                "groups": v.groups,
-                "global_groups": v.global_groups,
-                "matched_rules": v.matched_rules.iter().map(|r| json!({
-                    "rule": r.text, "line": r.line, "allow": r.allow, "priority": r.priority,
-                })).collect::<Vec<_>>(),
-                "crawl_delay": v.crawl_delay.map(|(s, line)| json!({"seconds": s, "line": line})),
-                "preference": v.preference.as_ref().map(|(text, value, line)| json!({
-                    "directive": text, "value": value, "line": line,
-                })),
-            })
-        });
-        json!({
-            "format": self.format,
-            "fields": self.fields.as_ref().map(|f| f.iter().map(|(k, v)| (k.to_string(), Value::from(v.clone()))).collect::<serde_json::Map<_, _>>()),
-            "not_a_request": self.not_a_request,
-            "agent": self.agent,
-            "is_bot": self.is_bot,
-            "identification": self.identification,
-            "tokens": self.tokens,
-            "operator": self.operator,
-            "category": self.category,
-            "origin": self.origin,
-            "path": self.path,
-            "verdict": self.verdict,
-            "rule": self.rule,
-            "rule_line": self.rule_line,
-            "robots_version": self.robots_version,
-            "version": version,
-            "grace": self.grace,
-            "verification": self.verification,
-            "verification_sources": self.verification_sources,
-            "dns": self.dns.as_ref().map(|d| json!({
-                "client": d.client,
-                "ptr": d.ptr,
-                "forward": d.forward,
-                "answer": d.answer,
-                "answered_by": d.answered_by,
-            })),
-            "holds_under_1994": self.holds_under_1994,
-            "robots_policy": self.robots_policy,
-            "honours_crawl_delay": self.honours_crawl_delay,
-            "preference_conflict": self.preference_conflict,
+/// The version in force and what its groups say to `bot`: the groups the audit selects, the
+/// crawl delay and, given the `path` of a judged request, the rules that match it and the usage
+/// preference for the bot's use.
+fn version_step(version: &Version, bot: &Bot, path: Option<&[u8]>) -> VersionStep {
+    let mut step = VersionStep {
+        label: version.label(),
+        source: version.source.clone(),
+        valid_from: version.valid_from,
+        status: version.status.to_string(),
+        effect: match version.effect() {
+            Effect::Rules => "its rules decide",
+            Effect::AllowAll => "no robots.txt: everything allowed",
+            Effect::DisallowAll => "unavailable: everything disallowed",
+        },
+        groups: Vec::new(),
+        global_groups: false,
+        matched_rules: Vec::new(),
+        crawl_delay: None,
+        preference: None,
+    };
+    let Some(robots) = &version.robots else {
+        return step;
+    };
+    let tokens: Vec<&[u8]> = bot.tokens.iter().map(|t| t.as_bytes()).collect();
+    // The audit's own selection, so an `ignores_global` bot never shows the `*` groups.
+    let selection: Selection =
+        select_for(robots, &tokens, bot.policy.robots, TokenMatch::ProductName);
+    step.global_groups = selection.is_global();
+    step.groups = selection
+        .groups()
+        .iter()
+        .map(|&g| robots.group_label(g))
+        .collect();
+    step.crawl_delay = robots
+        .crawl_delay(&selection)
+        .map(|(delay, directive)| (delay.as_secs_f64(), directive.line));
+    let Some(path) = path else {
+        return step;
+    };
+    step.matched_rules = robots
+        .rules()
+        .iter()
+        .filter(|rule| selection.groups().contains(&rule.group))
+        .filter(|rule| rule.matches(path))
+        .map(|rule| MatchedRule {
+            text: rule.text.clone(),
+            line: rule.line,
+            allow: rule.kind == RuleKind::Allow,
+            priority: rule.pattern.len(),
         })
-    }
-
-    /// The explanation as text, one step a line.
-    pub fn to_text(&self) -> String {
-        use std::fmt::Write;
-        let mut out = String::new();
-        let _ = writeln!(out, "format:        {}", self.format);
-        if let Some(fields) = &self.fields {
-            for (name, value) in fields.iter().filter(|(_, v)| !v.is_empty()) {
-                let _ = writeln!(out, "  {name:<13}{value}");
-            }
-        }
-        if let Some(why) = &self.not_a_request {
-            let _ = writeln!(out, "no request:    {why}");
-            return out;
-        }
-        let _ = writeln!(out, "identity:      {}", self.identification);
-        let Some(agent) = &self.agent else {
-            let _ = writeln!(out, "verdict:       none (not audited)");
-            return out;
-        };
-        let _ = writeln!(
-            out,
-            "agent:         {agent} (tokens {}; operator {}; category {})",
-            self.tokens.join(", "),
-            if self.operator.is_empty() {
-                "-"
-            } else {
-                &self.operator
-            },
-            self.category
-        );
-        let _ = writeln!(out, "robots policy: {}", self.robots_policy);
-        let _ = writeln!(
-            out,
-            "origin:        {}",
-            if self.origin.is_empty() {
-                "(none: the line names no host and no --origin was given)"
-            } else {
-                &self.origin
-            }
-        );
-        let _ = writeln!(out, "path:          {}", self.path);
-        match &self.version {
-            None => {
-                let _ = writeln!(out, "robots.txt:    no version in force");
-            }
-            Some(v) => {
-                let _ = writeln!(
-                    out,
-                    "robots.txt:    version {} from {} (status {}: {})",
-                    v.label, v.source, v.status, v.effect
-                );
-                if !v.groups.is_empty() || v.effect == "its rules decide" {
-                    let why = if v.global_groups {
-                        "no group names the agent's tokens: the `*` groups".to_owned()
-                    } else if v.groups.is_empty() {
-                        "no group names the agent and there is no `*` group".to_owned()
-                    } else {
-                        format!("named by the agent's tokens ({})", self.tokens.join(", "))
-                    };
-                    let _ = writeln!(out, "groups:        [{}] ({why})", v.groups.join("] ["));
-                }
-                for rule in &v.matched_rules {
-                    let _ = writeln!(
-                        out,
-                        "  matches:     line {} {} (priority {})",
-                        rule.line, rule.text, rule.priority
-                    );
-                }
-                let _ = match v.crawl_delay {
-                    Some((seconds, line)) if self.honours_crawl_delay => writeln!(
-                        out,
-                        "crawl-delay:   {seconds}s (line {line}); its operator says it honours \
-                         Crawl-delay: counted in crawl_rate.csv"
-                    ),
-                    Some((seconds, line)) => writeln!(
-                        out,
-                        "crawl-delay:   {seconds}s (line {line}); its operator does not say it \
-                         honours Crawl-delay: reported in crawl_rate.csv, not binding"
-                    ),
-                    None => writeln!(out, "crawl-delay:   none"),
-                };
-                let conflict = if self.preference_conflict {
-                    ": a preference conflict (allowed, but the preference says no)"
-                } else {
-                    ""
-                };
-                let _ = match &v.preference {
-                    Some((text, value, line)) => writeln!(
-                        out,
-                        "usage:         {value} for this bot's use ({text}, line {line}){conflict}"
-                    ),
-                    None => writeln!(out, "usage:         no preference for this bot's use"),
-                };
-            }
-        }
-        let deciding = if self.rule.is_empty() {
-            "no rule matched".to_owned()
-        } else if self.rule_line.is_empty() {
-            self.rule.clone()
-        } else {
-            format!("{} (line {})", self.rule, self.rule_line)
-        };
-        let _ = writeln!(out, "deciding rule: {deciding}");
-        let _ = writeln!(out, "grace:         {}", self.grace);
-        if let Some(holds) = self.holds_under_1994 {
-            let _ = writeln!(
-                out,
-                "1994 reading:  {}",
-                if holds {
-                    "disallowed too"
-                } else {
-                    "allowed (a violation only under RFC 9309)"
-                }
-            );
-        }
-        let _ = writeln!(
-            out,
-            "verification:  {} ({})",
-            self.verification,
-            if self.verification_sources.is_empty() {
-                "no published list covers this bot".to_owned()
-            } else {
-                self.verification_sources.join("; ")
-            }
-        );
-        if let Some(dns) = &self.dns {
-            let _ = writeln!(out, "dns:           {} ({})", dns.client, dns.answered_by);
-            if let Some(ptr) = &dns.ptr {
-                let _ = writeln!(out, "  ptr:         {ptr}");
-            }
-            if let Some(forward) = &dns.forward {
-                let _ = writeln!(
-                    out,
-                    "  forward:     {}",
-                    if forward.is_empty() {
-                        "no address".to_owned()
-                    } else {
-                        forward.join(", ")
-                    }
-                );
-            }
-            let _ = writeln!(out, "  answer:      {}", dns.answer);
-        }
-        let _ = writeln!(out, "verdict:       {}", self.verdict);
-        out
-    }
+        .collect();
+    step.preference = bot.category.content_use().and_then(|content_use| {
+        robots
+            .preference(&selection, path, engine_use(content_use))
+            .map(|p| {
+                (
+                    p.text.to_owned(),
+                    match p.value {
+                        Stance::Yes => "yes",
+                        Stance::No => "no",
+                    },
+                    p.line,
+                )
+            })
+    });
+    step
 }
 
 fn lossy(bytes: &[u8]) -> String {

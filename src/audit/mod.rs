@@ -12,6 +12,7 @@ mod entries;
 pub mod explain;
 pub mod hourly;
 pub mod identity;
+mod inputs;
 pub mod judge;
 pub mod rate;
 mod recent;
@@ -22,17 +23,19 @@ pub mod stats;
 pub mod unknown;
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use jiff::{SignedDuration, Timestamp};
 use robots_audit_bots::dns::DnsVerifier;
 use robots_audit_bots::{Catalog, Verifier};
-use robots_audit_logs::{FieldMap, Format, SkipReason, Source};
+use robots_audit_logs::{FieldMap, Format, SkipReason};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
+
+pub use self::inputs::{
+    Input, InputError, InputFilter, expand_inputs, expand_selected_inputs, natural_order,
+};
 
 use self::auditor::{AuditContext, BlockAuditor, FileCounts, SAMPLES_PER_FILE};
 use self::identity::{AgentInfo, Identifier};
@@ -110,17 +113,6 @@ impl AuditConfig {
             .as_ref()
             .is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
-}
-
-/// One input file (a `LOG` argument, or a file of a directory argument).
-#[derive(Debug, Clone)]
-pub struct Input {
-    /// As shown in reports: the path as given, or `-`.
-    pub name: String,
-    /// Where to read it from.
-    pub source: Source,
-    /// Its size on disk, for the progress bar.
-    pub size: Option<u64>,
 }
 
 /// A skipped line, sampled for `skipped_lines.csv`.
@@ -408,50 +400,6 @@ impl AuditResult {
 
 /// How many of the origins the robots sources name a "nothing judged" message shows.
 const NAMED_SHOWN: usize = 3;
-
-/// Expands `LOG` arguments: a directory stands for its regular files, sorted by name. A
-/// directory with no regular file, or one that cannot be listed, is an error naming it.
-pub fn expand_inputs(logs: &[PathBuf]) -> Result<Vec<Input>, Error> {
-    let mut inputs = Vec::new();
-    for log in logs {
-        if log.as_os_str() == "-" {
-            inputs.push(Input {
-                name: "-".into(),
-                source: Source::Stdin,
-                size: None,
-            });
-            continue;
-        }
-        if log.is_dir() {
-            let mut files: Vec<PathBuf> = fs::read_dir(log)
-                .and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect())
-                .map_err(|e| {
-                    Error::Fatal(format!("cannot list log directory {}: {e}", log.display()))
-                })?;
-            files.retain(|p| fs::metadata(p).map(|m| m.is_file()).unwrap_or(true));
-            if files.is_empty() {
-                // An empty night would otherwise pass for a quiet one.
-                return Err(Error::Fatal(format!(
-                    "log directory {} holds no file to read (its subdirectories are not read)",
-                    log.display()
-                )));
-            }
-            files.sort();
-            inputs.extend(files.into_iter().map(|p| file_input(&p)));
-        } else {
-            inputs.push(file_input(log));
-        }
-    }
-    Ok(inputs)
-}
-
-fn file_input(path: &Path) -> Input {
-    Input {
-        name: path.display().to_string(),
-        source: Source::Path(path.to_path_buf()),
-        size: fs::metadata(path).ok().map(|m| m.len()),
-    }
-}
 
 /// Audits `inputs` and returns what the reports show, pushing every verdict into `output` as
 /// well. `catalog` names the agents, `verifier` holds the published ranges, `policy` the robots

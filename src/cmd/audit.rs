@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use clap::Args;
-use robots_audit::audit::{self, AuditConfig, expand_inputs};
+use robots_audit::audit::{self, AuditConfig, InputFilter, expand_selected_inputs};
 use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, NameServers};
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::error::Error;
@@ -95,9 +95,18 @@ pub struct JudgeArgs {
 /// `robots-audit audit`.
 #[derive(Debug, Args)]
 pub struct AuditArgs {
-    /// Log files, directories (their files, sorted by name), or - for standard input.
+    /// Log files, directories (their files, in natural order: access.log, .1, .2, ..., .10),
+    /// or - for standard input.
     #[arg(required = true, value_name = "LOG")]
     pub logs: Vec<PathBuf>,
+    /// Of a LOG directory, read only the files whose name matches GLOB (e.g. 'access.log*').
+    /// Repeatable; files named on the command line are always read.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Of a LOG directory, leave out the files whose name matches GLOB (e.g. 'error.log*').
+    /// Repeatable; wins over --include.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
     /// The options that shape each verdict, shared with `explain`.
     #[command(flatten)]
     pub judging: JudgeArgs,
@@ -407,7 +416,8 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     )
     .map_err(|e| Error::Fatal(e.0))?;
     let settings = args.judging.settings(&catalog, &config)?;
-    let inputs = expand_inputs(&args.logs)?;
+    let filter = InputFilter::new(&args.include, &args.exclude)?;
+    let inputs = expand_selected_inputs(&args.logs, &filter)?;
     if inputs.is_empty() {
         return Err(Error::Fatal(
             "no input: the log arguments name no file".into(),

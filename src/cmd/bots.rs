@@ -34,6 +34,6 @@ pub fn run(args: BotsArgs) -> Result<u8, Error> {
     let mut out = std::io::stdout().lock();
     out.write_all(listing.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| Error::Fatal(format!("cannot write output: {e}")))?;
+        .map_err(Error::output)?;
     Ok(EXIT_OK)
 }

@@ -93,8 +93,7 @@ pub fn run(args: CheckArgs) -> Result<u8, Error> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let ignored = robots_audit::check::run(&config, &mut out)?;
-    out.flush()
-        .map_err(|e| Error::Fatal(format!("cannot write output: {e}")))?;
+    out.flush().map_err(Error::output)?;
     // The extension lines that took no effect (robots.csv counts them in `ignored_lines`).
     let mut err = std::io::stderr().lock();
     for line in ignored {

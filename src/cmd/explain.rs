@@ -73,7 +73,7 @@ fn read_line(spec: &str, auto: bool) -> Result<Located, Error> {
             .next_block()
             .map_err(|e| Error::Fatal(format!("cannot read {file}: {e}")))?;
         let Some(block) = block else {
-            return Err(Error::Fatal(format!("{file} has fewer than {n} lines")));
+            return Err(Error::Fatal(format!("{file} ends before line {n}")));
         };
         if first && auto {
             detected = reader.detect_format(&block);
@@ -171,6 +171,6 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| Error::Fatal(format!("cannot write output: {e}")))?;
+        .map_err(Error::output)?;
     Ok(EXIT_OK)
 }

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use robots_audit::error::{EXIT_OK, Error};
+use robots_audit::history::Recorded;
 use robots_audit::history::fetch::{FetchOptions, fetch_all};
-use robots_audit::history::manifest::{Manifest, Recorded};
+use robots_audit::history::manifest::Manifest;
 
 /// What `robots-audit fetch` does, for `--help`.
 pub const ABOUT: &str =
@@ -77,13 +78,11 @@ pub fn run(args: FetchArgs) -> Result<u8, Error> {
         concurrency: usize::from(args.concurrency),
     };
     // Opened first: a locked directory or a broken manifest fails before any request.
-    let mut manifest = Manifest::open(&args.into).map_err(|e| Error::Fatal(e.0))?;
-    let fetched = fetch_all(&origins, &options).map_err(|e| Error::Fatal(e.0))?;
+    let mut manifest = Manifest::open(&args.into)?;
+    let fetched = fetch_all(&origins, &options)?;
     let mut added = 0;
     for one in &fetched {
-        let recorded = manifest
-            .record(&one.observation)
-            .map_err(|e| Error::Fatal(e.0))?;
+        let recorded = manifest.record(&one.observation)?;
         if recorded != Recorded::Unchanged {
             added += 1;
         }
@@ -97,7 +96,7 @@ pub fn run(args: FetchArgs) -> Result<u8, Error> {
                 .observation
                 .body
                 .as_ref()
-                .map(|b| format!(", {} bytes", b.len()))
+                .map(|b| format!(", {} byte{}", b.len(), if b.len() == 1 { "" } else { "s" }))
                 .unwrap_or_default();
             let why = one
                 .error
@@ -111,7 +110,7 @@ pub fn run(args: FetchArgs) -> Result<u8, Error> {
         }
     }
     let path = manifest.path();
-    manifest.commit().map_err(|e| Error::Fatal(e.0))?;
+    manifest.commit()?;
     if !args.quiet {
         eprintln!(
             "fetch: {} origin{}, {added} new row{} in {}",

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args};
 use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_OK, Error};
 use robots_audit::history::git::{GitSource, import as import_git};
-use robots_audit::history::manifest::{Manifest, Recorded};
+use robots_audit::history::manifest::Manifest;
 use robots_audit::history::wayback::{Client, DEFAULT_SERVICE, WaybackOptions, cdx_time};
-use robots_audit::history::{Observation, default_user_agent};
+use robots_audit::history::{PerSecond, default_user_agent};
 use robots_audit::origin::Origin;
 
 /// What `robots-audit import` does, for `--help`.
@@ -92,27 +92,6 @@ pub fn run(args: ImportArgs) -> Result<u8, Error> {
     }
 }
 
-/// Counts of what recording did.
-#[derive(Default)]
-struct Tally {
-    added: usize,
-    unchanged: usize,
-}
-
-fn record_all(manifest: &mut Manifest, observations: &[Observation]) -> Result<Tally, Error> {
-    let mut tally = Tally::default();
-    for observation in observations {
-        match manifest
-            .record(observation)
-            .map_err(|e| Error::Fatal(e.0))?
-        {
-            Recorded::Unchanged => tally.unchanged += 1,
-            Recorded::Added | Recorded::Replaced => tally.added += 1,
-        }
-    }
-    Ok(tally)
-}
-
 fn run_git(repo: PathBuf, args: &ImportArgs) -> Result<u8, Error> {
     if !args.origins.is_empty() {
         return Err(Error::Usage(
@@ -125,21 +104,25 @@ fn run_git(repo: PathBuf, args: &ImportArgs) -> Result<u8, Error> {
             "--origin {origin_text:?} is not an origin such as https://example.com: {e}"
         ))
     })?;
-    let mut manifest = Manifest::open(&args.into).map_err(|e| Error::Fatal(e.0))?;
+    let mut manifest = Manifest::open(&args.into)?;
     let source = GitSource {
         repo: &repo,
         path: args.path.as_deref().unwrap_or_default(),
         rev: &args.rev,
     };
-    let observations = import_git(&source, &origin).map_err(|e| Error::Fatal(e.0))?;
-    let tally = record_all(&mut manifest, &observations)?;
+    // Each version is recorded (its file written) as it is read; on an error nothing is
+    // committed and the manifest stays as it was.
+    let mut history = PerSecond::new(&mut manifest);
+    import_git(&source, &origin, &mut history)?;
+    let tally = history.finish()?;
     let path = manifest.path();
-    manifest.commit().map_err(|e| Error::Fatal(e.0))?;
+    manifest.commit()?;
     if !args.quiet {
+        let versions = tally.added + tally.unchanged;
         eprintln!(
             "import: {origin}: {} version{} of {} in git, {} new row{} in {} ({} unchanged)",
-            observations.len(),
-            if observations.len() == 1 { "" } else { "s" },
+            versions,
+            if versions == 1 { "" } else { "s" },
             source.path,
             tally.added,
             if tally.added == 1 { "" } else { "s" },
@@ -184,13 +167,19 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
             args.wayback_url
         )));
     }
-    let mut manifest = Manifest::open(&args.into).map_err(|e| Error::Fatal(e.0))?;
+    let mut manifest = Manifest::open(&args.into)?;
     let mut client = Client::new(options);
     let mut failures = Vec::new();
     for origin in &origins {
-        match client.import(origin) {
-            Ok(imported) => {
-                let tally = record_all(&mut manifest, &imported.observations)?;
+        // Each copy is recorded (its file written) as it arrives; an origin that fails half-way
+        // gets its rows back as they were, so the manifest never holds half of its history.
+        let saved = manifest.save(origin);
+        let mut history = PerSecond::new(&mut manifest);
+        let imported = client
+            .import(origin, &mut history)
+            .and_then(|imported| Ok((imported, history.finish()?)));
+        match imported {
+            Ok((imported, tally)) => {
                 if !args.quiet {
                     eprintln!(
                         "import: {origin}: {} capture{} ({} redirect{} skipped), {} cop{} read, \
@@ -208,13 +197,14 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
                 }
             }
             Err(e) => {
+                manifest.restore(saved);
                 eprintln!("robots-audit: import: {origin}: nothing imported: {e}");
                 failures.push(format!("{origin}: {e}"));
             }
         }
     }
     // What was imported is kept even when some origin failed.
-    manifest.commit().map_err(|e| Error::Fatal(e.0))?;
+    manifest.commit()?;
     if failures.len() == origins.len() {
         return Err(Error::Fatal(format!(
             "import --wayback: nothing imported ({})",

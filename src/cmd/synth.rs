@@ -130,11 +130,15 @@ pub fn run(args: SynthArgs) -> Result<u8, Error> {
             config.out.display()
         ))
     })?;
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    let files = summary.files.len() as u64;
     eprintln!(
-        "synth: {} lines ({} bytes) in {} files; robots in {}; ground truth in {}",
+        "synth: {} line{} ({} byte{}) in {files} file{}; robots in {}; ground truth in {}",
         summary.lines,
+        plural(summary.lines),
         summary.bytes,
-        summary.files.len(),
+        plural(summary.bytes),
+        plural(files),
         summary.robots_dir.display(),
         summary.truth.display()
     );

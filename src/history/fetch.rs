@@ -69,8 +69,7 @@ pub fn fetch_all(origins: &[Origin], options: &FetchOptions) -> Result<Vec<Fetch
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.concurrency.max(1))
         .thread_name(|i| format!("fetch-{i}"))
-        .build()
-        .map_err(|e| HistoryError(format!("cannot start the fetch threads: {e}")))?;
+        .build()?;
     Ok(pool.install(|| {
         origins
             .par_iter()
@@ -85,7 +84,7 @@ pub fn fetch_all(origins: &[Origin], options: &FetchOptions) -> Result<Vec<Fetch
 pub fn fetch_one(agent: &ureq::Agent, origin: &Origin) -> Fetched {
     let (status, body, error) = match get(agent, &robots_url(origin)) {
         Ok((status, body)) => (FetchStatus::Http(status), body, None),
-        Err(e) => (FetchStatus::Unreachable, None, Some(e)),
+        Err(e) => (FetchStatus::Unreachable, None, Some(e.to_string())),
     };
     let at = Timestamp::from_second(Timestamp::now().as_second()).unwrap_or(Timestamp::UNIX_EPOCH);
     Fetched {
@@ -94,14 +93,25 @@ pub fn fetch_one(agent: &ureq::Agent, origin: &Origin) -> Fetched {
     }
 }
 
+/// Why a fetch got no answer: the origin is `unreachable`.
+#[derive(Debug, thiserror::Error)]
+enum Unreachable {
+    /// No answer: DNS, connection, TLS, timeout.
+    #[error("{0}")]
+    Transport(#[from] ureq::Error),
+    /// The connection dropped in the middle of the body.
+    #[error("the body was cut off: {0}")]
+    CutOff(std::io::Error),
+}
+
 /// One GET: the final status and, for 2xx, the first 500 KiB of the body.
-fn get(agent: &ureq::Agent, url: &str) -> Result<(u16, Option<Vec<u8>>), String> {
-    let mut response = agent.get(url).call().map_err(|e| e.to_string())?;
+fn get(agent: &ureq::Agent, url: &str) -> Result<(u16, Option<Vec<u8>>), Unreachable> {
+    let mut response = agent.get(url).call()?;
     let status = response.status().as_u16();
     if !response.status().is_success() {
         return Ok((status, None));
     }
     let body = read_prefix(response.body_mut().as_reader(), GOOGLEBOT_MAX_BYTES)
-        .map_err(|e| format!("the body was cut off: {e}"))?;
+        .map_err(Unreachable::CutOff)?;
     Ok((status, Some(body)))
 }

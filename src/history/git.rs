@@ -6,16 +6,24 @@
 //! 404 (no robots.txt, no restrictions). Committer times that go backwards along the line
 //! (clock skew, rebases) are raised to the previous commit's time, so the rows keep the order
 //! of the history.
+//!
+//! Each commit's entry at the path is looked up with `git ls-tree`, which gives its mode: a
+//! regular file's blob is read with `git cat-file`, at most 500 KiB of it (the process is
+//! stopped there, so a huge blob is never read whole). A symbolic link (mode 120000) or a
+//! submodule (160000) at the path is an error naming the commit: what the server sent at that
+//! time is not in the repository, and storing the link's text or nothing would judge requests
+//! against a robots.txt that was never served. Observations go into the history one by one.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use jiff::Timestamp;
 
-use super::{HistoryError, Observation};
+use super::error::{GitCommandError, GitError};
+use super::{HistoryError, Observation, PerSecond, Record, read_prefix};
 use crate::origin::Origin;
 use crate::policy::FetchStatus;
+use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// What to read.
 #[derive(Debug, Clone)]
@@ -28,8 +36,15 @@ pub struct GitSource<'a> {
     pub rev: &'a str,
 }
 
-/// The observations of `source`, attributed to `origin`, oldest first.
-pub fn import(source: &GitSource<'_>, origin: &Origin) -> Result<Vec<Observation>, HistoryError> {
+/// How much of a symbolic link's text an error shows.
+const LINK_TEXT_SHOWN: usize = 4096;
+
+/// Pushes the observations of `source`, attributed to `origin`, oldest first, into `history`.
+pub fn import<R: Record + ?Sized>(
+    source: &GitSource<'_>,
+    origin: &Origin,
+    history: &mut PerSecond<'_, R>,
+) -> Result<(), HistoryError> {
     let path = clean_path(source.path)?;
     check_git()?;
     let repo = source.repo;
@@ -43,12 +58,10 @@ pub fn import(source: &GitSource<'_>, origin: &Origin) -> Result<Vec<Observation
             &format!("{}^{{commit}}", source.rev),
         ],
     )
-    .map_err(|e| {
-        HistoryError(format!(
-            "{}: {:?} is not a revision of a git repository there ({e})",
-            repo.display(),
-            source.rev
-        ))
+    .map_err(|source_error| GitError::NotARevision {
+        repo: repo.to_path_buf(),
+        rev: source.rev.to_owned(),
+        source: source_error,
     })?;
     let commit = String::from_utf8_lossy(&commit).trim().to_owned();
     let log = git(
@@ -65,162 +78,184 @@ pub fn import(source: &GitSource<'_>, origin: &Origin) -> Result<Vec<Observation
             &format!(":(top,literal){path}"),
         ],
     )
-    .map_err(|e| HistoryError(format!("git log in {}: {e}", repo.display())))?;
+    .map_err(|e| command_error("log", repo, e))?;
     let mut commits = Vec::new();
     for line in String::from_utf8_lossy(&log).lines() {
         let parsed = line
             .split_once(' ')
             .and_then(|(hash, time)| Some((hash.to_owned(), time.parse::<i64>().ok()?)));
         let Some((hash, time)) = parsed else {
-            return Err(HistoryError(format!(
-                "git log in {}: unexpected line {line:?}",
-                repo.display()
-            )));
+            return Err(GitError::LogLine {
+                repo: repo.to_path_buf(),
+                line: line.to_owned(),
+            }
+            .into());
         };
         commits.push((hash, time));
     }
-    let mut blobs = Blobs::start(repo)?;
-    let mut observations = Vec::with_capacity(commits.len());
     let mut latest = i64::MIN;
     for (hash, time) in commits {
         latest = latest.max(time);
-        let at = Timestamp::from_second(latest)
-            .map_err(|e| HistoryError(format!("commit {hash}: committer time {time}: {e}")))?;
-        let observation = match blobs.read(&hash, &path)? {
+        let at = Timestamp::from_second(latest).map_err(|source| GitError::CommitTime {
+            commit: hash.clone(),
+            time,
+            source,
+        })?;
+        let observation = match file_at(repo, &hash, &path)? {
             Some(content) => {
                 Observation::new(origin.clone(), at, FetchStatus::Http(200), Some(content))
             }
             None => Observation::new(origin.clone(), at, FetchStatus::Http(404), None),
         };
-        observations.push(observation);
+        history.push(observation)?;
     }
-    super::keep_last_per_second(&mut observations);
-    Ok(observations)
+    Ok(())
+}
+
+/// The content of the regular file at `path` in `commit` (its first 500 KiB); `None` when the
+/// commit has nothing at the path. Anything else at the path is an error naming the commit.
+fn file_at(repo: &Path, commit: &str, path: &str) -> Result<Option<Vec<u8>>, HistoryError> {
+    let listing = git(repo, &["ls-tree", "-z", "--full-tree", commit, "--", path])
+        .map_err(|e| command_error("ls-tree", repo, e))?;
+    // ls-tree matches paths literally; an entry is `<mode> <type> <object>\t<name>`.
+    let entry = listing
+        .split(|&b| b == 0)
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| {
+            let text = String::from_utf8_lossy(entry).into_owned();
+            let parsed = text.split_once('\t').and_then(|(meta, name)| {
+                let mut meta = meta.split(' ');
+                let (mode, _, object) = (meta.next()?, meta.next()?, meta.next()?);
+                Some((mode.to_owned(), object.to_owned(), name.to_owned()))
+            });
+            parsed.ok_or_else(|| GitError::TreeEntry {
+                repo: repo.to_path_buf(),
+                entry: text,
+            })
+        })
+        .find(|parsed| !matches!(parsed, Ok((_, _, name)) if name != path))
+        .transpose()?;
+    let Some((mode, object, _)) = entry else {
+        return Ok(None);
+    };
+    let read = |limit: usize| {
+        read_blob(repo, &object, limit).map_err(|e| command_error("cat-file", repo, e))
+    };
+    match mode.as_str() {
+        "100644" | "100755" | "100664" => Ok(Some(read(GOOGLEBOT_MAX_BYTES)?)),
+        "120000" => Err(GitError::Symlink {
+            path: path.to_owned(),
+            commit: commit.to_owned(),
+            target: String::from_utf8_lossy(&read(LINK_TEXT_SHOWN)?).into_owned(),
+        }
+        .into()),
+        "160000" => Err(GitError::Submodule {
+            path: path.to_owned(),
+            commit: commit.to_owned(),
+            submodule: object,
+        }
+        .into()),
+        "040000" => Err(GitError::Directory {
+            path: path.to_owned(),
+            commit: commit.to_owned(),
+        }
+        .into()),
+        _ => Err(GitError::TreeEntry {
+            repo: repo.to_path_buf(),
+            entry: format!("{mode} {object}\t{path}"),
+        }
+        .into()),
+    }
+}
+
+/// The first `limit` bytes of a blob. `git cat-file` is stopped once they are read, so a blob
+/// of any size costs at most `limit` bytes here (and no more reading than that).
+fn read_blob(repo: &Path, object: &str, limit: usize) -> Result<Vec<u8>, GitCommandError> {
+    let mut child = git_command(repo)
+        .args(["cat-file", "blob", object])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let body = match child.stdout.take() {
+        Some(stdout) => read_prefix(stdout, limit),
+        None => Ok(Vec::new()),
+    };
+    let stopped_early = body.as_ref().is_ok_and(|b| b.len() >= limit);
+    if stopped_early || body.is_err() {
+        // The rest is not wanted: git need not write it.
+        let _ = child.kill();
+    }
+    let output = child.wait_with_output()?;
+    let body = body?;
+    if !stopped_early && !output.status.success() {
+        return Err(failed(&output));
+    }
+    Ok(body)
 }
 
 /// The path as git names it from the root: no leading `/` or `./`, no `..`, not empty.
-fn clean_path(path: &str) -> Result<String, HistoryError> {
+fn clean_path(path: &str) -> Result<String, GitError> {
     let trimmed = path.trim_start_matches("./").trim_start_matches('/');
     let bad = trimmed.is_empty()
         || trimmed.ends_with('/')
         || trimmed.contains('\n')
+        || trimmed.contains('\0')
         || trimmed
             .split('/')
             .any(|part| part == ".." || part == "." || part.is_empty());
     if bad {
-        return Err(HistoryError(format!(
-            "--path {path:?} must name a file from the repository's root, such as public/robots.txt"
-        )));
+        return Err(GitError::BadPath(path.to_owned()));
     }
     Ok(trimmed.to_owned())
 }
 
-fn check_git() -> Result<(), HistoryError> {
+fn check_git() -> Result<(), GitError> {
     match Command::new("git").arg("--version").output() {
         Ok(out) if out.status.success() => Ok(()),
-        Ok(out) => Err(HistoryError(format!(
-            "`git --version` failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))),
-        Err(e) => Err(HistoryError(format!(
-            "import --git needs the git program, which could not be run ({e}); install git or put it on PATH"
-        ))),
+        Ok(out) => Err(GitError::Version(
+            String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        )),
+        Err(e) => Err(GitError::NoGit(e)),
     }
+}
+
+/// `git -C repo`, in the C locale, never prompting, reading nothing.
+fn git_command(repo: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
+        .arg("-C")
+        .arg(repo)
+        .env("LC_ALL", "C")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null());
+    command
 }
 
 /// A git command in `repo` whose standard output is wanted; its standard error is the error.
-fn git(repo: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(args)
-        .env("LC_ALL", "C")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| e.to_string())?;
+fn git(repo: &Path, args: &[&str]) -> Result<Vec<u8>, GitCommandError> {
+    let out = git_command(repo).args(args).output()?;
     if out.status.success() {
         Ok(out.stdout)
     } else {
-        let message = String::from_utf8_lossy(&out.stderr).trim().to_owned();
-        Err(if message.is_empty() {
-            format!("git exited with {}", out.status)
-        } else {
-            message
-        })
+        Err(failed(&out))
     }
 }
 
-/// One `git cat-file --batch` process: asked for `<commit>:<path>`, it answers with the
-/// object's content, or says it is missing.
-struct Blobs {
-    child: std::process::Child,
-    input: std::process::ChildStdin,
-    output: BufReader<std::process::ChildStdout>,
-}
-
-impl Blobs {
-    fn start(repo: &Path) -> Result<Blobs, HistoryError> {
-        let fail = |e: std::io::Error| HistoryError(format!("cannot run git cat-file: {e}"));
-        let mut child = Command::new("git")
-            .arg("-C")
-            .arg(repo)
-            .args(["cat-file", "--batch"])
-            .env("LC_ALL", "C")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(fail)?;
-        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(HistoryError("git cat-file: no pipes".into()));
-        };
-        Ok(Blobs {
-            child,
-            input,
-            output: BufReader::new(output),
-        })
-    }
-
-    /// The file at `path` in `commit`; `None` when the commit has no such path.
-    fn read(&mut self, commit: &str, path: &str) -> Result<Option<Vec<u8>>, HistoryError> {
-        let fail = |e: std::io::Error| HistoryError(format!("git cat-file: {e}"));
-        writeln!(self.input, "{commit}:{path}").map_err(fail)?;
-        self.input.flush().map_err(fail)?;
-        let mut header = String::new();
-        self.output.read_line(&mut header).map_err(fail)?;
-        let header = header.trim_end();
-        if header.ends_with(" missing") {
-            return Ok(None);
-        }
-        let fields: Vec<&str> = header.split(' ').collect();
-        let [_, kind, size] = fields[..] else {
-            return Err(HistoryError(format!(
-                "git cat-file: unexpected answer {header:?}"
-            )));
-        };
-        let size: usize = size
-            .parse()
-            .map_err(|_| HistoryError(format!("git cat-file: unexpected answer {header:?}")))?;
-        let mut content = vec![0; size];
-        self.output.read_exact(&mut content).map_err(fail)?;
-        let mut newline = [0u8; 1];
-        self.output.read_exact(&mut newline).map_err(fail)?;
-        if kind != "blob" {
-            return Err(HistoryError(format!(
-                "{path} is a {kind}, not a file, in commit {commit}"
-            )));
-        }
-        Ok(Some(content))
+/// A command that ended with a failure, with what it said.
+fn failed(out: &std::process::Output) -> GitCommandError {
+    GitCommandError::Failed {
+        status: out.status,
+        stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
     }
 }
 
-impl Drop for Blobs {
-    fn drop(&mut self) {
-        // Every answer wanted has been read: the process has nothing left to say.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+fn command_error(command: &'static str, repo: &Path, source: GitCommandError) -> HistoryError {
+    GitError::Command {
+        command,
+        repo: repo.to_path_buf(),
+        source,
     }
+    .into()
 }
 
 #[cfg(test)]
@@ -238,7 +273,16 @@ mod tests {
             clean_path("/public/robots.txt").unwrap(),
             "public/robots.txt"
         );
-        for bad in ["", "/", "public/", "../robots.txt", "a//b", "a/./b", "a\nb"] {
+        for bad in [
+            "",
+            "/",
+            "public/",
+            "../robots.txt",
+            "a//b",
+            "a/./b",
+            "a\nb",
+            "a\0b",
+        ] {
             assert!(clean_path(bad).is_err(), "{bad:?}");
         }
     }

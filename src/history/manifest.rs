@@ -8,13 +8,13 @@
 
 use std::collections::HashMap;
 use std::fs::{self, File};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
-use sha2::{Digest, Sha256};
 
-use super::{HistoryError, Observation};
+use super::error::ManifestError;
+use super::{HistoryError, Observation, Record, Recorded, sha256};
 use crate::origin::Origin;
 use crate::policy::FetchStatus;
 use crate::policy::source::{
@@ -38,18 +38,6 @@ struct Row {
     parsed_status: FetchStatus,
 }
 
-/// What [`Manifest::record`] did with an observation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Recorded {
-    /// A new row: the status or the content differs from the row in force before it.
-    Added,
-    /// Nothing: the row in force at that moment already says the same.
-    Unchanged,
-    /// The row with the same origin and the same `valid_from` was replaced: two different
-    /// answers within one second, the later one wins.
-    Replaced,
-}
-
 /// An open history directory: its manifest's rows, changed in memory until [`commit`].
 ///
 /// [`commit`]: Manifest::commit
@@ -66,19 +54,15 @@ impl Manifest {
     /// Opens (creating it if needed) the history directory `dir` and reads its manifest, if
     /// any. Fails when the manifest is not one.
     pub fn open(dir: &Path) -> Result<Manifest, HistoryError> {
-        fs::create_dir_all(dir).map_err(|e| {
-            HistoryError(format!(
-                "cannot create the history directory {}: {e}",
-                dir.display()
-            ))
+        fs::create_dir_all(dir).map_err(|source| HistoryError::CreateDir {
+            dir: dir.to_path_buf(),
+            source,
         })?;
         let path = dir.join(MANIFEST_NAME);
         let rows = match fs::read(&path) {
             Ok(body) => parse(&path, &body)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => {
-                return Err(HistoryError(format!("cannot read {}: {e}", path.display())));
-            }
+            Err(source) => return Err(HistoryError::Read { path, source }),
         };
         let mut manifest = Manifest {
             dir: dir.to_path_buf(),
@@ -141,8 +125,9 @@ impl Manifest {
         if !self.changed {
             return Ok(false);
         }
-        let fail = |e: std::io::Error| {
-            HistoryError(format!("cannot write {}: {e}", self.path().display()))
+        let fail = |source: std::io::Error| HistoryError::Write {
+            path: self.path(),
+            source,
         };
         let mut file = AtomicFile::create(&self.dir, MANIFEST_NAME).map_err(fail)?;
         {
@@ -187,14 +172,15 @@ impl Manifest {
             Some(digest) => *digest,
             None => {
                 let path = self.dir.join(&file);
-                let mut content = fs::read(&path).map_err(|e| {
-                    HistoryError(format!(
-                        "{} names {}, which cannot be read: {e}",
-                        self.path().display(),
-                        path.display()
-                    ))
-                })?;
-                content.truncate(GOOGLEBOT_MAX_BYTES);
+                // Only what the audit reads of it: its first 500 KiB.
+                let mut content = Vec::new();
+                File::open(&path)
+                    .and_then(|f| f.take(GOOGLEBOT_MAX_BYTES as u64).read_to_end(&mut content))
+                    .map_err(|source| HistoryError::NamedFile {
+                        manifest: self.path(),
+                        file: path,
+                        source,
+                    })?;
                 let digest = sha256(&content);
                 self.digests.insert(file, digest);
                 digest
@@ -227,6 +213,66 @@ impl Manifest {
     }
 }
 
+impl Record for Manifest {
+    fn record(&mut self, observation: &Observation) -> Result<Recorded, HistoryError> {
+        Manifest::record(self, observation)
+    }
+
+    /// Reads back a file this manifest wrote or compared with in this run, and checks that it
+    /// still holds that content (it is `None` otherwise).
+    fn recorded_body(&mut self, sha256_wanted: &[u8; 32]) -> Result<Option<Vec<u8>>, HistoryError> {
+        let Some(file) = self
+            .digests
+            .iter()
+            .find(|(_, digest)| *digest == sha256_wanted)
+            .map(|(file, _)| file.clone())
+        else {
+            return Ok(None);
+        };
+        let path = self.dir.join(&file);
+        let mut body = Vec::new();
+        File::open(&path)
+            .and_then(|f| f.take(GOOGLEBOT_MAX_BYTES as u64).read_to_end(&mut body))
+            .map_err(|source| HistoryError::NamedFile {
+                manifest: self.path(),
+                file: path,
+                source,
+            })?;
+        Ok((sha256(&body) == *sha256_wanted).then_some(body))
+    }
+}
+
+/// The rows of one origin as they were, to put back with [`Manifest::restore`].
+#[derive(Debug)]
+pub struct SavedRows {
+    key: String,
+    rows: Vec<Row>,
+    changed: bool,
+}
+
+impl Manifest {
+    /// The rows of `origin` as they are now: an import that fails half-way through an origin
+    /// puts them back, so the manifest never holds half of an origin's history. (Files it
+    /// stored stay, unnamed: they are named by their content, and the next import that meets
+    /// that content uses them.)
+    pub fn save(&self, origin: &Origin) -> SavedRows {
+        let key = origin.to_string();
+        SavedRows {
+            rows: self.rows.iter().filter(|r| r.key == key).cloned().collect(),
+            key,
+            changed: self.changed,
+        }
+    }
+
+    /// Puts back the rows of an origin saved by [`Manifest::save`].
+    pub fn restore(&mut self, saved: SavedRows) {
+        self.rows.retain(|r| r.key != saved.key);
+        self.rows.extend(saved.rows);
+        self.changed = saved.changed;
+        self.sort();
+    }
+}
+
 /// The directory of an origin's files: its host, with `_<port>` for a non-default port (the
 /// convention of the dated-directory robots source).
 fn host_dir(origin: &Origin) -> String {
@@ -234,10 +280,6 @@ fn host_dir(origin: &Origin) -> String {
         Some(port) => format!("{}_{port}", origin.host()),
         None => origin.host().to_owned(),
     }
-}
-
-fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -251,7 +293,10 @@ fn store(dir: &Path, name: &str, body: &[u8], digest: [u8; 32]) -> Result<(), Hi
     if fs::read(&path).is_ok_and(|existing| sha256(&existing) == digest) {
         return Ok(());
     }
-    let fail = |e: std::io::Error| HistoryError(format!("cannot write {}: {e}", path.display()));
+    let fail = |source: std::io::Error| HistoryError::Write {
+        path: path.clone(),
+        source,
+    };
     let parent = path.parent().unwrap_or(dir);
     fs::create_dir_all(parent).map_err(fail)?;
     let file_name = path
@@ -271,15 +316,17 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 
 /// Reads a manifest's rows with the rules the audit applies (`policy::source`), so a manifest
 /// this module accepts is one the audit accepts.
-fn parse(path: &Path, body: &[u8]) -> Result<Vec<Row>, HistoryError> {
+fn parse(path: &Path, body: &[u8]) -> Result<Vec<Row>, ManifestError> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)
         .from_reader(body);
-    let header = reader
-        .byte_headers()
-        .map_err(|e| HistoryError(format!("manifest {}: {e}", path.display())))?;
+    let csv_error = |source: csv::Error| ManifestError::Csv {
+        path: path.to_path_buf(),
+        source,
+    };
+    let header = reader.byte_headers().map_err(csv_error)?;
     let header: Vec<&[u8]> = header.iter().collect();
     let expected: Vec<&str> = MANIFEST_HEADER.split(',').collect();
     let header_ok = header.len() == expected.len()
@@ -288,18 +335,20 @@ fn parse(path: &Path, body: &[u8]) -> Result<Vec<Row>, HistoryError> {
             .zip(&expected)
             .all(|(h, e)| h.eq_ignore_ascii_case(e.as_bytes()));
     if !header_ok {
-        return Err(HistoryError(format!(
-            "{} is not a robots manifest: its first line must be {MANIFEST_HEADER}",
-            path.display()
-        )));
+        return Err(ManifestError::NotAManifest {
+            path: path.to_path_buf(),
+            header: MANIFEST_HEADER,
+        });
     }
     let mut rows = Vec::new();
     for record in reader.byte_records() {
-        let record =
-            record.map_err(|e| HistoryError(format!("manifest {}: {e}", path.display())))?;
+        let record = record.map_err(csv_error)?;
         let line = record.position().map_or(0, |p| p.line());
-        let fail =
-            |what: String| HistoryError(format!("manifest {} line {line}: {what}", path.display()));
+        let fail = |problem: String| ManifestError::Row {
+            path: path.to_path_buf(),
+            line,
+            problem,
+        };
         if record.len() != 4 {
             return Err(fail(format!(
                 "expected 4 fields ({MANIFEST_HEADER}), found {}",
@@ -483,14 +532,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join(MANIFEST_NAME), "User-agent: *\n").unwrap();
         let e = Manifest::open(dir.path()).unwrap_err();
-        assert!(e.0.contains("not a robots manifest"), "{e}");
+        assert!(e.to_string().contains("not a robots manifest"), "{e}");
         fs::write(
             dir.path().join(MANIFEST_NAME),
             "origin,valid_from,status,file\nexample.com,yesterday,200,a.txt\n",
         )
         .unwrap();
         let e = Manifest::open(dir.path()).unwrap_err();
-        assert!(e.0.contains("line 2"), "{e}");
+        assert!(e.to_string().contains("line 2"), "{e}");
     }
 
     /// An observation drawn by the property test: origin a or b, a second, and one of four

@@ -2,7 +2,10 @@
 //!
 //! Three producers observe an origin's robots.txt at moments in time: a live fetch
 //! ([`fetch`]), the Wayback Machine's archive ([`wayback`]) and a git repository ([`git`]).
-//! Each turns what it saw into [`Observation`]s; [`manifest`] merges them into `DIR/manifest.csv`.
+//! Each turns what it saw into [`Observation`]s and pushes them, one at a time and in time order,
+//! into a [`Record`], which [`manifest::Manifest`] implements: no producer holds the bodies of
+//! a whole history (a [`PerSecond`] in between holds one observation back, until the next one
+//! shows whether it was the last of its second).
 //!
 //! Invariants kept by [`manifest::Manifest`]:
 //! - a row is added only when the status or the content differs from the row in force just
@@ -17,10 +20,13 @@
 //! The manifest format and the meaning of each status are in `docs/contract.md` ("Robots
 //! sources"); the choices made here are in the README ("Robots history").
 
+mod error;
 pub mod fetch;
 pub mod git;
 pub mod manifest;
 pub mod wayback;
+
+pub use error::HistoryError;
 
 use jiff::Timestamp;
 
@@ -66,34 +72,106 @@ impl Observation {
     }
 }
 
-/// Keeps, of observations of one origin made in the same second, only the last: the manifest
-/// holds one row per origin and second, and recording both would replace the first with the
-/// second on every run instead of adding nothing the second time. `observations` are in time
-/// order.
-pub fn keep_last_per_second(observations: &mut Vec<Observation>) {
-    let mut kept: Vec<Observation> = Vec::with_capacity(observations.len());
-    for observation in observations.drain(..) {
-        match kept.last_mut() {
-            Some(last) if last.at == observation.at && last.origin == observation.origin => {
-                *last = observation;
-            }
-            _ => kept.push(observation),
+/// What [`Record::record`] did with an observation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// A new row: the status or the content differs from the row in force before it.
+    Added,
+    /// Nothing: the row in force at that moment already says the same.
+    Unchanged,
+    /// The row with the same origin and the same `valid_from` was replaced: two different
+    /// answers within one second, the later one wins.
+    Replaced,
+}
+
+/// Where the producers push what they observe.
+pub trait Record {
+    /// Records one observation; its body is stored before this returns, so the caller can drop
+    /// it.
+    fn record(&mut self, observation: &Observation) -> Result<Recorded, HistoryError>;
+
+    /// The body of a content this recorder recorded (or found already recorded), by its
+    /// SHA-256; `None` when it has none. A producer that meets a content again (the Wayback
+    /// Machine's revisits) reads it back here instead of keeping every body in memory or asking
+    /// the source twice.
+    fn recorded_body(&mut self, sha256: &[u8; 32]) -> Result<Option<Vec<u8>>, HistoryError>;
+}
+
+/// How many observations recording added or changed, and how many it found already there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Rows added or replaced.
+    pub added: usize,
+    /// Observations the history already said.
+    pub unchanged: usize,
+}
+
+impl Tally {
+    /// Counts what recording one observation did.
+    pub fn count(&mut self, recorded: Recorded) {
+        match recorded {
+            Recorded::Unchanged => self.unchanged += 1,
+            Recorded::Added | Recorded::Replaced => self.added += 1,
         }
     }
-    *observations = kept;
 }
 
-/// A history command that could not do its work; the message names what and where.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HistoryError(pub String);
+/// Passes observations on to a [`Record`], keeping of those of one origin made in the same
+/// second only the last: the manifest holds one row per origin and second, and recording both
+/// would replace the first with the second on every run instead of adding nothing the second
+/// time. Observations arrive in time order; one is held back until the next shows whether it is
+/// the last of its second, and [`PerSecond::finish`] passes on the one still held.
+#[derive(Debug)]
+pub struct PerSecond<'r, R: Record + ?Sized> {
+    recorder: &'r mut R,
+    held: Option<Observation>,
+    tally: Tally,
+}
 
-impl std::fmt::Display for HistoryError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+impl<'r, R: Record + ?Sized> PerSecond<'r, R> {
+    /// Passes observations on to `recorder`.
+    pub fn new(recorder: &'r mut R) -> PerSecond<'r, R> {
+        PerSecond {
+            recorder,
+            held: None,
+            tally: Tally::default(),
+        }
+    }
+
+    /// The next observation, in time order.
+    pub fn push(&mut self, observation: Observation) -> Result<(), HistoryError> {
+        if let Some(held) = self.held.take()
+            && (held.at != observation.at || held.origin != observation.origin)
+        {
+            let recorded = self.recorder.record(&held)?;
+            self.tally.count(recorded);
+        }
+        self.held = Some(observation);
+        Ok(())
+    }
+
+    /// [`Record::recorded_body`] of the recorder. The observation held back is not recorded
+    /// yet: its body is not among them.
+    pub fn recorded_body(&mut self, sha256: &[u8; 32]) -> Result<Option<Vec<u8>>, HistoryError> {
+        self.recorder.recorded_body(sha256)
+    }
+
+    /// Records the observation held back and returns what recording did in all.
+    pub fn finish(mut self) -> Result<Tally, HistoryError> {
+        if let Some(held) = self.held.take() {
+            let recorded = self.recorder.record(&held)?;
+            self.tally.count(recorded);
+        }
+        Ok(self.tally)
     }
 }
 
-impl std::error::Error for HistoryError {}
+/// The SHA-256 of a body: the history names its files by it, and producers recognise a content
+/// they met before by it.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).into()
+}
 
 /// The default `User-Agent` of `fetch` and `import --wayback`: it names the program, so that a
 /// site owner reading their logs knows what asked.
@@ -143,6 +221,21 @@ mod tests {
         assert_eq!(down.body, None);
     }
 
+    /// Keeps what it is given, in order.
+    #[derive(Default)]
+    struct Kept(Vec<Observation>);
+
+    impl Record for Kept {
+        fn record(&mut self, observation: &Observation) -> Result<Recorded, HistoryError> {
+            self.0.push(observation.clone());
+            Ok(Recorded::Added)
+        }
+
+        fn recorded_body(&mut self, _: &[u8; 32]) -> Result<Option<Vec<u8>>, HistoryError> {
+            Ok(None)
+        }
+    }
+
     #[test]
     fn one_observation_per_origin_and_second() {
         let at = |s: i64| Timestamp::from_second(s).unwrap();
@@ -151,9 +244,28 @@ mod tests {
         let o = |origin: &Origin, s: i64, code: u16| {
             Observation::new(origin.clone(), at(s), FetchStatus::Http(code), None)
         };
-        let mut all = vec![o(&a, 1, 404), o(&a, 1, 503), o(&b, 1, 410), o(&a, 2, 404)];
-        keep_last_per_second(&mut all);
-        assert_eq!(all, [o(&a, 1, 503), o(&b, 1, 410), o(&a, 2, 404)]);
+        let cases = [
+            (
+                vec![o(&a, 1, 404), o(&a, 1, 503), o(&b, 1, 410), o(&a, 2, 404)],
+                vec![o(&a, 1, 503), o(&b, 1, 410), o(&a, 2, 404)],
+            ),
+            (vec![], vec![]),
+            (vec![o(&a, 1, 404)], vec![o(&a, 1, 404)]),
+            (
+                vec![o(&a, 1, 404), o(&a, 1, 503), o(&a, 1, 500)],
+                vec![o(&a, 1, 500)],
+            ),
+        ];
+        for (given, want) in cases {
+            let mut kept = Kept::default();
+            let mut per_second = PerSecond::new(&mut kept);
+            for observation in given {
+                per_second.push(observation).unwrap();
+            }
+            let tally = per_second.finish().unwrap();
+            assert_eq!(tally.added, want.len());
+            assert_eq!(kept.0, want);
+        }
     }
 
     #[test]

@@ -10,6 +10,11 @@
 //! redirect, not a robots.txt: it is skipped (Google would have followed it to another URL,
 //! whose history is that URL's own), and counted so the user knows.
 //!
+//! Streaming: each observation is pushed into the history as it is made, so memory does not
+//! grow with the number of copies. Of each content read, only its status and SHA-256 are kept;
+//! when the archive replays it again (a revisit, or a change back), its body is read back from
+//! the history ([`Record::recorded_body`]) instead of asking the archive again.
+//!
 //! Politeness: requests are sequential, at least `delay` apart; a 429, a 5xx or a transport
 //! error is retried after a back-off that doubles each time (or the service's `Retry-After`,
 //! up to a minute), a bounded number of times; then the import of that origin fails with an
@@ -22,7 +27,8 @@ use std::time::{Duration, Instant};
 use jiff::Timestamp;
 use jiff::civil::DateTime;
 
-use super::{HistoryError, Observation, read_prefix, robots_url};
+use super::error::{CdxError, PeriodError, RequestFailure, WaybackError};
+use super::{HistoryError, Observation, PerSecond, Record, read_prefix, robots_url, sha256};
 use crate::origin::Origin;
 use crate::policy::FetchStatus;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
@@ -86,11 +92,11 @@ pub struct Capture {
     pub digest: String,
 }
 
-/// What an import of one origin found.
-#[derive(Debug, Clone, Default)]
+/// What an import of one origin found (its observations went into the history).
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Imported {
-    /// One per change of digest in the period, in time order.
-    pub observations: Vec<Observation>,
+    /// Observations made: one per change of digest in the period.
+    pub observations: usize,
     /// Captures listed by the index in the period.
     pub captures: usize,
     /// 3xx captures skipped.
@@ -101,7 +107,7 @@ pub struct Imported {
 
 /// Turns `--from`/`--to` into a CDX timestamp prefix: `2024`, `2024-05`, `2024-05-01`, an
 /// RFC 3339 time (converted to UTC), or 1 to 14 digits as the CDX API takes them.
-pub fn cdx_time(text: &str) -> Result<String, String> {
+pub fn cdx_time(text: &str) -> Result<String, PeriodError> {
     let text = text.trim();
     if !text.is_empty() && text.len() <= 14 && text.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(text.to_owned());
@@ -121,30 +127,33 @@ pub fn cdx_time(text: &str) -> Result<String, String> {
             format!("{text}-01")
         };
         date.parse::<jiff::civil::Date>()
-            .map_err(|e| format!("{text:?} is not a date: {e}"))?;
+            .map_err(|source| PeriodError::NoSuchDate {
+                text: text.to_owned(),
+                source,
+            })?;
         return Ok(parts.concat());
     }
-    Err(format!(
-        "{text:?} is not a date such as 2024, 2024-05, 2024-05-01 or 2024-05-01T12:00:00Z"
-    ))
+    Err(PeriodError::Unreadable(text.to_owned()))
 }
 
 /// Reads a CDX answer (`output=json`): an array of rows whose first row names the fields
 /// (`timestamp`, `statuscode`, `digest`, in any order). An empty answer lists no capture.
-pub fn parse_index(body: &[u8]) -> Result<Vec<Capture>, String> {
+pub fn parse_index(body: &[u8]) -> Result<Vec<Capture>, CdxError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Vec::new());
     }
-    let rows: Vec<Vec<String>> = serde_json::from_slice(body)
-        .map_err(|e| format!("the CDX answer is not a JSON array of rows: {e}"))?;
+    let rows: Vec<Vec<String>> = serde_json::from_slice(body)?;
     let Some((header, rows)) = rows.split_first() else {
         return Ok(Vec::new());
     };
-    let column = |name: &str| {
+    let column = |name: &'static str| {
         header
             .iter()
             .position(|h| h == name)
-            .ok_or_else(|| format!("the CDX answer has no {name} field (fields: {header:?})"))
+            .ok_or_else(|| CdxError::MissingField {
+                name,
+                header: header.clone(),
+            })
     };
     let (t, s, d) = (
         column("timestamp")?,
@@ -154,12 +163,9 @@ pub fn parse_index(body: &[u8]) -> Result<Vec<Capture>, String> {
     let mut captures = Vec::with_capacity(rows.len());
     for row in rows {
         let field = |i: usize| {
-            row.get(i).ok_or_else(|| {
-                format!(
-                    "a CDX row has {} fields, the header {}",
-                    row.len(),
-                    header.len()
-                )
+            row.get(i).ok_or(CdxError::ShortRow {
+                found: row.len(),
+                expected: header.len(),
             })
         };
         let stamp = field(t)?;
@@ -170,7 +176,7 @@ pub fn parse_index(body: &[u8]) -> Result<Vec<Capture>, String> {
                 code.parse::<u16>()
                     .ok()
                     .filter(|c| (100..=599).contains(c))
-                    .ok_or_else(|| format!("CDX status {code:?} is not an HTTP status"))?,
+                    .ok_or_else(|| CdxError::Status(code.to_owned()))?,
             ),
         };
         captures.push(Capture {
@@ -184,14 +190,17 @@ pub fn parse_index(body: &[u8]) -> Result<Vec<Capture>, String> {
     Ok(captures)
 }
 
-fn parse_stamp(stamp: &str) -> Result<Timestamp, String> {
+fn parse_stamp(stamp: &str) -> Result<Timestamp, CdxError> {
     if stamp.len() != 14 || !stamp.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("CDX timestamp {stamp:?} is not 14 digits"));
+        return Err(CdxError::StampDigits(stamp.to_owned()));
     }
     DateTime::strptime("%Y%m%d%H%M%S", stamp)
         .and_then(|dt| dt.to_zoned(jiff::tz::TimeZone::UTC))
         .map(|z| z.timestamp())
-        .map_err(|e| format!("CDX timestamp {stamp:?}: {e}"))
+        .map_err(|source| CdxError::StampTime {
+            stamp: stamp.to_owned(),
+            source,
+        })
 }
 
 /// Whether a capture's stamp is within `[from, to]` (prefixes, `to` inclusive).
@@ -236,7 +245,7 @@ impl Client {
     }
 
     /// GET with the delay and the retries; any status other than 429 and 5xx is an answer.
-    fn get(&mut self, url: &str, limit: usize) -> Result<Answer, HistoryError> {
+    fn get(&mut self, url: &str, limit: usize) -> Result<Answer, WaybackError> {
         let mut wait = self.options.backoff;
         let mut attempt = 0;
         loop {
@@ -253,23 +262,23 @@ impl Client {
                     if status != 429 && !(500..=599).contains(&status) {
                         match read_prefix(response.body_mut().as_reader(), limit) {
                             Ok(body) => return Ok(Answer { status, body }),
-                            Err(e) => format!("the answer was cut off ({e})"),
+                            Err(e) => RequestFailure::CutOff(e),
                         }
                     } else {
                         if let Some(after) = retry_after(&response) {
                             wait = wait.max(after.min(MAX_RETRY_AFTER));
                         }
-                        format!("answered {status}")
+                        RequestFailure::Status(status)
                     }
                 }
-                Err(e) => e.to_string(),
+                Err(e) => RequestFailure::Transport(e),
             };
             if attempt >= self.options.retries {
-                return Err(HistoryError(format!(
-                    "{url}: {failure}, {} time{} in a row; giving up",
-                    attempt + 1,
-                    if attempt == 0 { "" } else { "s" }
-                )));
+                return Err(WaybackError::GaveUp {
+                    url: url.to_owned(),
+                    failure,
+                    tries: attempt + 1,
+                });
             }
             attempt += 1;
             sleep(wait);
@@ -277,8 +286,13 @@ impl Client {
         }
     }
 
-    /// Reads the index for `origin`'s robots.txt and the copy of each change of content.
-    pub fn import(&mut self, origin: &Origin) -> Result<Imported, HistoryError> {
+    /// Reads the index for `origin`'s robots.txt and the copy of each change of content,
+    /// pushing each observation into `history` as it is made.
+    pub fn import<R: Record + ?Sized>(
+        &mut self,
+        origin: &Origin,
+        history: &mut PerSecond<'_, R>,
+    ) -> Result<Imported, HistoryError> {
         let target = match origin.port() {
             Some(port) => format!("{}:{port}/robots.txt", origin.host()),
             None => format!("{}/robots.txt", origin.host()),
@@ -296,15 +310,19 @@ impl Client {
         }
         let index = self.get(&url, MAX_INDEX_BYTES)?;
         if !(200..=299).contains(&index.status) {
-            return Err(HistoryError(format!(
-                "{url}: the CDX service answered {}",
-                index.status
-            )));
+            return Err(WaybackError::IndexStatus {
+                url,
+                status: index.status,
+            }
+            .into());
         }
-        let captures = parse_index(&index.body).map_err(|e| HistoryError(format!("{url}: {e}")))?;
+        let captures =
+            parse_index(&index.body).map_err(|source| WaybackError::Index { url, source })?;
+        drop(index);
         let (from, to) = (self.options.from.clone(), self.options.to.clone());
         let mut imported = Imported::default();
-        let mut copies: HashMap<String, (u16, Option<Vec<u8>>)> = HashMap::new();
+        // Of each content read: the status it was read with and its SHA-256 (never its body).
+        let mut contents: HashMap<String, (u16, [u8; 32])> = HashMap::new();
         let mut previous_digest: Option<&str> = None;
         for capture in &captures {
             if !in_period(&capture.stamp, from.as_deref(), to.as_deref()) {
@@ -323,24 +341,33 @@ impl Client {
             previous_digest = Some(capture.digest.as_str());
             let (status, body) = match capture.status {
                 Some(code) if !(200..=299).contains(&code) => (code, None),
-                archived => match copies.get(&capture.digest) {
-                    Some(copy) => copy.clone(),
-                    None => {
-                        let copy = self.copy(&service, capture, origin, archived)?;
-                        imported.copies += 1;
-                        copies.insert(capture.digest.clone(), copy.clone());
-                        copy
-                    }
-                },
+                archived => {
+                    let again = match contents.get(&capture.digest) {
+                        Some(&(status, sha)) => {
+                            history.recorded_body(&sha)?.map(|body| (status, body))
+                        }
+                        None => None,
+                    };
+                    let (status, body) = match again {
+                        Some(known) => known,
+                        None => {
+                            let (status, body) = self.copy(&service, capture, origin, archived)?;
+                            imported.copies += 1;
+                            contents.insert(capture.digest.clone(), (status, sha256(&body)));
+                            (status, body)
+                        }
+                    };
+                    (status, Some(body))
+                }
             };
-            imported.observations.push(Observation::new(
+            imported.observations += 1;
+            history.push(Observation::new(
                 origin.clone(),
                 capture.at,
                 FetchStatus::Http(status),
                 body,
-            ));
+            ))?;
         }
-        super::keep_last_per_second(&mut imported.observations);
         Ok(imported)
     }
 
@@ -352,16 +379,17 @@ impl Client {
         capture: &Capture,
         origin: &Origin,
         archived: Option<u16>,
-    ) -> Result<(u16, Option<Vec<u8>>), HistoryError> {
+    ) -> Result<(u16, Vec<u8>), WaybackError> {
         let url = format!("{service}/web/{}id_/{}", capture.stamp, robots_url(origin));
         let answer = self.get(&url, GOOGLEBOT_MAX_BYTES)?;
         match archived {
-            Some(code) if (200..=299).contains(&answer.status) => Ok((code, Some(answer.body))),
-            Some(code) => Err(HistoryError(format!(
-                "{url}: the archived copy of a {code} capture answered {}",
-                answer.status
-            ))),
-            None => Ok((answer.status, Some(answer.body))),
+            Some(code) if (200..=299).contains(&answer.status) => Ok((code, answer.body)),
+            Some(code) => Err(WaybackError::CopyStatus {
+                url,
+                code,
+                status: answer.status,
+            }),
+            None => Ok((answer.status, answer.body)),
         }
     }
 }

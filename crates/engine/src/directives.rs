@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::time::Duration;
 
 use crate::GroupId;
-use crate::parse::{is_space, trim};
+use crate::ascii::{is_space, trim};
 use crate::pattern::{escape_pattern, glob_matches_parts};
 
 /// Which extension directive a line is.

@@ -40,6 +40,7 @@
 
 #![warn(missing_docs)]
 
+mod ascii;
 mod compile;
 mod directives;
 mod legacy;
@@ -48,6 +49,7 @@ mod pattern;
 #[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod robots;
+mod rules;
 mod select;
 mod url;
 
@@ -58,6 +60,7 @@ pub use directives::{
 };
 pub use parse::{GOOGLEBOT_MAX_BYTES, MAX_LINE_BYTES, ParseOptions, ParseStats};
 pub use pattern::escape_pattern;
-pub use robots::{Group, GroupId, Robots, Rule, RuleId, RuleKind, Verdict};
+pub use robots::{Robots, Verdict};
+pub use rules::{Group, GroupId, Rule, RuleId, RuleKind};
 pub use select::{Selection, TokenMatch};
 pub use url::path_params_query;

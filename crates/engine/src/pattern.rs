@@ -81,7 +81,6 @@ pub(crate) fn index_htm_prefix(pattern: &[u8]) -> Option<usize> {
 }
 
 /// [`glob_matches_parts`] on a whole pattern, its final `$` included.
-#[cfg(test)]
 pub(crate) fn glob_matches(pattern: &[u8], path: &[u8]) -> bool {
     match pattern.split_last() {
         Some((b'$', body)) => glob_matches_parts(body, true, path),

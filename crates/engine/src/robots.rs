@@ -1,6 +1,6 @@
-//! The parsed and compiled robots.txt and its parts.
+//! The parsed and compiled robots.txt: [`Robots`] owns the parts ([`crate::rules`]) and answers
+//! for any crawler.
 
-use std::ops::Range;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -10,50 +10,8 @@ use crate::directives::{
     RequestRate, Stance, Use, VisitTime,
 };
 use crate::parse::{ParseOptions, ParseStats, parse};
+use crate::rules::{Group, GroupId, Rule, RuleId};
 use crate::select::{Selection, TokenMatch, select};
-
-/// Index of a group in [`Robots::groups`].
-pub type GroupId = u32;
-/// Index of a rule in [`Robots::rules`], which is also its rank in file order.
-pub type RuleId = u32;
-
-/// A group: a run of user-agent lines and the rules that follow them, up to the next user-agent
-/// line that comes after a rule.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Group {
-    /// The user-agent values as written (trimmed, comment removed), in file order.
-    pub agents: Vec<Box<[u8]>>,
-    /// Line of the group's first user-agent line.
-    pub line: u32,
-    /// The group's rules in [`Robots::rules`].
-    pub rules: Range<RuleId>,
-}
-
-/// Whether a rule allows or disallows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RuleKind {
-    /// An `allow` line.
-    Allow,
-    /// A `disallow` line, or one of its accepted typos.
-    Disallow,
-}
-
-/// An allow or disallow line inside a group.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Rule {
-    /// Allow or disallow.
-    pub kind: RuleKind,
-    /// The value after [`escape_pattern`](crate::escape_pattern); its length is the rule's
-    /// priority. Empty for an empty value, which never decides anything.
-    pub pattern: Box<[u8]>,
-    /// The line as written, with its comment and outer whitespace removed (lossy UTF-8), such as
-    /// `Disallow: /private/`.
-    pub text: String,
-    /// The line number, counted as Google counts them.
-    pub line: u32,
-    /// The group the rule belongs to.
-    pub group: GroupId,
-}
 
 /// The outcome of matching one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

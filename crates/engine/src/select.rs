@@ -1,7 +1,7 @@
 //! Which groups apply to a crawler: Google's group rules, and the audit's reading of group names
 //! (`docs/robots-txt.md` and `docs/contract.md`).
 
-use crate::parse::is_space;
+use crate::ascii::is_space;
 use crate::{Group, GroupId};
 
 /// How caller tokens are compared with the user-agent values of the groups.
