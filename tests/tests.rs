@@ -9,6 +9,7 @@ mod crawl_rate;
 mod exemptions;
 mod explain;
 mod faults;
+mod golden;
 mod history;
 mod hourly;
 mod html_report;
