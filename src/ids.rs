@@ -48,7 +48,7 @@ index_id!(
     OriginId
 );
 index_id!(
-    /// A robots.txt version, by load order (`PolicySet::versions` indexes by it).
+    /// A robots.txt version, by load order (`VersionSet::versions` indexes by it).
     VersionId
 );
 

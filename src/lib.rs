@@ -5,7 +5,7 @@
 //! - [`robots_audit_engine`] (re-exported as [`engine`]): Google's robots.txt semantics, compiled.
 //! - [`robots_audit_logs`] (as [`logs`]): streaming readers for access logs and crawl logs.
 //! - [`robots_audit_bots`] (as [`bots`]): the crawler catalog and IP range verification.
-//! - [`origin`]: origin normalisation; [`policy`]: robots sources and versions in time.
+//! - [`origin`]: origin normalisation; [`versions`]: robots sources and the robots.txt versions in time.
 //! - [`audit`]: the parallel pipeline and the verdict on each request; [`report`]: the CSV files.
 //! - [`check`]: one robots.txt, some agents, some URLs; [`synth`]: test data with known truth.
 //! - [`history`]: the robots.txt history (`fetch`, `import`) as a manifest the audit reads.
@@ -20,9 +20,9 @@ pub mod history;
 pub mod ids;
 pub mod merge;
 pub mod origin;
-pub mod policy;
 pub mod report;
 pub mod state;
+pub mod versions;
 
 pub use robots_audit_bots as bots;
 pub use robots_audit_engine as engine;

@@ -27,9 +27,9 @@ use std::sync::Arc;
 use crate::audit::stats::IdMap;
 use crate::audit::unknown::UnknownAgents;
 use crate::ids::{AgentId, OriginId, VersionId};
-use crate::policy::summary::RobotsSummary;
 use crate::report::atomic::AtomicFile;
 use crate::state::{AgentState, InputState, Settings, Share, State};
+use crate::versions::summary::RobotsSummary;
 
 /// What [`copy_streamed`] needs of a report once its state is summed: where it is, and what each
 /// of its inputs contributed to each streamed report.

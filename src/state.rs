@@ -35,7 +35,7 @@ use crate::audit::stats::{IdMap, Stats};
 use crate::audit::unknown::{UnknownAgents, UnknownAgentsState};
 use crate::audit::{AuditConfig, AuditResult, FileReport};
 use crate::ids::{AgentId, OriginId, VersionId};
-use crate::policy::summary::{RobotsSummary, hex};
+use crate::versions::summary::{RobotsSummary, hex};
 
 /// The file name in a report directory.
 pub const FILE: &str = "state.json";
@@ -299,7 +299,7 @@ impl State {
     /// agents and origins is then lost, so the same inputs and settings give the same
     /// `state.json` byte for byte, whatever the thread count and however the inputs were split
     /// over reports that were merged. Nothing is copied when the order is already canonical, as
-    /// the versions of a run are ([`PolicySet::sort_versions`](crate::policy::PolicySet::sort_versions)).
+    /// the versions of a run are ([`VersionSet::sort_versions`](crate::versions::VersionSet::sort_versions)).
     pub fn canonical(mut self) -> Result<State, String> {
         let agents = order_by(&self.agents, |agent| agent.name.as_str());
         let origins = order_by(&self.origins, String::as_str);

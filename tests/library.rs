@@ -10,9 +10,9 @@ use robots_audit::audit::sink::{Output, Sink, Verdict};
 use robots_audit::audit::stats::Outcome;
 use robots_audit::audit::{self, AuditConfig, expand_inputs};
 use robots_audit::bots::{Catalog, Verifier};
-use robots_audit::policy::source::{LoadOptions, load};
 use robots_audit::report::Reports;
 use robots_audit::state::Settings;
+use robots_audit::versions::source::{LoadOptions, load};
 
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const MJ12: &str = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)";

@@ -17,10 +17,10 @@ use robots_audit::audit::unknown::UnknownAgents;
 use robots_audit::audit::{self, AuditConfig, expand_inputs};
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::logs::{Block, FieldMap, Format, LineParser};
-use robots_audit::policy::source::{LoadOptions, load};
 use robots_audit::report::Reports;
 use robots_audit::report::summary;
 use robots_audit::state::Settings;
+use robots_audit::versions::source::{LoadOptions, load};
 
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const UNKNOWN_BOT: &str = "NightOwlCrawler/1.0 (+https://nightowl.example/bot.html)";

@@ -93,7 +93,7 @@ impl<'a> AuditContext<'a> {
     fn intern(&self, origin: Option<&Origin>) -> OriginEntry {
         let name = origin.map(Origin::to_string).unwrap_or_default();
         let versions: Arc<[VersionId]> = origin
-            .map(|o| self.judge.policy().versions_of(o))
+            .map(|o| self.judge.robots().versions_of(o))
             .unwrap_or_default()
             .into();
         let mut table = self.origins.lock().unwrap_or_else(PoisonError::into_inner);
@@ -544,7 +544,7 @@ impl<'c> Auditor<'c> {
             path,
             verification,
             judgement,
-            policy: context.judge.policy(),
+            robots: context.judge.robots(),
         });
     }
 }

@@ -8,7 +8,7 @@ use robots_audit_logs::{BlockState, Format, LineParser, Source};
 use super::*;
 use crate::audit::judge::Decider;
 use crate::audit::stats::Outcome;
-use crate::policy::{FetchStatus, PolicySet, Version};
+use crate::versions::{FetchStatus, Version, VersionSet};
 
 /// What a test looks at in a verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +26,7 @@ struct Keep(Vec<Seen>);
 
 impl Sink for Keep {
     fn verdict(&mut self, v: &Verdict<'_>) {
-        let version = v.judgement.version.map(|id| v.policy.version(id));
+        let version = v.judgement.version.map(|id| v.robots.version(id));
         let rule = match (v.judgement.decider, version) {
             (Decider::Rule(rule), Some(version)) => version
                 .robots
@@ -51,32 +51,30 @@ const MJ12: &str = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/
 const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
 /// `a.example` (any scheme) with rules; `https://b.example` answering 503.
-fn policy() -> PolicySet {
-    let mut policy = PolicySet::new();
+fn versions() -> VersionSet {
+    let mut set = VersionSet::new();
     let body = b"User-agent: *\nDisallow: /private/\n\nUser-agent: MJ12bot\nDisallow: /\n";
-    policy
-        .add(Version {
-            origin: "a.example".into(),
-            valid_from: None,
-            status: FetchStatus::Http(200),
-            robots: Some(Robots::parse(body)),
-            source: "a.txt".into(),
-            bytes: body.len() as u64,
-            sha256: None,
-        })
-        .unwrap();
-    policy
-        .add(Version {
-            origin: "https://b.example".into(),
-            valid_from: None,
-            status: FetchStatus::Http(503),
-            robots: None,
-            source: "manifest".into(),
-            bytes: 0,
-            sha256: None,
-        })
-        .unwrap();
-    policy
+    set.add(Version {
+        origin: "a.example".into(),
+        valid_from: None,
+        status: FetchStatus::Http(200),
+        robots: Some(Robots::parse(body)),
+        source: "a.txt".into(),
+        bytes: body.len() as u64,
+        sha256: None,
+    })
+    .unwrap();
+    set.add(Version {
+        origin: "https://b.example".into(),
+        valid_from: None,
+        status: FetchStatus::Http(503),
+        robots: None,
+        source: "manifest".into(),
+        bytes: 0,
+        sha256: None,
+    })
+    .unwrap();
+    set
 }
 
 fn line(host: &str, ip: &str, path: &str, ua: &str) -> String {
@@ -119,9 +117,9 @@ fn audit(all_agents: bool, lines: &[(usize, String)]) -> (Vec<Seen>, Vec<String>
         // another name covers none of its documented crawlers.
         .add_ranges("Google", b"66.249.64.0/19\n", "googlebot.txt")
         .unwrap();
-    let policy = policy();
+    let versions = versions();
     let identifier = Identifier::new(&catalog, all_agents);
-    let judge = Judge::new(&policy, jiff::SignedDuration::from_hours(24));
+    let judge = Judge::new(&versions, jiff::SignedDuration::from_hours(24));
     let inputs = inputs();
     let context = AuditContext::new(&identifier, &judge, &verifier, &inputs);
     let mut auditor = Auditor::new(&context);
@@ -238,9 +236,9 @@ fn all_agents_judges_browsers_under_the_star_group() {
 fn the_counters_are_a_sink_that_adds_up_the_verdicts() {
     let catalog = Catalog::builtin();
     let verifier = Verifier::new();
-    let policy = policy();
+    let versions = versions();
     let identifier = Identifier::new(&catalog, false);
-    let judge = Judge::new(&policy, jiff::SignedDuration::from_hours(24));
+    let judge = Judge::new(&versions, jiff::SignedDuration::from_hours(24));
     let inputs = inputs();
     let context = AuditContext::new(&identifier, &judge, &verifier, &inputs);
     let mut auditor = Auditor::new(&context);

@@ -23,7 +23,7 @@ use super::judge::{Decider, Judge, engine_use, select_for};
 use super::sink::{Sink, Verdict};
 use super::stats::Outcome;
 use super::{AuditConfig, Input};
-use crate::policy::{Effect, PolicySet};
+use crate::versions::{Effect, VersionSet};
 
 /// One rule of the selected groups that matches the path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,7 +175,7 @@ pub struct Explainer<'a> {
     /// The published ranges.
     pub verifier: &'a Verifier,
     /// The robots versions.
-    pub policy: &'a PolicySet,
+    pub policy: &'a VersionSet,
     /// `--verify dns`: the same verifier the audit would use (cache, offline, name servers).
     pub dns: Option<&'a Mutex<DnsVerifier>>,
 }

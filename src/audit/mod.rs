@@ -44,8 +44,8 @@ use self::unknown::UnknownAgents;
 use crate::error::Error;
 use crate::ids::{AgentId, OriginId};
 use crate::origin::Origin;
-use crate::policy::PolicySet;
-use crate::policy::summary::RobotsSummary;
+use crate::versions::VersionSet;
+use crate::versions::summary::RobotsSummary;
 
 /// How to audit: the options of `robots-audit audit` that act on each request.
 #[derive(Debug, Clone)]
@@ -454,19 +454,19 @@ fn file_input(path: &Path) -> Input {
 }
 
 /// Audits `inputs` and returns what the reports show, pushing every verdict into `output` as
-/// well. `catalog` names the agents, `verifier` holds the published ranges, `policy` the robots
+/// well. `catalog` names the agents, `verifier` holds the published ranges, `robots` the robots
 /// versions (kept in the result for the reports). Fails when no input could be read at all,
 /// when `output` fails, or when `config.interrupt` was raised ([`Error::Interrupted`]).
 pub fn run<O: Output>(
     config: &AuditConfig,
     catalog: &Catalog,
     verifier: &Verifier,
-    policy: PolicySet,
+    robots: VersionSet,
     inputs: &[Input],
     output: &O,
 ) -> Result<AuditResult, Error> {
     let identifier = Identifier::new(catalog, config.all_agents);
-    let judge = Judge::new(&policy, config.grace).strict(config.strict);
+    let judge = Judge::new(&robots, config.grace).strict(config.strict);
     let mut context = AuditContext::new(&identifier, &judge, verifier, inputs);
     context.default_origin = config.origin.as_ref();
     context.fallback_user_agent = config.fallback_user_agent.as_deref();
@@ -527,7 +527,7 @@ pub fn run<O: Output>(
             first.unwrap_or_default()
         )));
     }
-    let robots = Arc::new(RobotsSummary::of(&policy));
+    let robots = Arc::new(RobotsSummary::of(&robots));
     Ok(AuditResult::new(
         identifier.into_agents(),
         origins,

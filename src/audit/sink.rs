@@ -18,7 +18,7 @@ use robots_audit_logs::Request;
 use super::identity::AgentInfo;
 use super::judge::Judgement;
 use crate::ids::{AgentId, OriginId};
-use crate::policy::PolicySet;
+use crate::versions::VersionSet;
 
 /// The verdict on one request of a resolved agent, with everything a report shows of it.
 #[derive(Debug, Clone, Copy)]
@@ -44,7 +44,7 @@ pub struct Verdict<'a> {
     /// The verdict.
     pub judgement: Judgement,
     /// The robots versions the judgement points into.
-    pub policy: &'a PolicySet,
+    pub robots: &'a VersionSet,
 }
 
 /// One worker thread's receiver of verdicts.

@@ -17,12 +17,12 @@ use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::error::Error;
 use robots_audit::logs::{FieldMap, Format};
 use robots_audit::origin::Origin;
-use robots_audit::policy::source::{LoadOptions, load};
-use robots_audit::policy::summary::hex;
 use robots_audit::report::Reports;
 use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::summary;
 use robots_audit::state::Settings;
+use robots_audit::versions::source::{LoadOptions, load};
+use robots_audit::versions::summary::hex;
 use sha2::{Digest, Sha256};
 
 use super::{duration_flag, exit_code, load_catalog, one_of, parse_duration, usage};

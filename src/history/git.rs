@@ -15,7 +15,7 @@ use jiff::Timestamp;
 
 use super::{HistoryError, Observation};
 use crate::origin::Origin;
-use crate::policy::FetchStatus;
+use crate::versions::FetchStatus;
 
 /// What to read.
 #[derive(Debug, Clone)]

@@ -16,11 +16,11 @@ use sha2::{Digest, Sha256};
 
 use super::{HistoryError, Observation};
 use crate::origin::Origin;
-use crate::policy::FetchStatus;
-use crate::policy::source::{
+use crate::report::atomic::AtomicFile;
+use crate::versions::FetchStatus;
+use crate::versions::source::{
     MANIFEST_HEADER, manifest_origin_key, manifest_status, manifest_valid_from,
 };
-use crate::report::atomic::AtomicFile;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// The manifest's file name inside the history directory.
@@ -269,7 +269,7 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// Reads a manifest's rows with the rules the audit applies (`policy::source`), so a manifest
+/// Reads a manifest's rows with the rules the audit applies (`versions::source`), so a manifest
 /// this module accepts is one the audit accepts.
 fn parse(path: &Path, body: &[u8]) -> Result<Vec<Row>, HistoryError> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);

@@ -24,7 +24,7 @@ use jiff::civil::DateTime;
 
 use super::{HistoryError, Observation, read_prefix, robots_url};
 use crate::origin::Origin;
-use crate::policy::FetchStatus;
+use crate::versions::FetchStatus;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// The Wayback Machine.

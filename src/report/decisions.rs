@@ -20,8 +20,8 @@ impl RowWriter {
         self.text_field(row.path);
         self.number_field(request.status);
         self.word_field(row.judgement.outcome.as_str());
-        self.rule_fields(row.policy, &row.judgement, false);
-        self.version_field(row.policy, &row.judgement);
+        self.rule_fields(row.robots, &row.judgement, false);
+        self.version_field(row.robots, &row.judgement);
         self.source_field(row.source);
         self.end_row();
     }

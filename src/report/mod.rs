@@ -33,7 +33,7 @@ use robots_audit_engine::{GroupId, Robots};
 
 use self::atomic::AtomicFile;
 use crate::ids::VersionId;
-use crate::policy::PolicySet;
+use crate::versions::VersionSet;
 
 pub use self::output::{Reports, RowSink};
 
@@ -169,14 +169,14 @@ impl RowWriter {
         self.csv.plain(self.time_text.as_bytes());
     }
 
-    /// The label of version `id`, [`Version::label`](crate::policy::Version::label), built once
+    /// The label of version `id`, [`Version::label`](crate::versions::Version::label), built once
     /// per writer.
-    fn version_label_field(&mut self, policy: &PolicySet, id: VersionId) {
+    fn version_label_field(&mut self, robots: &VersionSet, id: VersionId) {
         let slot = id.index();
         if self.version_labels.len() <= slot {
             self.version_labels.resize(slot + 1, None);
         }
-        let label = self.version_labels[slot].get_or_insert_with(|| policy.version(id).label());
+        let label = self.version_labels[slot].get_or_insert_with(|| robots.version(id).label());
         self.csv.plain(label.as_bytes());
     }
 

@@ -21,7 +21,7 @@ impl RowWriter {
         let directive = row
             .judgement
             .version
-            .and_then(|id| row.policy.version(id).robots.as_ref())
+            .and_then(|id| row.robots.version(id).robots.as_ref())
             .and_then(|robots| robots.directives().iter().find(|d| d.line == conflict.line));
         self.time_field(row.request.time);
         self.field(row.origin_name.as_bytes());
@@ -31,7 +31,7 @@ impl RowWriter {
         self.word_field(conflict.value_name());
         self.field(directive.map_or(&b""[..], |d| d.text.as_bytes()));
         self.number_field(conflict.line);
-        self.version_field(row.policy, &row.judgement);
+        self.version_field(row.robots, &row.judgement);
         self.source_field(row.source);
         self.end_row();
     }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::write_csv;
 use crate::audit::AuditResult;
-use crate::policy::summary::ParseSummary;
+use crate::versions::summary::ParseSummary;
 
 /// The header of `robots.csv`.
 pub const HEADER: &str =

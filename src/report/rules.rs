@@ -8,7 +8,7 @@ use robots_audit_engine::RuleId;
 use super::write_csv;
 use crate::audit::AuditResult;
 use crate::audit::stats::{RuleCounts, RuleKey};
-use crate::policy::summary::Decides;
+use crate::versions::summary::Decides;
 
 /// The header of `rules.csv`.
 pub const HEADER: &str = "origin,robots_version,group,line,rule,decided,violations,agents";
