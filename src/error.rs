@@ -41,5 +41,5 @@ pub const EXIT_OK: u8 = 0;
 /// Exit code 3: done, reports written, but some input had errors (listed in `inputs.csv`).
 pub const EXIT_INPUT_ERRORS: u8 = 3;
 /// Exit code 3 as well: done, reports written, but requests were read and none could be judged
-/// ([`AuditResult::nothing_judged`](crate::audit::AuditResult::nothing_judged) says why).
+/// ([`nothing_judged`](crate::report::summary::nothing_judged) says why).
 pub const EXIT_NOTHING_JUDGED: u8 = 3;

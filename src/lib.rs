@@ -29,5 +29,5 @@ pub use robots_audit_engine as engine;
 pub use robots_audit_logs as logs;
 pub use robots_audit_synth as synth;
 
-pub use audit::{AuditConfig, AuditResult};
+pub use audit::AuditConfig;
 pub use error::Error;

@@ -242,7 +242,7 @@ impl Merger {
             inputs: self.inputs,
         };
         Ok(Merged {
-            state: state.canonical()?,
+            state: state.canonical().map_err(|e| e.to_string())?,
             sources: self.sources,
             placements: self.placements,
             warnings: self.warnings,
@@ -255,7 +255,7 @@ impl Merger {
 pub fn merge_dirs(dirs: &[PathBuf]) -> Result<Merged, String> {
     let mut merger = Merger::new();
     for dir in dirs {
-        merger.add(dir, State::read(dir)?)?;
+        merger.add(dir, State::read(dir).map_err(|e| e.to_string())?)?;
     }
     merger.finish()
 }

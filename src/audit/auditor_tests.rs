@@ -6,8 +6,10 @@ use robots_audit_engine::Robots;
 use robots_audit_logs::{BlockState, Format, LineParser, Source};
 
 use super::*;
-use crate::audit::judge::Decider;
-use crate::audit::stats::Outcome;
+use crate::audit::file_report::FileReport;
+use crate::audit::judge::{Decider, Outcome};
+use crate::audit::tally::fold;
+use crate::audit::unknown::EXACT_LIMIT;
 use crate::versions::{FetchStatus, Version, VersionSet};
 
 /// What a test looks at in a verdict.
@@ -25,7 +27,7 @@ struct Seen {
 struct Keep(Vec<Seen>);
 
 impl Sink for Keep {
-    fn verdict(&mut self, v: &Verdict<'_>) {
+    fn agent_request(&mut self, v: &AgentRequest<'_>) {
         let version = v.judgement.version.map(|id| v.robots.version(id));
         let rule = match (v.judgement.decider, version) {
             (Decider::Rule(rule), Some(version)) => version
@@ -103,13 +105,18 @@ fn feed(auditor: &mut Auditor<'_>, sink: &mut impl Sink, lines: &[(usize, String
         match &parser.parse(text.as_bytes(), &mut state, &mut scratch) {
             Ok(Some(request)) => auditor.request(*input, line_no, request, sink),
             Ok(None) => {}
-            &Err(reason) => auditor.skipped(*input, line_no, reason.as_str(), text.as_bytes()),
+            &Err(reason) => sink.skipped(&Skipped {
+                input: *input,
+                line: line_no,
+                reason,
+                text: text.as_bytes(),
+            }),
         }
     }
 }
 
 /// Audits `lines` with a fresh auditor: the verdicts, the origins, the counters of each input.
-fn audit(all_agents: bool, lines: &[(usize, String)]) -> (Vec<Seen>, Vec<String>, Vec<FileCounts>) {
+fn audit(all_agents: bool, lines: &[(usize, String)]) -> (Vec<Seen>, Vec<String>, Vec<FileReport>) {
     let catalog = Catalog::builtin();
     let mut verifier = Verifier::new();
     verifier
@@ -123,10 +130,14 @@ fn audit(all_agents: bool, lines: &[(usize, String)]) -> (Vec<Seen>, Vec<String>
     let inputs = inputs();
     let context = AuditContext::new(&identifier, &judge, &verifier, &inputs);
     let mut auditor = Auditor::new(&context);
-    let mut sink = Keep::default();
+    let mut sink = (Tally::new(EXACT_LIMIT), Keep::default());
     feed(&mut auditor, &mut sink, lines);
-    let counts = auditor.into_file_counts();
-    (sink.0, context.into_origins(), counts)
+    let (tally, kept) = sink;
+    let counts = fold(vec![tally], &inputs, EXACT_LIMIT)
+        .into_iter()
+        .map(|input| input.file)
+        .collect();
+    (kept.0, context.into_origins(), counts)
 }
 
 type Brief = (String, String, Outcome, Option<String>);
@@ -233,7 +244,7 @@ fn all_agents_judges_browsers_under_the_star_group() {
 }
 
 #[test]
-fn the_counters_are_a_sink_that_adds_up_the_verdicts() {
+fn the_counters_are_a_sink_that_adds_up_the_events() {
     let catalog = Catalog::builtin();
     let verifier = Verifier::new();
     let versions = versions();
@@ -242,13 +253,14 @@ fn the_counters_are_a_sink_that_adds_up_the_verdicts() {
     let inputs = inputs();
     let context = AuditContext::new(&identifier, &judge, &verifier, &inputs);
     let mut auditor = Auditor::new(&context);
-    let mut sink = (Stats::default(), Keep::default());
+    let mut sink = (Tally::new(EXACT_LIMIT), Keep::default());
     let lines: Vec<(usize, String)> = ["/private/a", "/private/b", "/ok", "/robots.txt"]
         .into_iter()
         .map(|path| (0, line("a.example", "203.0.113.1", path, GOOGLEBOT)))
         .collect();
     feed(&mut auditor, &mut sink, &lines);
-    let (stats, kept) = sink;
+    let (tally, kept) = sink;
+    let stats = fold(vec![tally], &inputs, EXACT_LIMIT).swap_remove(0).stats;
     assert_eq!(kept.0.len(), 4);
     assert_eq!(stats.pairs.len(), 1);
     let counts = stats.pairs.values().next().unwrap();

@@ -1,7 +1,7 @@
 //! `explain`: every step of the judgement of one log line.
 //!
 //! The verdict is never decided here: the line goes through the audit's own
-//! [`Auditor::request`] with a sink that records the [`Verdict`], and the explanation is built
+//! [`Auditor::request`] with a sink that records the [`AgentRequest`], and the explanation is built
 //! around that verdict (which version was in force, which groups the agent's tokens selected,
 //! which rules match the path, grace, verification, the 1994 reading, usage preferences and the
 //! crawl delay). So `explain` and `decisions.csv` cannot disagree; `tests/explain.rs` holds them
@@ -19,9 +19,9 @@ use serde_json::{Value, json};
 
 use super::auditor::{AuditContext, Auditor};
 use super::identity::Identifier;
+use super::judge::Outcome;
 use super::judge::{Decider, Judge, engine_use, select_for};
-use super::sink::{Sink, Verdict};
-use super::stats::Outcome;
+use super::sink::{AgentRequest, Sink};
 use super::{AuditConfig, Input};
 use crate::versions::{Effect, VersionSet};
 
@@ -152,7 +152,7 @@ struct Recorded {
 }
 
 impl Sink for Recorder {
-    fn verdict(&mut self, verdict: &Verdict<'_>) {
+    fn agent_request(&mut self, verdict: &AgentRequest<'_>) {
         self.recorded = Some(Recorded {
             judgement: verdict.judgement,
             agent: verdict.agent_info.bot.clone(),

@@ -19,7 +19,7 @@ use jiff::Timestamp;
 
 use robots_audit_bots::Verification;
 
-use super::stats::{Outcome, is_served};
+use super::judge::{Outcome, is_served};
 use crate::ids::AgentId;
 
 /// Hours since the epoch (1970-01-01T00:00:00Z is hour 0).
@@ -37,8 +37,7 @@ pub fn hour_start(hour: Hour) -> Option<Timestamp> {
 }
 
 /// One agent's counters in one hour.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(from = "[u64; 10]", into = "[u64; 10]")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HourCounts {
     /// Every request, robots fetches included.
     pub requests: u64,
@@ -62,7 +61,8 @@ pub struct HourCounts {
     pub preference_conflicts: u64,
 }
 
-/// `state.json` holds the fields in order, without their names.
+/// The fields in order, without their names: how `state.json` holds them, and how
+/// [`HourCounts::merge`] adds them.
 impl From<HourCounts> for [u64; 10] {
     fn from(c: HourCounts) -> [u64; 10] {
         [
@@ -231,24 +231,6 @@ impl Hourly {
     /// Whether nothing was counted.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
-    }
-}
-
-/// Serialised as the list of [`Hourly::rows`].
-impl serde::Serialize for Hourly {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serde::Serialize::serialize(&self.rows(), serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Hourly {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Hourly, D::Error> {
-        let rows: Vec<(Hour, AgentId, HourCounts)> = serde::Deserialize::deserialize(deserializer)?;
-        let mut hourly = Hourly::default();
-        for (hour, agent, counts) in rows {
-            hourly.counts(hour, agent).merge(&counts);
-        }
-        Ok(hourly)
     }
 }
 

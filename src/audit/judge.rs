@@ -12,9 +12,57 @@ use robots_audit_engine::{
 };
 
 use super::identity::AgentInfo;
-use super::stats::Outcome;
 use crate::ids::{AgentId, VersionId};
 use crate::versions::{Effect, VersionSet};
+
+/// What one judged (or not judged) request came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A request for `/robots.txt`: counted, never judged.
+    RobotsFetch,
+    /// No robots.txt version was in force (or the request had no origin).
+    Unjudged,
+    /// The robots.txt in force allowed it.
+    Allowed,
+    /// The robots.txt in force disallowed it: a violation.
+    Disallowed,
+    /// Disallowed by the version in force, but some version in force during the `--grace`
+    /// window before the request allowed it.
+    Grace,
+    /// Disallowed by the robots.txt in force, but the agent's operator documents that
+    /// robots.txt does not bind it (a `user_triggered` or `ignores` policy) and the run is not
+    /// `--strict`.
+    Exempt,
+}
+
+impl Outcome {
+    /// Whether the request was judged: allowed, disallowed, grace or exempt.
+    pub fn is_judged(self) -> bool {
+        matches!(
+            self,
+            Outcome::Allowed | Outcome::Disallowed | Outcome::Grace | Outcome::Exempt
+        )
+    }
+
+    /// The word used in `decisions.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::RobotsFetch => "robots_fetch",
+            Outcome::Unjudged => "unjudged",
+            Outcome::Allowed => "allowed",
+            Outcome::Disallowed => "disallowed",
+            Outcome::Grace => "grace",
+            Outcome::Exempt => "exempt",
+        }
+    }
+}
+
+/// Whether a response with `status` handed the content over (2xx or 304): a violation with it
+/// is `violations_served`.
+#[inline]
+pub fn is_served(status: u16) -> bool {
+    (200..300).contains(&status) || status == 304
+}
 
 /// What decided a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

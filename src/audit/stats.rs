@@ -10,67 +10,16 @@ use ahash::AHashMap;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use robots_audit_bots::Verification;
 use robots_audit_engine::RuleId;
 
 use super::hourly::Hourly;
-use super::judge::Decider;
+use super::judge::{Outcome, is_served};
 use super::rate::{RateKey, Rates};
-use super::sink::{Sink, Verdict};
 use crate::ids::{AgentId, OriginId, VersionId};
 
-/// What one judged (or not judged) request came to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// A request for `/robots.txt`: counted, never judged.
-    RobotsFetch,
-    /// No robots.txt version was in force (or the request had no origin).
-    Unjudged,
-    /// The robots.txt in force allowed it.
-    Allowed,
-    /// The robots.txt in force disallowed it: a violation.
-    Disallowed,
-    /// Disallowed by the version in force, but some version in force during the `--grace`
-    /// window before the request allowed it.
-    Grace,
-    /// Disallowed by the robots.txt in force, but the agent's operator documents that
-    /// robots.txt does not bind it (a `user_triggered` or `ignores` policy) and the run is not
-    /// `--strict`.
-    Exempt,
-}
-
-impl Outcome {
-    /// Whether the request was judged: allowed, disallowed, grace or exempt.
-    pub fn is_judged(self) -> bool {
-        matches!(
-            self,
-            Outcome::Allowed | Outcome::Disallowed | Outcome::Grace | Outcome::Exempt
-        )
-    }
-
-    /// The word used in `decisions.csv`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::RobotsFetch => "robots_fetch",
-            Outcome::Unjudged => "unjudged",
-            Outcome::Allowed => "allowed",
-            Outcome::Disallowed => "disallowed",
-            Outcome::Grace => "grace",
-            Outcome::Exempt => "exempt",
-        }
-    }
-}
-
-/// Whether a response with `status` handed the content over (2xx or 304): a violation with it
-/// is `violations_served`.
-#[inline]
-pub fn is_served(status: u16) -> bool {
-    (200..300).contains(&status) || status == 304
-}
-
-/// Counters of one agent on one origin.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "CountsRow", into = "CountsRow")]
+/// Counters of one agent on one origin (`state.json` holds them as a list of their fields in
+/// order: `src/state/json.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Counts {
     /// Every request, robots fetches included.
     pub requests: u64,
@@ -108,100 +57,6 @@ pub struct Counts {
     pub first_robots_fetch: Option<Timestamp>,
     /// Robots fetches by HTTP status.
     pub robots_fetch_statuses: BTreeMap<u16, u64>,
-}
-
-/// [`Counts`] as `state.json` holds it: its fields in order, without their names (a night's
-/// state holds thousands of them per input, and the names were most of its bytes).
-#[derive(Serialize, Deserialize)]
-struct CountsRow(
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    #[serde(with = "super::seconds")] Option<Timestamp>,
-    #[serde(with = "super::seconds")] Option<Timestamp>,
-    #[serde(with = "super::seconds")] Option<Timestamp>,
-    #[serde(with = "super::seconds")] Option<Timestamp>,
-    BTreeMap<u16, u64>,
-);
-
-impl From<Counts> for CountsRow {
-    fn from(c: Counts) -> CountsRow {
-        CountsRow(
-            c.requests,
-            c.robots_fetches,
-            c.allowed,
-            c.disallowed,
-            c.disallowed_verified,
-            c.grace,
-            c.exempt,
-            c.unjudged,
-            c.violations_served,
-            c.verified,
-            c.spoofed,
-            c.unverified,
-            c.preference_conflicts,
-            c.first_seen,
-            c.last_seen,
-            c.first_violation,
-            c.first_robots_fetch,
-            c.robots_fetch_statuses,
-        )
-    }
-}
-
-impl From<CountsRow> for Counts {
-    fn from(row: CountsRow) -> Counts {
-        let CountsRow(
-            requests,
-            robots_fetches,
-            allowed,
-            disallowed,
-            disallowed_verified,
-            grace,
-            exempt,
-            unjudged,
-            violations_served,
-            verified,
-            spoofed,
-            unverified,
-            preference_conflicts,
-            first_seen,
-            last_seen,
-            first_violation,
-            first_robots_fetch,
-            robots_fetch_statuses,
-        ) = row;
-        Counts {
-            requests,
-            robots_fetches,
-            allowed,
-            disallowed,
-            disallowed_verified,
-            grace,
-            exempt,
-            unjudged,
-            violations_served,
-            verified,
-            spoofed,
-            unverified,
-            preference_conflicts,
-            first_seen,
-            last_seen,
-            first_violation,
-            first_robots_fetch,
-            robots_fetch_statuses,
-        }
-    }
 }
 
 fn min_time(a: &mut Option<Timestamp>, b: Option<Timestamp>) {
@@ -271,11 +126,7 @@ impl Counts {
 }
 
 /// A rule of a version, or the version's fetch status when that decided (`status 503`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(
-    from = "(VersionId, Option<RuleId>)",
-    into = "(VersionId, Option<RuleId>)"
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RuleKey {
     /// The version.
     pub version: VersionId,
@@ -283,24 +134,8 @@ pub struct RuleKey {
     pub rule: Option<RuleId>,
 }
 
-impl From<(VersionId, Option<RuleId>)> for RuleKey {
-    fn from((version, rule): (VersionId, Option<RuleId>)) -> RuleKey {
-        RuleKey { version, rule }
-    }
-}
-
-impl From<RuleKey> for (VersionId, Option<RuleId>) {
-    fn from(key: RuleKey) -> (VersionId, Option<RuleId>) {
-        (key.version, key.rule)
-    }
-}
-
 /// How often one rule decided, and for whom.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    from = "(u64, u64, BTreeSet<AgentId>)",
-    into = "(u64, u64, BTreeSet<AgentId>)"
-)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RuleCounts {
     /// Requests this rule decided (allowed or disallowed).
     pub decided: u64,
@@ -308,22 +143,6 @@ pub struct RuleCounts {
     pub violations: u64,
     /// The agents it decided for.
     pub agents: BTreeSet<AgentId>,
-}
-
-impl From<(u64, u64, BTreeSet<AgentId>)> for RuleCounts {
-    fn from((decided, violations, agents): (u64, u64, BTreeSet<AgentId>)) -> RuleCounts {
-        RuleCounts {
-            decided,
-            violations,
-            agents,
-        }
-    }
-}
-
-impl From<RuleCounts> for (u64, u64, BTreeSet<AgentId>) {
-    fn from(counts: RuleCounts) -> (u64, u64, BTreeSet<AgentId>) {
-        (counts.decided, counts.violations, counts.agents)
-    }
 }
 
 impl RuleCounts {
@@ -461,106 +280,11 @@ impl Stats {
     }
 }
 
-/// The counters are a sink: each verdict counts for its agent and origin, and for the rule that
-/// decided it.
-impl Sink for Stats {
-    #[inline]
-    fn verdict(&mut self, verdict: &Verdict<'_>) {
-        let judgement = &verdict.judgement;
-        self.hourly.record(
-            verdict.request.time,
-            verdict.agent,
-            judgement.outcome,
-            verdict.request.status,
-            verdict.verification,
-            judgement.conflict.is_some(),
-        );
-        if let Some(delay_ms) = judgement.crawl_delay {
-            let key = RateKey {
-                agent: verdict.agent,
-                origin: verdict.origin,
-                delay_ms,
-            };
-            self.rates.record(key, verdict.request.time.as_second());
-        }
-        let counts = self.pair(verdict.agent, verdict.origin);
-        counts.preference_conflicts += u64::from(judgement.conflict.is_some());
-        counts.record(
-            verdict.request.time,
-            judgement.outcome,
-            verdict.request.status,
-        );
-        let verified = match verdict.verification {
-            // agents.csv's `verified`: by published ranges or by DNS.
-            Verification::Verified | Verification::VerifiedDns => {
-                counts.verified += 1;
-                true
-            }
-            Verification::Spoofed => {
-                counts.spoofed += 1;
-                false
-            }
-            Verification::Unverified => {
-                counts.unverified += 1;
-                false
-            }
-        };
-        if verified && judgement.outcome == Outcome::Disallowed {
-            counts.disallowed_verified += 1;
-        }
-        if !judgement.outcome.is_judged() {
-            return;
-        }
-        let Some(version) = judgement.version else {
-            return;
-        };
-        let rule = match judgement.decider {
-            Decider::Rule(rule) => Some(rule),
-            Decider::Status => None,
-            Decider::Nothing => return,
-        };
-        self.rule_decided(
-            RuleKey { version, rule },
-            verdict.agent,
-            judgement.outcome == Outcome::Disallowed,
-        );
-    }
-}
-
-/// Counters kept per input: a sink that hands each verdict to the counters of its input, so a
-/// run ends with one `S` per input (what `state.json` keeps, so that `merge` can count an input
-/// held by two reports once). Blocks of one input arrive in a run, so this costs one bounds
-/// check per verdict and allocates only when an input is first seen.
-#[derive(Debug, Clone, Default)]
-pub struct PerInput<S> {
-    /// By input position; inputs this thread never saw keep an empty `S`.
-    pub by_input: Vec<S>,
-}
-
-impl<S: Default> PerInput<S> {
-    /// The counters of input `input`, created on first use.
-    pub fn input(&mut self, input: usize) -> &mut S {
-        if self.by_input.len() <= input {
-            self.by_input.resize_with(input + 1, S::default);
-        }
-        &mut self.by_input[input]
-    }
-}
-
-impl<S: Sink + Default> Sink for PerInput<S> {
-    #[inline]
-    fn verdict(&mut self, verdict: &Verdict<'_>) {
-        match self.by_input.get_mut(verdict.input) {
-            Some(counters) => counters.verdict(verdict),
-            None => self.input(verdict.input).verdict(verdict),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use robots_audit_bots::Verification;
 
     fn arb_stats() -> impl Strategy<Value = Stats> {
         let event = (
@@ -688,17 +412,23 @@ mod tests {
     }
 
     #[test]
-    fn counters_per_input_keep_each_input_apart() {
-        let mut per_input = PerInput::<Stats>::default();
-        per_input
-            .input(2)
-            .pair(AgentId::default(), OriginId::default())
-            .requests = 3;
-        assert_eq!(per_input.by_input.len(), 3);
-        assert!(per_input.by_input[0].pairs.is_empty());
-        let json = serde_json::to_string(&per_input.by_input[2]).unwrap();
+    fn counters_read_back_as_written() {
+        let mut stats = Stats::default();
+        let counts = stats.pair(AgentId::default(), OriginId::from_index(2).unwrap());
+        counts.record(
+            Timestamp::from_second(90).unwrap(),
+            Outcome::Disallowed,
+            200,
+        );
+        counts.robots_fetch_statuses.insert(503, 2);
+        let key = RuleKey {
+            version: VersionId::default(),
+            rule: Some(4),
+        };
+        stats.rule_decided(key, AgentId::default(), true);
+        let json = serde_json::to_string(&stats).unwrap();
         let back: Stats = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, per_input.by_input[2]);
+        assert_eq!(back, stats);
     }
 
     #[test]

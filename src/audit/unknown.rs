@@ -10,9 +10,9 @@
 //! count is at most [`UnknownAgents::max_error`] above the true count, and any header more
 //! frequent than that is kept. docs/contract.md ("New reports") states the guarantee.
 //!
-//! The per-line cost is one index into a vector: the thread's identity cache remembers each
-//! distinct header's [`HeaderSlot`], and the header is hashed only once per thread and
-//! distinct header (again after a purge renumbers the slots).
+//! The per-line cost is one index into a vector: the counting sink remembers each distinct
+//! header's [`HeaderSlot`] by the key the identity cache gave it, and the header is hashed only
+//! once per thread, table and distinct header (again after a purge renumbers the slots).
 
 use ahash::AHashMap;
 use jiff::Timestamp;

@@ -17,9 +17,9 @@ use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::error::Error;
 use robots_audit::logs::{FieldMap, Format};
 use robots_audit::origin::Origin;
-use robots_audit::report::Reports;
 use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::summary;
+use robots_audit::report::{Reports, View};
 use robots_audit::state::Settings;
 use robots_audit::versions::source::{LoadOptions, load};
 use robots_audit::versions::summary::hex;
@@ -398,7 +398,7 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     config.interrupt = Some(on_interrupt(args.out.clone())?);
     let catalog = load_catalog(&args.judging.bots)?;
     let verifier = load_verifier(&catalog, &verify)?;
-    let policy = load(
+    let robots = load(
         &args.judging.robots,
         &LoadOptions {
             origin: config.origin.clone(),
@@ -423,7 +423,7 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
                 .with_threads(config.threads)
         })
         .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))?;
-    let result = audit::run(&config, &catalog, &verifier, policy, &inputs, &&reports)?;
+    let run = audit::run(&config, &catalog, &verifier, robots, &inputs, &&reports)?;
     drop(config);
     if let Some(dns) = dns {
         let dns = Arc::into_inner(dns)
@@ -431,13 +431,14 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
             .ok_or_else(|| Error::Fatal("the DNS verifier is still in use".into()))?;
         args.dns.save(dns)?;
     }
-    reports
-        .commit(&result, settings)
+    let state = reports
+        .commit(run, settings)
         .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;
+    let view = View::of(&state).map_err(|e| Error::Fatal(format!("inconsistent state: {e}")))?;
     if !args.quiet {
-        eprint!("{}", summary::render(&result, &out.display().to_string()));
+        eprint!("{}", summary::render(&view, &out.display().to_string()));
     }
-    Ok(exit_code(&result))
+    Ok(exit_code(&view))
 }
 
 /// Loads every `--verify` source: a range file (its key given or inferred from its name) or a

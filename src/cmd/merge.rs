@@ -14,7 +14,7 @@ use robots_audit::error::Error;
 use robots_audit::merge::{copy_streamed, merge_dirs};
 use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::output::render;
-use robots_audit::report::summary;
+use robots_audit::report::{View, summary};
 
 use super::exit_code;
 
@@ -47,22 +47,21 @@ pub fn run(args: MergeArgs) -> Result<u8, Error> {
     let out = &args.out;
     fs::create_dir_all(out)
         .map_err(|e| Error::Fatal(format!("cannot create --out {}: {e}", out.display())))?;
+    let view =
+        View::of(&merged.state).map_err(|e| Error::Fatal(format!("inconsistent state: {e}")))?;
     let rendered = (|| {
         for name in &merged.state.streamed {
             copy_streamed(out, name, &merged.sources, &merged.placements)?;
         }
-        render(out, &merged.state, !args.no_html, default_threads())
+        render(out, &view, !args.no_html, default_threads())
             .map_err(|e| format!("cannot write reports into {}: {e}", out.display()))
     })();
-    let result = match rendered {
-        Ok(result) => result,
-        Err(e) => {
-            remove_temporaries(out);
-            return Err(Error::Fatal(e));
-        }
-    };
-    if !args.quiet {
-        eprint!("{}", summary::render(&result, &out.display().to_string()));
+    if let Err(e) = rendered {
+        remove_temporaries(out);
+        return Err(Error::Fatal(e));
     }
-    Ok(exit_code(&result))
+    if !args.quiet {
+        eprint!("{}", summary::render(&view, &out.display().to_string()));
+    }
+    Ok(exit_code(&view))
 }

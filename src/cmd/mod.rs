@@ -15,21 +15,22 @@ pub mod synth;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use robots_audit::audit::AuditResult;
 use robots_audit::bots::Catalog;
 use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error};
 use robots_audit::origin::Origin;
+use robots_audit::report::View;
+use robots_audit::report::summary::nothing_judged;
 
 /// The exit code of a run's reports (`audit` and `merge` alike). Standard error names each
 /// input that had an error, and says why nothing was judged when that is the reason, even with
 /// `--quiet`, as errors are: a scheduled job must learn why it gets exit 3.
-fn exit_code(result: &AuditResult) -> u8 {
-    report_input_errors(result);
-    if let Some(why) = result.nothing_judged() {
+fn exit_code(view: &View<'_>) -> u8 {
+    report_input_errors(view);
+    if let Some(why) = nothing_judged(view) {
         eprintln!("robots-audit: {why}");
         return EXIT_NOTHING_JUDGED;
     }
-    if result.input_errors() {
+    if view.state.input_errors() {
         EXIT_INPUT_ERRORS
     } else {
         EXIT_OK
@@ -40,8 +41,8 @@ fn exit_code(result: &AuditResult) -> u8 {
 const INPUT_ERRORS_SHOWN: usize = 10;
 
 /// Names each input that had an error, and the error, on standard error.
-fn report_input_errors(result: &AuditResult) {
-    let failed: Vec<_> = result.files.iter().filter(|f| f.error.is_some()).collect();
+fn report_input_errors(view: &View<'_>) {
+    let failed: Vec<_> = view.files().filter(|f| f.error.is_some()).collect();
     for file in failed.iter().take(INPUT_ERRORS_SHOWN) {
         eprintln!(
             "robots-audit: {}: {}",

@@ -3,8 +3,7 @@
 use std::io;
 use std::path::Path;
 
-use super::{rate, time, write_csv};
-use crate::audit::AuditResult;
+use super::{View, rate, time, write_csv};
 use crate::audit::stats::Counts;
 use crate::ids::AgentId;
 
@@ -50,20 +49,21 @@ pub fn verdict_columns(c: &Counts) -> [String; 10] {
 }
 
 /// Every agent's totals, sorted by name.
-pub fn totals(result: &AuditResult) -> Vec<AgentTotals> {
-    let mut totals: Vec<AgentTotals> = (0..result.agents.len())
+pub fn totals(view: &View<'_>) -> Vec<AgentTotals> {
+    let mut totals: Vec<AgentTotals> = (0..view.state.agents.len())
         .filter_map(AgentId::from_index)
         .map(|agent| AgentTotals {
             agent,
             ..AgentTotals::default()
         })
         .collect();
-    for (&(agent, origin), counts) in &result.stats.pairs {
+    for (&(agent, origin), counts) in &view.totals.stats.pairs {
         let Some(t) = totals.get_mut(agent.index()) else {
             continue;
         };
         t.counts.merge(counts);
-        if result
+        if view
+            .state
             .origins
             .get(origin.index())
             .is_some_and(|o| !o.is_empty())
@@ -74,20 +74,24 @@ pub fn totals(result: &AuditResult) -> Vec<AgentTotals> {
         }
     }
     totals.retain(|t| t.counts.requests > 0);
-    totals.sort_by(|a, b| result.agent_name(a.agent).cmp(result.agent_name(b.agent)));
+    totals.sort_by(|a, b| {
+        view.state
+            .agent_name(a.agent)
+            .cmp(view.state.agent_name(b.agent))
+    });
     totals
 }
 
 /// Writes `agents.csv` into `dir`.
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let rows = totals(result).into_iter().map(|t| {
-        let info = &result.agents[t.agent.index()];
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let rows = totals(view).into_iter().map(|t| {
+        let agent = &view.state.agents[t.agent.index()];
         let c = &t.counts;
         let mut row = vec![
-            info.bot.name.clone(),
-            info.bot.tokens.join("|"),
-            info.bot.operator.clone(),
-            info.bot.category.as_str().to_owned(),
+            agent.name.clone(),
+            agent.tokens.join("|"),
+            agent.operator.clone(),
+            agent.category.as_str().to_owned(),
             c.requests.to_string(),
             c.robots_fetches.to_string(),
         ];

@@ -6,8 +6,7 @@ use std::path::Path;
 
 use jiff::Timestamp;
 
-use super::{rate, time, write_csv};
-use crate::audit::AuditResult;
+use super::{View, rate, time, write_csv};
 
 /// The file name.
 pub const FILE: &str = "crawl_rate.csv";
@@ -36,31 +35,32 @@ pub fn allowed_per_minute(delay_ms: u32) -> String {
 }
 
 /// Writes `crawl_rate.csv` into `dir`.
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let mut keys: Vec<_> = result.stats.rates.iter().collect();
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let mut keys: Vec<_> = view.totals.stats.rates.iter().collect();
     keys.sort_by(|(a, _), (b, _)| {
         (
-            result.agent_name(a.agent),
-            result.origin_name(a.origin),
+            view.state.agent_name(a.agent),
+            view.state.origin_name(a.origin),
             a.delay_ms,
         )
             .cmp(&(
-                result.agent_name(b.agent),
-                result.origin_name(b.origin),
+                view.state.agent_name(b.agent),
+                view.state.origin_name(b.origin),
                 b.delay_ms,
             ))
     });
     let rows = keys.into_iter().map(|(key, counts)| {
-        let honours = result
+        let honours = view
+            .state
             .agents
             .get(key.agent.index())
-            .is_some_and(|info| info.bot.policy.honours_crawl_delay);
+            .is_some_and(|agent| agent.honours_crawl_delay);
         let requests = counts.requests();
         let early = counts.early_requests(key.delay_ms);
         let busiest = counts.busiest_minute();
         [
-            result.agent_name(key.agent).to_owned(),
-            result.origin_name(key.origin).to_owned(),
+            view.state.agent_name(key.agent).to_owned(),
+            view.state.origin_name(key.origin).to_owned(),
             seconds(key.delay_ms),
             honours.to_string(),
             requests.to_string(),

@@ -1,8 +1,11 @@
-//! The reports: one module per CSV file, plus the summary table on standard error.
+//! The reports: one module per CSV file, plus the page and the summary on standard error.
 //!
-//! All files are UTF-8 CSV with a header row (invalid UTF-8 in the input is replaced with
-//! U+FFFD), times in RFC 3339 UTC, rates with 4 decimals (empty when the denominator is 0). Each
-//! file is written under a temporary name and renamed when complete ([`atomic`]).
+//! Every report renders from a [`State`] (through a [`View`]: the state and its inputs summed),
+//! whether the state is an audit's or the sum `merge` made, except the streamed reports, which
+//! the audit writes while it runs ([`output`]). All files are UTF-8 CSV with a header row
+//! (invalid UTF-8 in the input is replaced with U+FFFD), times in RFC 3339 UTC, rates with 4
+//! decimals (empty when the denominator is 0). Each file is written under a temporary name and
+//! renamed when complete ([`atomic`]).
 
 pub mod agent_origins;
 pub mod agents;
@@ -32,10 +35,36 @@ use jiff::Timestamp;
 use robots_audit_engine::{GroupId, Robots};
 
 use self::atomic::AtomicFile;
+use crate::audit::file_report::FileReport;
 use crate::ids::VersionId;
+use crate::state::{State, StateError, Totals};
 use crate::versions::VersionSet;
 
 pub use self::output::{Reports, RowSink};
+
+/// What the reports show of a [`State`]: the state, and the counters of its inputs summed.
+#[derive(Debug)]
+pub struct View<'s> {
+    /// The state.
+    pub state: &'s State,
+    /// Its inputs summed.
+    pub totals: Totals,
+}
+
+impl<'s> View<'s> {
+    /// The view of `state`; an error names what in it is inconsistent.
+    pub fn of(state: &'s State) -> Result<View<'s>, StateError> {
+        Ok(View {
+            state,
+            totals: state.totals()?,
+        })
+    }
+
+    /// Each input's `inputs.csv` row, in input order.
+    pub fn files(&self) -> impl Iterator<Item = &'s FileReport> + use<'s> {
+        self.state.inputs.iter().map(|input| &input.file)
+    }
+}
 
 /// Rows formatted by a worker thread into memory, handed to [`stream::StreamedReport`].
 ///

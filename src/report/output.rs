@@ -6,7 +6,7 @@
 //! its own [`RowWriter`] and hands them to the [`StreamedReport`] when the block is done, which
 //! puts them in input order.
 //! The other reports, and `state.json`, are written at the end ([`Reports::commit`]): the run's
-//! [`AuditResult`] becomes a [`State`], and the reports render from that state ([`render`]), as
+//! tallies become its [`State`], and the reports render from that state ([`render`]), as
 //! `merge` renders from the state it sums, so that both write the same bytes for the same
 //! inputs. Each streamed report counts the rows and bytes every input contributed to it (the
 //! state keeps them, and `merge` copies byte ranges by them).
@@ -20,13 +20,13 @@ use rayon::prelude::*;
 use super::atomic::AtomicFile;
 use super::stream::StreamedReport;
 use super::{
-    RowWriter, agent_origins, agents, crawl_rate, decisions, hourly, html, inputs, owned,
+    RowWriter, View, agent_origins, agents, crawl_rate, decisions, hourly, html, inputs, owned,
     preference_conflicts, robots, rules, unknown_agents, violations,
 };
-use crate::audit::AuditResult;
-use crate::audit::sink::{Output, Sink, Verdict};
-use crate::audit::stats::Outcome;
-use crate::state::{self, Settings, Share, State};
+use crate::audit::judge::Outcome;
+use crate::audit::sink::{AgentRequest, InputEnded, Output, Sink};
+use crate::audit::tally::RunTally;
+use crate::state::{Settings, Share, State, json};
 
 /// The file name of `violations.csv`.
 pub const VIOLATIONS: &str = "violations.csv";
@@ -128,11 +128,10 @@ impl Reports {
         self
     }
 
-    /// Completes the streamed reports, then writes the state of `result` (made with
-    /// `settings`) and every other report rendered from it ([`render`]), and removes the tool's
-    /// reports this run did not write (the run owns `--out`: see [`super::owned`]). Returns
-    /// the state.
-    pub fn commit(self, result: &AuditResult, settings: Settings) -> io::Result<State> {
+    /// Completes the streamed reports, then writes the state of `run` (made with `settings`)
+    /// and every other report rendered from it ([`render`]), and removes the tool's reports
+    /// this run did not write (the run owns `--out`: see [`super::owned`]). Returns the state.
+    pub fn commit(self, run: RunTally, settings: Settings) -> io::Result<State> {
         let mut streamed = vec![
             (VIOLATIONS, self.violations.commit()?),
             (preference_conflicts::FILE, self.conflicts.commit()?),
@@ -140,9 +139,11 @@ impl Reports {
         if let Some(decisions) = self.decisions {
             streamed.push((DECISIONS, decisions.commit()?));
         }
-        let state = State::of(settings, result, &streamed)
+        let state = State::of(settings, run, &streamed)
             .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
-        render(&self.dir, &state, self.html, self.threads)?;
+        let view =
+            View::of(&state).map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
+        render(&self.dir, &view, self.html, self.threads)?;
         Ok(state)
     }
 }
@@ -155,17 +156,14 @@ impl Reports {
 /// on the thread pool: after the workers are done, this is all the run has left to do, and one
 /// thread would leave the other cores idle while the night's reports are written. The page
 /// comes last, as it reads the CSV files back. `threads` bounds the threads used (at least 1).
-/// Returns what was rendered, for the run's summary and exit code.
-pub fn render(dir: &Path, state: &State, html: bool, threads: usize) -> io::Result<AuditResult> {
-    let result = state
-        .to_result()
-        .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
-    let rendered = &result;
+pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Result<()> {
+    let state = view.state;
+    let rendered = view;
     // The state is the longest to write: first, so that it starts at once beside the rest.
     let writers: [(&str, &(dyn Fn() -> io::Result<()> + Sync)); 9] = [
-        (state::FILE, &|| {
-            let mut file = AtomicFile::create(dir, state::FILE)?;
-            state.write_json(&mut file)?;
+        (json::FILE, &|| {
+            let mut file = AtomicFile::create(dir, json::FILE)?;
+            json::write(state, &mut file)?;
             file.commit()
         }),
         ("agents.csv", &|| agents::write(dir, rendered)),
@@ -198,7 +196,7 @@ pub fn render(dir: &Path, state: &State, html: bool, threads: usize) -> io::Resu
         written.push(html::FILE);
     }
     owned::remove_unwritten(dir, &written)?;
-    Ok(result)
+    Ok(())
 }
 
 impl<'r> Output for &'r Reports {
@@ -214,15 +212,6 @@ impl<'r> Output for &'r Reports {
             conflict_rows: 0,
             decisions: RowWriter::new(),
             decision_rows: 0,
-        }
-    }
-
-    fn input_done(&self, input: usize, blocks: u64) -> io::Result<()> {
-        self.violations.end(input, blocks)?;
-        self.conflicts.end(input, blocks)?;
-        match &self.decisions {
-            Some(decisions) => decisions.end(input, blocks),
-            None => Ok(()),
         }
     }
 }
@@ -245,7 +234,7 @@ pub struct RowSink<'r> {
 
 impl Sink for RowSink<'_> {
     #[inline]
-    fn verdict(&mut self, verdict: &Verdict<'_>) {
+    fn agent_request(&mut self, verdict: &AgentRequest<'_>) {
         let outcome = verdict.judgement.outcome;
         if outcome == Outcome::Disallowed {
             self.violations.violation(verdict);
@@ -260,7 +249,7 @@ impl Sink for RowSink<'_> {
         }
     }
 
-    fn block_done(&mut self, input: usize, seq: u64) -> io::Result<()> {
+    fn block_done(&mut self, input: usize, seq: u64, _: u64) -> io::Result<()> {
         let rows = std::mem::take(&mut self.violation_rows);
         self.reports
             .violations
@@ -272,6 +261,16 @@ impl Sink for RowSink<'_> {
         let rows = std::mem::take(&mut self.decision_rows);
         match &self.reports.decisions {
             Some(report) => report.submit(input, seq, self.decisions.rows(), rows),
+            None => Ok(()),
+        }
+    }
+
+    fn input_ended(&mut self, ended: &InputEnded) -> io::Result<()> {
+        let reports = self.reports;
+        reports.violations.end(ended.input, ended.blocks)?;
+        reports.conflicts.end(ended.input, ended.blocks)?;
+        match &reports.decisions {
+            Some(decisions) => decisions.end(ended.input, ended.blocks),
             None => Ok(()),
         }
     }

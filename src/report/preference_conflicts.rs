@@ -2,7 +2,7 @@
 //! no to its agent's use, in input order, streamed like `violations.csv`.
 
 use super::RowWriter;
-use crate::audit::sink::Verdict;
+use crate::audit::sink::AgentRequest;
 
 /// The file name.
 pub const FILE: &str = "preference_conflicts.csv";
@@ -14,7 +14,7 @@ pub const HEADER: &str =
 impl RowWriter {
     /// Appends the row of `row`, an allowed request with a preference conflict; nothing when it
     /// has none.
-    pub fn preference_conflict(&mut self, row: &Verdict<'_>) {
+    pub fn preference_conflict(&mut self, row: &AgentRequest<'_>) {
         let Some(conflict) = row.judgement.conflict else {
             return;
         };

@@ -3,8 +3,7 @@
 use std::io;
 use std::path::Path;
 
-use super::write_csv;
-use crate::audit::AuditResult;
+use super::{View, write_csv};
 use crate::versions::summary::ParseSummary;
 
 /// The header of `robots.csv`.
@@ -12,9 +11,9 @@ pub const HEADER: &str =
     "origin,robots_version,status,source,bytes,truncated,lines,groups,rules,ignored_lines";
 
 /// Writes `robots.csv` into `dir`.
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let rows = result.robots.sorted().into_iter().map(|id| {
-        let v = result.robots.version(id);
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let rows = view.state.robots.sorted().into_iter().map(|id| {
+        let v = view.state.robots.version(id);
         let stats = v.parse;
         let n = |f: fn(&ParseSummary) -> u32| stats.map_or(String::new(), |s| f(&s).to_string());
         vec![

@@ -4,8 +4,7 @@
 use std::io;
 use std::path::Path;
 
-use super::{text, time, write_csv};
-use crate::audit::AuditResult;
+use super::{View, text, time, write_csv};
 
 /// The header of `unknown_agents.csv`.
 pub const HEADER: &str = "user_agent,requests,first_seen,last_seen,sample_path";
@@ -19,8 +18,9 @@ pub const ROWS: usize = 1_000;
 /// Writes `unknown_agents.csv` into `dir`: the [`ROWS`] headers with the most requests, most
 /// first, ties by the header's bytes; `sample_path` is the path of the header's earliest request
 /// in input order (files as given, then line number).
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let rows = result
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let rows = view
+        .totals
         .unknown_agents
         .top(ROWS)
         .into_iter()
@@ -41,8 +41,8 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
 }
 
 /// The line the summary on standard error adds when the counts are estimates.
-pub fn estimate_note(result: &AuditResult) -> Option<String> {
-    let unknown = &result.unknown_agents;
+pub fn estimate_note(view: &View<'_>) -> Option<String> {
+    let unknown = &view.totals.unknown_agents;
     unknown.is_approximate().then(|| {
         format!(
             "{FILE}: more than {} distinct user-agent headers that are not bots; its counts are \

@@ -2,7 +2,7 @@
 
 use super::RowWriter;
 use crate::audit::judge::{Decider, Judgement};
-use crate::audit::sink::Verdict;
+use crate::audit::sink::AgentRequest;
 use crate::versions::VersionSet;
 
 /// The header of `violations.csv`.
@@ -10,7 +10,7 @@ pub const HEADER: &str = "time,origin,agent,user_agent,client_ip,verification,me
 
 impl RowWriter {
     /// Appends the violation row of `row` (a disallowed request).
-    pub fn violation(&mut self, row: &Verdict<'_>) {
+    pub fn violation(&mut self, row: &AgentRequest<'_>) {
         let request = row.request;
         self.time_field(request.time);
         self.field(row.origin_name.as_bytes());
