@@ -7,6 +7,8 @@
 //! - [`robots_audit_bots`] (as [`bots`]): the crawler catalog and IP range verification.
 //! - [`origin`]: origin normalisation; [`versions`]: robots sources and the robots.txt versions in time.
 //! - [`audit`]: the parallel pipeline and the verdict on each request; [`report`]: the CSV files.
+//! - [`state`]: the run's model, `state.json`; [`merge`]: states summed; [`commit`]: files written
+//!   where every writer reaches them.
 //! - [`check`]: one robots.txt, some agents, some URLs; [`synth`]: test data with known truth.
 //! - [`history`]: the robots.txt history (`fetch`, `import`) as a manifest the audit reads.
 
@@ -14,6 +16,7 @@
 
 pub mod audit;
 pub mod check;
+pub mod commit;
 pub mod duration;
 pub mod error;
 pub mod history;

@@ -26,8 +26,8 @@ use std::sync::Arc;
 
 use crate::audit::stats::IdMap;
 use crate::audit::unknown::UnknownAgents;
+use crate::commit::AtomicFile;
 use crate::ids::{AgentId, OriginId, VersionId};
-use crate::report::atomic::AtomicFile;
 use crate::state::{AgentState, InputState, Settings, Share, State};
 use crate::versions::summary::RobotsSummary;
 

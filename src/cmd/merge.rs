@@ -10,9 +10,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use robots_audit::audit::default_threads;
+use robots_audit::commit::atomic::remove_temporaries;
 use robots_audit::error::Error;
 use robots_audit::merge::{copy_streamed, merge_dirs};
-use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::output::render;
 use robots_audit::report::{View, summary};
 

@@ -15,8 +15,8 @@ use jiff::Timestamp;
 use sha2::{Digest, Sha256};
 
 use super::{HistoryError, Observation};
+use crate::commit::AtomicFile;
 use crate::origin::Origin;
-use crate::report::atomic::AtomicFile;
 use crate::versions::FetchStatus;
 use crate::versions::source::{
     MANIFEST_HEADER, manifest_origin_key, manifest_status, manifest_valid_from,

@@ -4,7 +4,7 @@ use std::io;
 use std::path::Path;
 
 use super::agents::verdict_columns;
-use super::{View, time, write_csv};
+use super::{View, files, time, write_csv};
 
 /// The header of `agent_origins.csv`.
 pub const HEADER: &str = "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation,preference_conflicts";
@@ -39,5 +39,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
         ]);
         row
     });
-    write_csv(dir, "agent_origins.csv", HEADER, rows)
+    write_csv(dir, files::AGENT_ORIGINS, HEADER, rows)
 }

@@ -3,7 +3,7 @@
 use std::io;
 use std::path::Path;
 
-use super::{View, rate, time, write_csv};
+use super::{View, files, rate, time, write_csv};
 use crate::audit::stats::Counts;
 use crate::ids::AgentId;
 
@@ -109,5 +109,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
         ]);
         row
     });
-    write_csv(dir, "agents.csv", HEADER, rows)
+    write_csv(dir, files::AGENTS, HEADER, rows)
 }

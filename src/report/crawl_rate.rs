@@ -6,10 +6,7 @@ use std::path::Path;
 
 use jiff::Timestamp;
 
-use super::{View, rate, time, write_csv};
-
-/// The file name.
-pub const FILE: &str = "crawl_rate.csv";
+use super::{View, files, rate, time, write_csv};
 
 /// The header of `crawl_rate.csv`: the contract's columns (docs/contract.md), then `exact`.
 pub const HEADER: &str = "agent,origin,crawl_delay,honours_crawl_delay,requests,early_requests,early_rate,busiest_minute,busiest_minute_requests,allowed_per_minute,exact";
@@ -72,7 +69,7 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             counts.is_exact().to_string(),
         ]
     });
-    write_csv(dir, FILE, HEADER, rows)
+    write_csv(dir, files::CRAWL_RATE, HEADER, rows)
 }
 
 #[cfg(test)]

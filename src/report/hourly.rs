@@ -5,11 +5,8 @@
 use std::io;
 use std::path::Path;
 
-use super::{View, time, write_csv};
+use super::{View, files, time, write_csv};
 use crate::audit::hourly::hour_start;
-
-/// The file name.
-pub const FILE: &str = "hourly.csv";
 
 /// The header of `hourly.csv`.
 pub const HEADER: &str = "hour,agent,requests,robots_fetches,judged,allowed,disallowed,grace,exempt,unjudged,violations_served,spoofed,preference_conflicts";
@@ -35,5 +32,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             c.preference_conflicts.to_string(),
         ]
     });
-    write_csv(dir, FILE, HEADER, rows)
+    write_csv(dir, files::HOURLY, HEADER, rows)
 }

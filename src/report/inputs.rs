@@ -4,7 +4,7 @@
 use std::io;
 use std::path::Path;
 
-use super::{View, time, write_csv};
+use super::{View, files, time, write_csv};
 
 /// The header of `inputs.csv`.
 pub const HEADER: &str = "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error";
@@ -31,7 +31,7 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             f.error.clone().unwrap_or_default(),
         ]
     });
-    write_csv(dir, "inputs.csv", HEADER, rows)?;
+    write_csv(dir, files::INPUTS, HEADER, rows)?;
     let samples = view.files().flat_map(|f| {
         f.samples.iter().map(|s| {
             vec![
@@ -42,5 +42,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             ]
         })
     });
-    write_csv(dir, "skipped_lines.csv", SKIPPED_HEADER, samples)
+    write_csv(dir, files::SKIPPED_LINES, SKIPPED_HEADER, samples)
 }

@@ -5,13 +5,13 @@
 //! the audit writes while it runs ([`output`]). All files are UTF-8 CSV with a header row
 //! (invalid UTF-8 in the input is replaced with U+FFFD), times in RFC 3339 UTC, rates with 4
 //! decimals (empty when the denominator is 0). Each file is written under a temporary name and
-//! renamed when complete ([`atomic`]).
+//! renamed when complete ([`AtomicFile`]); [`files`] is the one table of their names.
 
 pub mod agent_origins;
 pub mod agents;
-pub mod atomic;
 pub mod crawl_rate;
 pub mod decisions;
+pub mod files;
 pub mod hourly;
 pub mod html;
 pub mod inputs;
@@ -34,8 +34,8 @@ use ahash::AHashMap;
 use jiff::Timestamp;
 use robots_audit_engine::{GroupId, Robots};
 
-use self::atomic::AtomicFile;
 use crate::audit::file_report::FileReport;
+use crate::commit::AtomicFile;
 use crate::ids::VersionId;
 use crate::state::{State, StateError, Totals};
 use crate::versions::VersionSet;

@@ -17,21 +17,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::atomic::AtomicFile;
 use super::stream::StreamedReport;
 use super::{
-    RowWriter, View, agent_origins, agents, crawl_rate, decisions, hourly, html, inputs, owned,
-    preference_conflicts, robots, rules, unknown_agents, violations,
+    RowWriter, View, agent_origins, agents, crawl_rate, decisions, files, hourly, html, inputs,
+    owned, preference_conflicts, robots, rules, unknown_agents, violations,
 };
 use crate::audit::judge::Outcome;
 use crate::audit::sink::{AgentRequest, InputEnded, Output, Sink};
 use crate::audit::tally::RunTally;
+use crate::commit::AtomicFile;
 use crate::state::{Settings, Share, State, json};
-
-/// The file name of `violations.csv`.
-pub const VIOLATIONS: &str = "violations.csv";
-/// The file name of `decisions.csv`.
-pub const DECISIONS: &str = "decisions.csv";
 
 /// A streamed report with what each input contributed to it.
 #[derive(Debug)]
@@ -94,15 +89,20 @@ impl Reports {
     /// `decisions`: also `decisions.csv`. Nothing stands under a final name before
     /// [`Reports::commit`].
     pub fn create(dir: &Path, inputs: usize, decisions: bool) -> io::Result<Reports> {
-        let violations = Streamed::create(dir, VIOLATIONS, violations::HEADER, inputs)?;
+        let violations = Streamed::create(dir, files::VIOLATIONS, violations::HEADER, inputs)?;
         let conflicts = Streamed::create(
             dir,
-            preference_conflicts::FILE,
+            files::PREFERENCE_CONFLICTS,
             preference_conflicts::HEADER,
             inputs,
         )?;
         let decisions = if decisions {
-            Some(Streamed::create(dir, DECISIONS, decisions::HEADER, inputs)?)
+            Some(Streamed::create(
+                dir,
+                files::DECISIONS,
+                decisions::HEADER,
+                inputs,
+            )?)
         } else {
             None
         };
@@ -133,11 +133,11 @@ impl Reports {
     /// this run did not write (the run owns `--out`: see [`super::owned`]). Returns the state.
     pub fn commit(self, run: RunTally, settings: Settings) -> io::Result<State> {
         let mut streamed = vec![
-            (VIOLATIONS, self.violations.commit()?),
-            (preference_conflicts::FILE, self.conflicts.commit()?),
+            (files::VIOLATIONS, self.violations.commit()?),
+            (files::PREFERENCE_CONFLICTS, self.conflicts.commit()?),
         ];
         if let Some(decisions) = self.decisions {
-            streamed.push((DECISIONS, decisions.commit()?));
+            streamed.push((files::DECISIONS, decisions.commit()?));
         }
         let state = State::of(settings, run, &streamed)
             .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
@@ -161,21 +161,23 @@ pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Re
     let rendered = view;
     // The state is the longest to write: first, so that it starts at once beside the rest.
     let writers: [(&str, &(dyn Fn() -> io::Result<()> + Sync)); 9] = [
-        (json::FILE, &|| {
-            let mut file = AtomicFile::create(dir, json::FILE)?;
+        (files::STATE, &|| {
+            let mut file = AtomicFile::create(dir, files::STATE)?;
             json::write(state, &mut file)?;
             file.commit()
         }),
-        ("agents.csv", &|| agents::write(dir, rendered)),
-        ("agent_origins.csv", &|| agent_origins::write(dir, rendered)),
-        ("rules.csv", &|| rules::write(dir, rendered)),
-        ("robots.csv", &|| robots::write(dir, rendered)),
-        ("inputs.csv", &|| inputs::write(dir, rendered)),
-        (unknown_agents::FILE, &|| {
+        (files::AGENTS, &|| agents::write(dir, rendered)),
+        (files::AGENT_ORIGINS, &|| {
+            agent_origins::write(dir, rendered)
+        }),
+        (files::RULES, &|| rules::write(dir, rendered)),
+        (files::ROBOTS, &|| robots::write(dir, rendered)),
+        (files::INPUTS, &|| inputs::write(dir, rendered)),
+        (files::UNKNOWN_AGENTS, &|| {
             unknown_agents::write(dir, rendered)
         }),
-        (crawl_rate::FILE, &|| crawl_rate::write(dir, rendered)),
-        (hourly::FILE, &|| hourly::write(dir, rendered)),
+        (files::CRAWL_RATE, &|| crawl_rate::write(dir, rendered)),
+        (files::HOURLY, &|| hourly::write(dir, rendered)),
     ];
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
@@ -189,11 +191,11 @@ pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Re
             .collect::<io::Result<()>>()
     })?;
     let mut written: Vec<&str> = writers.iter().map(|(name, _)| *name).collect();
-    written.push("skipped_lines.csv");
+    written.push(files::SKIPPED_LINES);
     written.extend(state.streamed.iter().map(String::as_str));
     if html {
         html::write(dir)?;
-        written.push(html::FILE);
+        written.push(files::REPORT_HTML);
     }
     owned::remove_unwritten(dir, &written)?;
     Ok(())

@@ -10,29 +10,13 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-/// Every report file name the tool may write into `--out`.
-pub const REPORT_FILES: &[&str] = &[
-    "agents.csv",
-    "agent_origins.csv",
-    "violations.csv",
-    "rules.csv",
-    "robots.csv",
-    "inputs.csv",
-    "skipped_lines.csv",
-    "decisions.csv",
-    "unknown_agents.csv",
-    "hourly.csv",
-    "crawl_rate.csv",
-    "preference_conflicts.csv",
-    "report.html",
-    "state.json",
-];
+use super::files;
 
-/// Removes from `out` every file of [`REPORT_FILES`] that is not in `written`; returns the names
+/// Removes from `out` every file of [`files::ALL`] that is not in `written`; returns the names
 /// removed. A file that is already gone is not an error.
 pub fn remove_unwritten(out: &Path, written: &[&str]) -> io::Result<Vec<&'static str>> {
     let mut removed = Vec::new();
-    for &name in REPORT_FILES {
+    for &name in files::ALL {
         if written.contains(&name) {
             continue;
         }

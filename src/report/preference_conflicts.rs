@@ -4,9 +4,6 @@
 use super::RowWriter;
 use crate::audit::sink::AgentRequest;
 
-/// The file name.
-pub const FILE: &str = "preference_conflicts.csv";
-
 /// The header of `preference_conflicts.csv`.
 pub const HEADER: &str =
     "time,origin,agent,path,use,preference,directive,directive_line,robots_version,source";

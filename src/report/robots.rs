@@ -3,7 +3,7 @@
 use std::io;
 use std::path::Path;
 
-use super::{View, write_csv};
+use super::{View, files, write_csv};
 use crate::versions::summary::ParseSummary;
 
 /// The header of `robots.csv`.
@@ -29,5 +29,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             n(|s| s.ignored_lines),
         ]
     });
-    write_csv(dir, "robots.csv", HEADER, rows)
+    write_csv(dir, files::ROBOTS, HEADER, rows)
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use robots_audit_engine::RuleId;
 
-use super::{View, write_csv};
+use super::{View, files, write_csv};
 use crate::audit::stats::{RuleCounts, RuleKey};
 use crate::versions::summary::Decides;
 
@@ -64,5 +64,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             Decides::AllowAll => Vec::new(),
         }
     });
-    write_csv(dir, "rules.csv", HEADER, rows)
+    write_csv(dir, files::RULES, HEADER, rows)
 }

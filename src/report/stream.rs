@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError, mpsc};
 use std::thread::JoinHandle;
 
-use super::atomic::{AtomicFile, temporary_name, with_path};
+use crate::commit::atomic::{AtomicFile, temporary_name, with_path};
 
 /// One CSV report streamed to disk during the run, its rows in input order: files in the order
 /// given, the blocks of a file in the order they were read, whatever thread formatted them.

@@ -4,13 +4,10 @@
 use std::io;
 use std::path::Path;
 
-use super::{View, text, time, write_csv};
+use super::{View, files, text, time, write_csv};
 
 /// The header of `unknown_agents.csv`.
 pub const HEADER: &str = "user_agent,requests,first_seen,last_seen,sample_path";
-
-/// The file's name.
-pub const FILE: &str = "unknown_agents.csv";
 
 /// How many headers the report lists.
 pub const ROWS: usize = 1_000;
@@ -37,7 +34,7 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
                     .unwrap_or_default(),
             ]
         });
-    write_csv(dir, FILE, HEADER, rows)
+    write_csv(dir, files::UNKNOWN_AGENTS, HEADER, rows)
 }
 
 /// The line the summary on standard error adds when the counts are estimates.
@@ -45,8 +42,9 @@ pub fn estimate_note(view: &View<'_>) -> Option<String> {
     let unknown = &view.totals.unknown_agents;
     unknown.is_approximate().then(|| {
         format!(
-            "{FILE}: more than {} distinct user-agent headers that are not bots; its counts are \
+            "{}: more than {} distinct user-agent headers that are not bots; its counts are \
              estimates from a bounded summary, each at most {} above the true count",
+            files::UNKNOWN_AGENTS,
             unknown.limit(),
             unknown.max_error()
         )

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// removes its temporary file, so a half-written report never stands under a final name.
 ///
 /// ```
-/// # use robots_audit::report::atomic::AtomicFile;
+/// # use robots_audit::commit::atomic::AtomicFile;
 /// let dir = tempfile::tempdir().unwrap();
 /// let mut file = AtomicFile::create(dir.path(), "agents.csv").unwrap();
 /// std::io::Write::write_all(&mut file, b"agent\n").unwrap();
@@ -96,7 +96,8 @@ pub fn remove_temporaries(dir: &Path) {
     }
 }
 
-pub(super) fn with_path(e: io::Error, path: &Path) -> io::Error {
+/// `e` with the path it concerns in its message.
+pub fn with_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
