@@ -1,16 +1,26 @@
-//! Errors and the exit codes they map to (README "`audit` options": exit codes).
+//! Errors and the exit codes they map to (docs/contract.md, "Exit codes").
 
-use std::fmt;
+use crate::commit::CommitError;
+use crate::state::StateError;
 
 /// Why a command could not finish.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Wrong usage: a bad flag value or combination (exit code 2).
+    #[error("{0}")]
     Usage(String),
     /// Nothing could be audited: a bad robots source, no readable input, an unwritable `--out`
     /// (exit code 1).
+    #[error("{0}")]
     Fatal(String),
-    /// Stopped by SIGINT or SIGTERM; no report was written (exit code 130).
+    /// A report directory's state cannot be read or is inconsistent (exit code 1).
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// The report set cannot be committed into `--out`, or another run holds it (exit code 1).
+    #[error(transparent)]
+    Commit(#[from] CommitError),
+    /// Stopped by SIGINT, SIGTERM or SIGHUP; no report was committed (exit code 130).
+    #[error("interrupted: no report was written")]
     Interrupted,
 }
 
@@ -19,22 +29,11 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Usage(_) => 2,
-            Error::Fatal(_) => 1,
+            Error::Fatal(_) | Error::State(_) | Error::Commit(_) => 1,
             Error::Interrupted => 130,
         }
     }
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Usage(m) | Error::Fatal(m) => f.write_str(m),
-            Error::Interrupted => f.write_str("interrupted: no report was written"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// Exit code 0: done.
 pub const EXIT_OK: u8 = 0;

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use crate::audit::stats::IdMap;
 use crate::audit::unknown::UnknownAgents;
-use crate::commit::AtomicFile;
+use crate::commit::NewFile;
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::state::{AgentState, InputState, Settings, Share, State};
 use crate::versions::summary::RobotsSummary;
@@ -260,7 +260,7 @@ pub fn merge_dirs(dirs: &[PathBuf]) -> Result<Merged, String> {
     merger.finish()
 }
 
-/// Writes streamed report `name` into `out` (atomically): the header of the first report's
+/// Writes streamed report `name` into `out` (a staging directory): the header of the first report's
 /// file, then, report by report in order, the byte range of every kept input. A file whose size
 /// does not match its state (changed after the audit) is an error naming it.
 pub fn copy_streamed(
@@ -270,7 +270,7 @@ pub fn copy_streamed(
     placements: &[Vec<Placement>],
 ) -> Result<(), String> {
     let mut header: Option<Vec<u8>> = None;
-    let mut target = AtomicFile::create(out, name)
+    let mut target = NewFile::create(out, name)
         .map_err(|e| format!("cannot write {} into {}: {e}", name, out.display()))?;
     {
         let mut writer = BufWriter::with_capacity(1 << 20, &mut target);
@@ -329,6 +329,6 @@ pub fn copy_streamed(
             .map_err(|e| format!("cannot write {}: {e}", name))?;
     }
     target
-        .commit()
+        .finish()
         .map_err(|e| format!("cannot write {} into {}: {e}", name, out.display()))
 }

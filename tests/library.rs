@@ -176,7 +176,7 @@ fn reports_written_through_the_library_are_the_commands() {
     )
     .unwrap();
     reports
-        .commit(run, Settings::of(&config, &catalog))
+        .finish(run, Settings::of(&config, &catalog))
         .unwrap();
     for name in [
         "agents.csv",

@@ -399,7 +399,7 @@ fn past_the_limit_the_counts_are_bounded_estimates() {
     )
     .unwrap();
     let state = reports
-        .commit(run, Settings::of(&config, &catalog))
+        .finish(run, Settings::of(&config, &catalog))
         .unwrap();
     let view = View::of(&state).unwrap();
     let unknown = &view.totals.unknown_agents;

@@ -6,15 +6,13 @@
 
 use std::fs;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use clap::Args;
 use robots_audit::audit::{self, AuditConfig, expand_inputs};
 use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, NameServers};
 use robots_audit::bots::{Catalog, Verifier};
-use robots_audit::commit::atomic::remove_temporaries;
+use robots_audit::commit::Staging;
 use robots_audit::error::Error;
 use robots_audit::logs::{FieldMap, Format};
 use robots_audit::origin::Origin;
@@ -25,7 +23,10 @@ use robots_audit::versions::source::{LoadOptions, load};
 use robots_audit::versions::summary::hex;
 use sha2::{Digest, Sha256};
 
-use super::{duration_flag, exit_code, load_catalog, one_of, parse_duration, usage};
+use super::{
+    commit_out, duration_flag, exit_code, load_catalog, lock_out, on_interrupt, one_of,
+    parse_duration, usage,
+};
 
 /// What `robots-audit audit` does, for `--help`.
 pub const ABOUT: &str = "Logs + robots sources -> CSV reports (the main job)";
@@ -113,6 +114,9 @@ pub struct AuditArgs {
     /// Do not write report.html (only the CSVs).
     #[arg(long)]
     pub no_html: bool,
+    /// When another run is writing --out, wait for it to finish instead of exiting.
+    #[arg(long)]
+    pub wait: bool,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
@@ -395,7 +399,8 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         .collect();
     let dns = args.dns_verifier()?.map(|dns| Arc::new(Mutex::new(dns)));
     config.dns = dns.clone();
-    config.interrupt = Some(on_interrupt(args.out.clone())?);
+    let interrupt = on_interrupt()?;
+    config.interrupt = Some(Arc::clone(&interrupt));
     let catalog = load_catalog(&args.judging.bots)?;
     let verifier = load_verifier(&catalog, &verify)?;
     let robots = load(
@@ -414,9 +419,9 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         ));
     }
     let out = &args.out;
-    fs::create_dir_all(out)
-        .map_err(|e| Error::Fatal(format!("cannot create --out {}: {e}", out.display())))?;
-    let reports = Reports::create(out, inputs.len(), args.decisions)
+    let lock = lock_out(out, args.wait)?;
+    let staging = Staging::create(&lock)?;
+    let reports = Reports::create(staging.path(), inputs.len(), args.decisions)
         .map(|reports| {
             reports
                 .with_html(!args.no_html)
@@ -432,9 +437,10 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         args.dns.save(dns)?;
     }
     let state = reports
-        .commit(run, settings)
+        .finish(run, settings)
         .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;
-    let view = View::of(&state).map_err(|e| Error::Fatal(format!("inconsistent state: {e}")))?;
+    let view = View::of(&state)?;
+    commit_out(staging, &interrupt)?;
     if !args.quiet {
         eprint!("{}", summary::render(&view, &out.display().to_string()));
     }
@@ -461,29 +467,4 @@ pub(super) fn load_verifier(catalog: &Catalog, files: &[RangeFile]) -> Result<Ve
             .map_err(|e| Error::Fatal(format!("--verify {}: {e}", file.path.display())))?;
     }
     Ok(verifier)
-}
-
-/// How long a stopped run may take to wind down before the process exits anyway (a thread
-/// blocked reading a pipe cannot notice the request to stop).
-const STOP_GRACE: Duration = Duration::from_secs(2);
-
-/// On SIGINT or SIGTERM: ask the run to stop (it then writes no report); if it has not returned
-/// after [`STOP_GRACE`], remove its temporary files and exit with code 130.
-fn on_interrupt(out: PathBuf) -> Result<Arc<AtomicBool>, Error> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let seen = Arc::clone(&flag);
-    ctrlc::set_handler(move || {
-        if seen.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let out = out.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(STOP_GRACE);
-            remove_temporaries(&out);
-            eprintln!("robots-audit: {}", Error::Interrupted);
-            std::process::exit(i32::from(Error::Interrupted.exit_code()));
-        });
-    })
-    .map_err(|e| Error::Fatal(format!("cannot install the signal handler: {e}")))?;
-    Ok(flag)
 }

@@ -19,7 +19,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::files;
-use crate::commit::AtomicFile;
+use crate::commit::NewFile;
 
 /// Bots drawn in the bar charts.
 const CHART_BOTS: usize = 20;
@@ -165,9 +165,9 @@ impl Table {
 /// Writes `out/report.html` from the CSV reports in `out`.
 pub fn write(out: &Path) -> io::Result<()> {
     let page = render(out)?;
-    let mut file = AtomicFile::create(out, files::REPORT_HTML)?;
+    let mut file = NewFile::create(out, files::REPORT_HTML)?;
     file.write_all(page.as_bytes())?;
-    file.commit()
+    file.finish()
 }
 
 /// The page for the reports in `dir`.

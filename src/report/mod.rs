@@ -4,8 +4,9 @@
 //! whether the state is an audit's or the sum `merge` made, except the streamed reports, which
 //! the audit writes while it runs ([`output`]). All files are UTF-8 CSV with a header row
 //! (invalid UTF-8 in the input is replaced with U+FFFD), times in RFC 3339 UTC, rates with 4
-//! decimals (empty when the denominator is 0). Each file is written under a temporary name and
-//! renamed when complete ([`AtomicFile`]); [`files`] is the one table of their names.
+//! decimals (empty when the denominator is 0). They are written into the run's staging
+//! directory, each created exclusively ([`NewFile`]), and committed as one set
+//! (`src/commit`); [`files`] is the one table of their names.
 
 pub mod agent_origins;
 pub mod agents;
@@ -16,7 +17,6 @@ pub mod hourly;
 pub mod html;
 pub mod inputs;
 pub mod output;
-pub mod owned;
 pub mod preference_conflicts;
 pub mod robots;
 pub mod rules;
@@ -35,7 +35,7 @@ use jiff::Timestamp;
 use robots_audit_engine::{GroupId, Robots};
 
 use crate::audit::file_report::FileReport;
-use crate::commit::AtomicFile;
+use crate::commit::NewFile;
 use crate::ids::VersionId;
 use crate::state::{State, StateError, Totals};
 use crate::versions::VersionSet;
@@ -343,14 +343,15 @@ pub fn rate(num: u64, den: u64) -> String {
     }
 }
 
-/// Writes one complete CSV file atomically: the header, then `rows`.
+/// Writes one complete CSV file into `dir` (a staging directory), synced: the header, then
+/// `rows`.
 pub fn write_csv<R, I>(dir: &Path, name: &str, header: &str, rows: I) -> io::Result<()>
 where
     I: IntoIterator<Item = R>,
     R: IntoIterator,
     R::Item: AsRef<[u8]>,
 {
-    let mut file = AtomicFile::create(dir, name)?;
+    let mut file = NewFile::create(dir, name)?;
     {
         let mut csv = csv::WriterBuilder::new()
             .has_headers(false)
@@ -361,7 +362,7 @@ where
         }
         csv.flush()?;
     }
-    file.commit()
+    file.finish()
 }
 
 #[cfg(test)]

@@ -5,11 +5,12 @@
 //! they are written while the audit runs: each worker thread formats the rows of its block into
 //! its own [`RowWriter`] and hands them to the [`StreamedReport`] when the block is done, which
 //! puts them in input order.
-//! The other reports, and `state.json`, are written at the end ([`Reports::commit`]): the run's
+//! The other reports, and `state.json`, are written at the end ([`Reports::finish`]): the run's
 //! tallies become its [`State`], and the reports render from that state ([`render`]), as
 //! `merge` renders from the state it sums, so that both write the same bytes for the same
 //! inputs. Each streamed report counts the rows and bytes every input contributed to it (the
-//! state keeps them, and `merge` copies byte ranges by them).
+//! state keeps them, and `merge` copies byte ranges by them). Every file goes into the run's
+//! staging directory; committing the set into `--out` is the caller's (`src/commit`).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -20,12 +21,12 @@ use rayon::prelude::*;
 use super::stream::StreamedReport;
 use super::{
     RowWriter, View, agent_origins, agents, crawl_rate, decisions, files, hourly, html, inputs,
-    owned, preference_conflicts, robots, rules, unknown_agents, violations,
+    preference_conflicts, robots, rules, unknown_agents, violations,
 };
 use crate::audit::judge::Outcome;
 use crate::audit::sink::{AgentRequest, InputEnded, Output, Sink};
 use crate::audit::tally::RunTally;
-use crate::commit::AtomicFile;
+use crate::commit::NewFile;
 use crate::state::{Settings, Share, State, json};
 
 /// A streamed report with what each input contributed to it.
@@ -59,8 +60,8 @@ impl Streamed {
         self.report.end(input, blocks)
     }
 
-    fn commit(self) -> io::Result<Vec<Share>> {
-        self.report.commit()?;
+    fn finish(self) -> io::Result<Vec<Share>> {
+        self.report.finish()?;
         Ok(self
             .shares
             .into_iter()
@@ -85,9 +86,8 @@ pub struct Reports {
 }
 
 impl Reports {
-    /// Starts the streamed reports in `dir` (which must exist) for `inputs` input files;
-    /// `decisions`: also `decisions.csv`. Nothing stands under a final name before
-    /// [`Reports::commit`].
+    /// Starts the streamed reports in `dir` (the run's staging directory) for `inputs` input
+    /// files; `decisions`: also `decisions.csv`.
     pub fn create(dir: &Path, inputs: usize, decisions: bool) -> io::Result<Reports> {
         let violations = Streamed::create(dir, files::VIOLATIONS, violations::HEADER, inputs)?;
         let conflicts = Streamed::create(
@@ -116,7 +116,7 @@ impl Reports {
         })
     }
 
-    /// Whether [`Reports::commit`] also writes `report.html` (by default it does).
+    /// Whether [`Reports::finish`] also writes `report.html` (by default it does).
     pub fn with_html(mut self, html: bool) -> Reports {
         self.html = html;
         self
@@ -129,15 +129,14 @@ impl Reports {
     }
 
     /// Completes the streamed reports, then writes the state of `run` (made with `settings`)
-    /// and every other report rendered from it ([`render`]), and removes the tool's reports
-    /// this run did not write (the run owns `--out`: see [`super::owned`]). Returns the state.
-    pub fn commit(self, run: RunTally, settings: Settings) -> io::Result<State> {
+    /// and every other report rendered from it ([`render`]). Returns the state.
+    pub fn finish(self, run: RunTally, settings: Settings) -> io::Result<State> {
         let mut streamed = vec![
-            (files::VIOLATIONS, self.violations.commit()?),
-            (files::PREFERENCE_CONFLICTS, self.conflicts.commit()?),
+            (files::VIOLATIONS, self.violations.finish()?),
+            (files::PREFERENCE_CONFLICTS, self.conflicts.finish()?),
         ];
         if let Some(decisions) = self.decisions {
-            streamed.push((files::DECISIONS, decisions.commit()?));
+            streamed.push((files::DECISIONS, decisions.finish()?));
         }
         let state = State::of(settings, run, &streamed)
             .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
@@ -148,9 +147,9 @@ impl Reports {
     }
 }
 
-/// Writes into `dir` every report of `state` but the streamed ones (which must be there
-/// already), `report.html` when `html`, and `state.json`; then removes the tool's reports that
-/// were not written. The audit and `merge` both end here.
+/// Writes into `dir` (a staging directory) every report of `view` but the streamed ones (which
+/// must be there already), `report.html` when `html`, and `state.json`. The audit and `merge`
+/// both end here.
 ///
 /// The reports read the state and write files of their own, so they are written side by side
 /// on the thread pool: after the workers are done, this is all the run has left to do, and one
@@ -162,9 +161,9 @@ pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Re
     // The state is the longest to write: first, so that it starts at once beside the rest.
     let writers: [(&str, &(dyn Fn() -> io::Result<()> + Sync)); 9] = [
         (files::STATE, &|| {
-            let mut file = AtomicFile::create(dir, files::STATE)?;
+            let mut file = NewFile::create(dir, files::STATE)?;
             json::write(state, &mut file)?;
-            file.commit()
+            file.finish()
         }),
         (files::AGENTS, &|| agents::write(dir, rendered)),
         (files::AGENT_ORIGINS, &|| {
@@ -190,14 +189,9 @@ pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Re
             .map(|(_, write)| write())
             .collect::<io::Result<()>>()
     })?;
-    let mut written: Vec<&str> = writers.iter().map(|(name, _)| *name).collect();
-    written.push(files::SKIPPED_LINES);
-    written.extend(state.streamed.iter().map(String::as_str));
     if html {
         html::write(dir)?;
-        written.push(files::REPORT_HTML);
     }
-    owned::remove_unwritten(dir, &written)?;
     Ok(())
 }
 
