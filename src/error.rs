@@ -1,6 +1,7 @@
 //! Errors and the exit codes they map to (docs/contract.md, "Exit codes").
 
 use crate::commit::CommitError;
+use crate::merge::MergeError;
 use crate::state::StateError;
 
 /// Why a command could not finish.
@@ -16,6 +17,9 @@ pub enum Error {
     /// A report directory's state cannot be read or is inconsistent (exit code 1).
     #[error(transparent)]
     State(#[from] StateError),
+    /// Report directories that cannot be merged (exit code 1).
+    #[error(transparent)]
+    Merge(#[from] MergeError),
     /// The report set cannot be committed into `--out`, or another run holds it (exit code 1).
     #[error(transparent)]
     Commit(#[from] CommitError),
@@ -29,7 +33,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Usage(_) => 2,
-            Error::Fatal(_) | Error::State(_) | Error::Commit(_) => 1,
+            Error::Fatal(_) | Error::State(_) | Error::Merge(_) | Error::Commit(_) => 1,
             Error::Interrupted => 130,
         }
     }

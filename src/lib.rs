@@ -21,6 +21,7 @@ pub mod duration;
 pub mod error;
 pub mod history;
 pub mod ids;
+pub mod limits;
 pub mod merge;
 pub mod origin;
 pub mod report;

@@ -5,6 +5,7 @@ mod common;
 mod audit_scenario;
 mod cli;
 mod cmd_bots;
+mod commit;
 mod crawl_rate;
 mod exemptions;
 mod explain;

@@ -319,8 +319,9 @@ fn unknown_agents_do_not_depend_on_the_order_of_blocks() {
         }
         let [first, second] = threads;
         let mut merged = UnknownAgents::new(EXACT_LIMIT);
-        for input in tally::fold(vec![second.sink.0, first.sink.0], &inputs, EXACT_LIMIT) {
-            merged.merge(input.unknown_agents);
+        let folded = tally::fold(vec![second.sink.0, first.sink.0], &inputs, EXACT_LIMIT);
+        for input in folded.unwrap() {
+            merged.merge(input.unknown_agents).unwrap();
         }
         merged
     };

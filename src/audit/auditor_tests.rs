@@ -134,6 +134,7 @@ fn audit(all_agents: bool, lines: &[(usize, String)]) -> (Vec<Seen>, Vec<String>
     feed(&mut auditor, &mut sink, lines);
     let (tally, kept) = sink;
     let counts = fold(vec![tally], &inputs, EXACT_LIMIT)
+        .unwrap()
         .into_iter()
         .map(|input| input.file)
         .collect();
@@ -260,7 +261,10 @@ fn the_counters_are_a_sink_that_adds_up_the_events() {
         .collect();
     feed(&mut auditor, &mut sink, &lines);
     let (tally, kept) = sink;
-    let stats = fold(vec![tally], &inputs, EXACT_LIMIT).swap_remove(0).stats;
+    let stats = fold(vec![tally], &inputs, EXACT_LIMIT)
+        .unwrap()
+        .swap_remove(0)
+        .stats;
     assert_eq!(kept.0.len(), 4);
     assert_eq!(stats.pairs.len(), 1);
     let counts = stats.pairs.values().next().unwrap();

@@ -7,6 +7,8 @@ use robots_audit_logs::{Format, SkipReason};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::limits;
+
 /// At most this many skipped lines are sampled per file.
 pub const SAMPLES_PER_FILE: usize = 100;
 
@@ -18,14 +20,14 @@ pub struct Sample {
     /// Why it was skipped (read back only as one of the parser's reasons).
     #[serde(deserialize_with = "skip_reason")]
     pub reason: Label,
-    /// Its first 200 bytes, as UTF-8.
+    /// Its first [`limits::EXCERPT`] bytes, as UTF-8.
     pub excerpt: String,
 }
 
 impl Sample {
     /// Samples `line`.
     pub fn new(line_no: u64, reason: &'static str, line: &[u8]) -> Sample {
-        let cut = &line[..line.len().min(200)];
+        let cut = &line[..line.len().min(limits::EXCERPT)];
         Sample {
             line: line_no,
             reason,

@@ -9,6 +9,7 @@
 //! and the robots versions is the caller's; this module never sees a report's format.
 
 pub mod auditor;
+pub mod checked;
 mod entries;
 pub mod explain;
 pub mod file_report;
@@ -195,7 +196,8 @@ pub fn run<O: Output>(
         BlockAuditor::new(&context, Tally::new(limit), output.sink())
     })?;
     let tallies = handlers.into_iter().map(|handler| handler.sink.0).collect();
-    let tallies = tally::fold(tallies, inputs, limit);
+    let tallies = tally::fold(tallies, inputs, limit)
+        .map_err(|e| Error::Fatal(format!("cannot sum the counters of the threads: {e}")))?;
     let origins = context.into_origins();
     if tallies
         .iter()

@@ -3,6 +3,8 @@
 //! Every worker thread keeps its own [`Stats`] and they are merged at the end. Merging is
 //! associative and commutative (sums, minima, maxima and set unions only), so the result does not
 //! depend on how lines were spread over threads, and partial results can be combined later.
+//! Every sum of a merge is checked: counters read from report directories may be anything, and
+//! a sum past `u64::MAX` is refused ([`CountError::Overflow`]), never wrapped.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use robots_audit_engine::RuleId;
 
+use super::checked::{CountError, add};
 use super::hourly::Hourly;
 use super::judge::{Outcome, is_served};
 use super::rate::{RateKey, Rates};
@@ -74,7 +77,11 @@ fn max_time(a: &mut Option<Timestamp>, b: Option<Timestamp>) {
 impl Counts {
     /// Requests that could be judged: allowed, disallowed, grace or exempt.
     pub fn judged(&self) -> u64 {
-        self.allowed + self.disallowed + self.grace + self.exempt
+        // Saturating: a merge refuses counters whose sum overflows (see `merge`).
+        self.allowed
+            .saturating_add(self.disallowed)
+            .saturating_add(self.grace)
+            .saturating_add(self.exempt)
     }
 
     /// Records one request.
@@ -101,27 +108,33 @@ impl Counts {
     }
 
     /// Adds `other` into `self`.
-    pub fn merge(&mut self, other: &Counts) {
-        self.requests += other.requests;
-        self.robots_fetches += other.robots_fetches;
-        self.allowed += other.allowed;
-        self.disallowed += other.disallowed;
-        self.disallowed_verified += other.disallowed_verified;
-        self.grace += other.grace;
-        self.exempt += other.exempt;
-        self.unjudged += other.unjudged;
-        self.violations_served += other.violations_served;
-        self.verified += other.verified;
-        self.spoofed += other.spoofed;
-        self.unverified += other.unverified;
-        self.preference_conflicts += other.preference_conflicts;
+    pub fn merge(&mut self, other: &Counts) -> Result<(), CountError> {
+        self.requests = add(self.requests, other.requests)?;
+        self.robots_fetches = add(self.robots_fetches, other.robots_fetches)?;
+        self.allowed = add(self.allowed, other.allowed)?;
+        self.disallowed = add(self.disallowed, other.disallowed)?;
+        self.disallowed_verified = add(self.disallowed_verified, other.disallowed_verified)?;
+        self.grace = add(self.grace, other.grace)?;
+        self.exempt = add(self.exempt, other.exempt)?;
+        self.unjudged = add(self.unjudged, other.unjudged)?;
+        self.violations_served = add(self.violations_served, other.violations_served)?;
+        self.verified = add(self.verified, other.verified)?;
+        self.spoofed = add(self.spoofed, other.spoofed)?;
+        self.unverified = add(self.unverified, other.unverified)?;
+        self.preference_conflicts = add(self.preference_conflicts, other.preference_conflicts)?;
+        // Sums of the counters a report derives (judged, requests less robots fetches) fit too.
+        add(self.allowed, self.disallowed)
+            .and_then(|n| add(n, self.grace))
+            .and_then(|n| add(n, self.exempt))?;
         min_time(&mut self.first_seen, other.first_seen);
         max_time(&mut self.last_seen, other.last_seen);
         min_time(&mut self.first_violation, other.first_violation);
         min_time(&mut self.first_robots_fetch, other.first_robots_fetch);
         for (&status, &n) in &other.robots_fetch_statuses {
-            *self.robots_fetch_statuses.entry(status).or_default() += n;
+            let count = self.robots_fetch_statuses.entry(status).or_default();
+            *count = add(*count, n)?;
         }
+        Ok(())
     }
 }
 
@@ -147,10 +160,11 @@ pub struct RuleCounts {
 
 impl RuleCounts {
     /// Adds `other` into `self`.
-    pub fn merge(&mut self, other: &RuleCounts) {
-        self.decided += other.decided;
-        self.violations += other.violations;
+    pub fn merge(&mut self, other: &RuleCounts) -> Result<(), CountError> {
+        self.decided = add(self.decided, other.decided)?;
+        self.violations = add(self.violations, other.violations)?;
         self.agents.extend(other.agents.iter().copied());
+        Ok(())
     }
 }
 
@@ -188,16 +202,25 @@ impl Stats {
         counts.agents.insert(agent);
     }
 
-    /// Adds `other` into `self`.
-    pub fn merge(&mut self, other: Stats) {
+    /// Checks that each agent's counters summed over its origins fit (what `agents.csv` adds).
+    pub fn check_agent_sums(&self) -> Result<(), CountError> {
+        let mut agents: AHashMap<AgentId, Counts> = AHashMap::new();
+        for (&(agent, _), counts) in &self.pairs {
+            agents.entry(agent).or_default().merge(counts)?;
+        }
+        Ok(())
+    }
+
+    /// Adds `other` into `self`; `self` may be left part-added when a sum overflows.
+    pub fn merge(&mut self, other: Stats) -> Result<(), CountError> {
         for (key, counts) in other.pairs {
-            self.pairs.entry(key).or_default().merge(&counts);
+            self.pairs.entry(key).or_default().merge(&counts)?;
         }
         for (key, counts) in other.rules {
-            self.rules.entry(key).or_default().merge(&counts);
+            self.rules.entry(key).or_default().merge(&counts)?;
         }
-        self.hourly.merge(&other.hourly);
-        self.rates.merge(&other.rates);
+        self.hourly.merge(&other.hourly)?;
+        self.rates.merge(&other.rates)
     }
 }
 
@@ -215,40 +238,47 @@ pub struct IdMap {
 
 impl IdMap {
     /// The new id of `agent`; an error names an id outside the table (a corrupt state).
-    pub fn agent(&self, agent: AgentId) -> Result<AgentId, String> {
+    pub fn agent(&self, agent: AgentId) -> Result<AgentId, CountError> {
         self.agents
             .get(agent.index())
             .copied()
-            .ok_or_else(|| format!("agent {agent} is not in the state's agents"))
+            .ok_or(unknown_id("agent", agent.index()))
     }
 
     /// The new id of `origin`.
-    pub fn origin(&self, origin: OriginId) -> Result<OriginId, String> {
+    pub fn origin(&self, origin: OriginId) -> Result<OriginId, CountError> {
         self.origins
             .get(origin.index())
             .copied()
-            .ok_or_else(|| format!("origin {origin} is not in the state's origins"))
+            .ok_or(unknown_id("origin", origin.index()))
     }
 
     /// The new id of `version`.
-    pub fn version(&self, version: VersionId) -> Result<VersionId, String> {
+    pub fn version(&self, version: VersionId) -> Result<VersionId, CountError> {
         self.versions
             .get(version.index())
             .copied()
-            .ok_or_else(|| format!("robots version {version} is not in the state's versions"))
+            .ok_or(unknown_id("robots version", version.index()))
+    }
+}
+
+fn unknown_id(kind: &'static str, index: usize) -> CountError {
+    CountError::UnknownId {
+        kind,
+        id: u32::try_from(index).unwrap_or(u32::MAX),
     }
 }
 
 impl Stats {
     /// The same counters under the ids of `map`. Distinct ids stay distinct when `map` is
     /// one-to-one, which `merge` guarantees (ids are mapped by name).
-    pub fn remap(&self, map: &IdMap) -> Result<Stats, String> {
+    pub fn remap(&self, map: &IdMap) -> Result<Stats, CountError> {
         let mut out = Stats::default();
         for (&(agent, origin), counts) in &self.pairs {
             out.pairs
                 .entry((map.agent(agent)?, map.origin(origin)?))
                 .or_default()
-                .merge(counts);
+                .merge(counts)?;
         }
         for (key, counts) in &self.rules {
             let key = RuleKey {
@@ -264,13 +294,13 @@ impl Stats {
                 decided: counts.decided,
                 violations: counts.violations,
                 agents,
-            });
+            })?;
         }
         for (hour, agent, counts) in self.hourly.rows() {
-            out.hourly.counts(hour, map.agent(agent)?).merge(&counts);
+            out.hourly.counts(hour, map.agent(agent)?).merge(&counts)?;
         }
         out.rates = self.rates.map_keys(|key| {
-            Ok::<_, String>(RateKey {
+            Ok(RateKey {
                 agent: map.agent(key.agent)?,
                 origin: map.origin(key.origin)?,
                 ..key
@@ -352,9 +382,9 @@ mod tests {
         #[test]
         fn merge_is_commutative(a in arb_stats(), b in arb_stats()) {
             let mut ab = a.clone();
-            ab.merge(b.clone());
+            ab.merge(b.clone()).unwrap();
             let mut ba = b;
-            ba.merge(a);
+            ba.merge(a).unwrap();
             prop_assert_eq!(ab, ba);
         }
 
@@ -382,21 +412,21 @@ mod tests {
             let there = a.remap(&forward).unwrap();
             prop_assert_eq!(&there.remap(&back).unwrap(), &a);
             let mut merged = a.clone();
-            merged.merge(b.clone());
+            merged.merge(b.clone()).unwrap();
             let mut remapped = there;
-            remapped.merge(b.remap(&forward).unwrap());
+            remapped.merge(b.remap(&forward).unwrap()).unwrap();
             prop_assert_eq!(merged.remap(&forward).unwrap(), remapped);
         }
 
         #[test]
         fn merge_is_associative(a in arb_stats(), b in arb_stats(), c in arb_stats()) {
             let mut left = a.clone();
-            left.merge(b.clone());
-            left.merge(c.clone());
+            left.merge(b.clone()).unwrap();
+            left.merge(c.clone()).unwrap();
             let mut bc = b;
-            bc.merge(c);
+            bc.merge(c).unwrap();
             let mut right = a;
-            right.merge(bc);
+            right.merge(bc).unwrap();
             prop_assert_eq!(left, right);
         }
     }
@@ -408,7 +438,7 @@ mod tests {
             .pair(AgentId::from_index(4).unwrap(), OriginId::default())
             .requests = 1;
         let err = stats.remap(&IdMap::default()).unwrap_err();
-        assert!(err.contains("agent 4"), "{err}");
+        assert!(err.to_string().contains("agent 4"), "{err}");
     }
 
     #[test]

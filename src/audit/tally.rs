@@ -18,6 +18,7 @@ use jiff::Timestamp;
 use robots_audit_bots::Verification;
 
 use super::Input;
+use super::checked::CountError;
 use super::file_report::{FileReport, SAMPLES_PER_FILE, Sample};
 use super::identity::AgentInfo;
 use super::judge::{Decider, Outcome, match_path};
@@ -51,10 +52,10 @@ impl InputTally {
     }
 
     /// Adds another thread's tally of the same input.
-    fn merge(&mut self, other: InputTally) {
+    fn merge(&mut self, other: InputTally) -> Result<(), CountError> {
         self.file.merge(other.file);
-        self.stats.merge(other.stats);
-        self.unknown_agents.merge(other.unknown_agents);
+        self.stats.merge(other.stats)?;
+        self.unknown_agents.merge(other.unknown_agents)
     }
 
     /// Counts a parsed request at `time`.
@@ -301,13 +302,17 @@ fn keep_sample(samples: &mut Vec<Sample>, sample: Sample) {
 
 /// The tally of each of `inputs` over the worker threads' tallies: each input's parts merged in
 /// thread order, named as the input is, with its first [`SAMPLES_PER_FILE`] samples.
-pub fn fold(tallies: Vec<Tally>, inputs: &[Input], unknown_agents_limit: usize) -> Vec<InputTally> {
+pub fn fold(
+    tallies: Vec<Tally>,
+    inputs: &[Input],
+    unknown_agents_limit: usize,
+) -> Result<Vec<InputTally>, CountError> {
     let mut folded: Vec<InputTally> = (0..inputs.len())
         .map(|i| InputTally::new(i, unknown_agents_limit))
         .collect();
     for tally in tallies {
         for (total, part) in folded.iter_mut().zip(tally.inputs) {
-            total.merge(part);
+            total.merge(part)?;
         }
     }
     for (tally, input) in folded.iter_mut().zip(inputs) {
@@ -315,5 +320,5 @@ pub fn fold(tallies: Vec<Tally>, inputs: &[Input], unknown_agents_limit: usize) 
         tally.file.samples.sort_by_key(|s| s.line);
         tally.file.samples.truncate(SAMPLES_PER_FILE);
     }
-    folded
+    Ok(folded)
 }

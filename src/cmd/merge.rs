@@ -55,7 +55,7 @@ pub fn run(args: MergeArgs) -> Result<u8, Error> {
         .filter(|dir| !starts_empty(dir))
         .cloned()
         .collect();
-    let merged = merge_dirs(&reports).map_err(Error::Fatal)?;
+    let merged = merge_dirs(&reports)?;
     for warning in &merged.warnings {
         eprintln!("robots-audit: warning: {warning}");
     }
@@ -63,7 +63,7 @@ pub fn run(args: MergeArgs) -> Result<u8, Error> {
     let staging = Staging::create(&lock)?;
     let dir = staging.path();
     for name in &merged.state.streamed {
-        copy_streamed(dir, name, &merged.sources, &merged.placements).map_err(Error::Fatal)?;
+        copy_streamed(dir, name, &merged.sources, &merged.placements)?;
     }
     render(dir, &view, !args.no_html, default_threads())
         .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;

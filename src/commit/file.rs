@@ -63,6 +63,24 @@ impl Write for NewFile {
     }
 }
 
+/// Opens `path` for reading if it is a regular file, without following a symlink at its last
+/// component (`O_NOFOLLOW`): what `merge` reads of a report directory.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)
+        .map_err(|e| with_path(e, path))?;
+    if !file.metadata().map_err(|e| with_path(e, path))?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
 /// `e` with the path it concerns in its message.
 pub fn with_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))

@@ -38,7 +38,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use self::atomic::AtomicFile;
-pub use self::file::{NewFile, with_path};
+pub use self::file::{NewFile, open_regular, with_path};
 pub use self::lock::{Holder, HolderText, Journal, OutLock};
 pub use self::out::OutDir;
 pub use self::staging::{Staging, abandon};

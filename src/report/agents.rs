@@ -4,8 +4,10 @@ use std::io;
 use std::path::Path;
 
 use super::{View, files, rate, time, write_csv};
-use crate::audit::stats::Counts;
+use crate::audit::checked::CountError;
+use crate::audit::stats::{Counts, Stats};
 use crate::ids::AgentId;
+use crate::state::State;
 
 /// The header of `agents.csv`.
 pub const HEADER: &str = "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen,preference_conflicts";
@@ -27,7 +29,10 @@ pub struct AgentTotals {
 
 /// `judged / (requests - robots_fetches)`: the share of an agent's traffic that could be judged.
 pub fn coverage(counts: &Counts) -> String {
-    rate(counts.judged(), counts.requests - counts.robots_fetches)
+    rate(
+        counts.judged(),
+        counts.requests.saturating_sub(counts.robots_fetches),
+    )
 }
 
 /// The columns both `agents.csv` and `agent_origins.csv` show, in their order: `judged`,
@@ -48,22 +53,22 @@ pub fn verdict_columns(c: &Counts) -> [String; 10] {
     ]
 }
 
-/// Every agent's totals, sorted by name.
-pub fn totals(view: &View<'_>) -> Vec<AgentTotals> {
-    let mut totals: Vec<AgentTotals> = (0..view.state.agents.len())
+/// Every agent's totals over its origins (`stats` summed over the inputs of `state`), sorted by
+/// name; an error when a sum overflows.
+pub fn totals(state: &State, stats: &Stats) -> Result<Vec<AgentTotals>, CountError> {
+    let mut totals: Vec<AgentTotals> = (0..state.agents.len())
         .filter_map(AgentId::from_index)
         .map(|agent| AgentTotals {
             agent,
             ..AgentTotals::default()
         })
         .collect();
-    for (&(agent, origin), counts) in &view.totals.stats.pairs {
+    for (&(agent, origin), counts) in &stats.pairs {
         let Some(t) = totals.get_mut(agent.index()) else {
             continue;
         };
-        t.counts.merge(counts);
-        if view
-            .state
+        t.counts.merge(counts)?;
+        if state
             .origins
             .get(origin.index())
             .is_some_and(|o| !o.is_empty())
@@ -74,17 +79,13 @@ pub fn totals(view: &View<'_>) -> Vec<AgentTotals> {
         }
     }
     totals.retain(|t| t.counts.requests > 0);
-    totals.sort_by(|a, b| {
-        view.state
-            .agent_name(a.agent)
-            .cmp(view.state.agent_name(b.agent))
-    });
-    totals
+    totals.sort_by(|a, b| state.agent_name(a.agent).cmp(state.agent_name(b.agent)));
+    Ok(totals)
 }
 
 /// Writes `agents.csv` into `dir`.
 pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
-    let rows = totals(view).into_iter().map(|t| {
+    let rows = view.agents.iter().map(|t| {
         let agent = &view.state.agents[t.agent.index()];
         let c = &t.counts;
         let mut row = vec![

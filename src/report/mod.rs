@@ -34,6 +34,7 @@ use ahash::AHashMap;
 use jiff::Timestamp;
 use robots_audit_engine::{GroupId, Robots};
 
+use self::agents::AgentTotals;
 use crate::audit::file_report::FileReport;
 use crate::commit::NewFile;
 use crate::ids::VersionId;
@@ -42,21 +43,27 @@ use crate::versions::VersionSet;
 
 pub use self::output::{Reports, RowSink};
 
-/// What the reports show of a [`State`]: the state, and the counters of its inputs summed.
+/// What the reports show of a [`State`]: the state, the counters of its inputs summed, and
+/// each agent's counters over its origins.
 #[derive(Debug)]
 pub struct View<'s> {
     /// The state.
     pub state: &'s State,
     /// Its inputs summed.
     pub totals: Totals,
+    /// Each agent's totals over its origins, by name.
+    pub agents: Vec<AgentTotals>,
 }
 
 impl<'s> View<'s> {
-    /// The view of `state`; an error names what in it is inconsistent.
+    /// The view of `state`; an error names what in it is inconsistent, or a sum that overflows.
     pub fn of(state: &'s State) -> Result<View<'s>, StateError> {
+        let totals = state.totals()?;
+        let agents = agents::totals(state, &totals.stats)?;
         Ok(View {
             state,
-            totals: state.totals()?,
+            totals,
+            agents,
         })
     }
 

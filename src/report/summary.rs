@@ -8,7 +8,7 @@ use jiff::Timestamp;
 use crate::ids::OriginId;
 use crate::origin::Origin;
 
-use super::agents::{coverage, totals};
+use super::agents::coverage;
 use super::unknown_agents::estimate_note;
 use super::{View, rate};
 
@@ -17,7 +17,7 @@ pub const TOP: usize = 10;
 
 /// Renders the summary: totals, then the agents with the most violations.
 pub fn render(view: &View<'_>, out_dir: &str) -> String {
-    let mut totals = totals(view);
+    let mut totals = view.agents.clone();
     totals.sort_by(|a, b| {
         b.counts
             .disallowed

@@ -20,7 +20,7 @@
 pub mod json;
 
 use std::collections::BTreeMap;
-use std::fs;
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -29,19 +29,23 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::audit::AuditConfig;
+use crate::audit::checked::CountError;
 use crate::audit::file_report::FileReport;
 use crate::audit::identity::AgentInfo;
 use crate::audit::stats::{IdMap, Stats};
 use crate::audit::tally::RunTally;
-use crate::audit::unknown::{UnknownAgents, UnknownAgentsState};
+use crate::audit::unknown::{StateBytes, UnknownAgents, UnknownAgentsState};
+use crate::commit::open_regular;
 use crate::ids::{AgentId, OriginId, VersionId};
+use crate::limits;
+use crate::versions::summary::Decides;
 use crate::versions::summary::{RobotsSummary, hex};
 
 /// Why a state cannot be read or is inconsistent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StateError {
     /// The file cannot be read.
-    #[error("cannot read {path}: {message}")]
+    #[error("cannot read {message}")]
     Read {
         /// The file.
         path: String,
@@ -75,6 +79,9 @@ pub enum StateError {
     /// The state's parts do not agree with each other.
     #[error("{0}")]
     Inconsistent(String),
+    /// Its counters cannot be renumbered or summed.
+    #[error(transparent)]
+    Counters(#[from] CountError),
     /// A state in a file, with the file named.
     #[error("{path}: {source}")]
     In {
@@ -317,7 +324,7 @@ impl State {
             });
         }
         for input in &mut self.inputs {
-            input.stats = input.stats.remap(&map).map_err(StateError::Inconsistent)?;
+            input.stats = input.stats.remap(&map)?;
         }
         Ok(self)
     }
@@ -327,7 +334,7 @@ impl State {
     pub fn totals(&self) -> Result<Totals, StateError> {
         let mut stats = Stats::default();
         for input in &self.inputs {
-            stats.merge(input.stats.clone());
+            stats.merge(input.stats.clone())?;
         }
         let count = self.inputs.len();
         let limit = self
@@ -346,7 +353,7 @@ impl State {
                 }
             })
             .map_err(StateError::Inconsistent)?;
-            unknown_agents.merge(table);
+            unknown_agents.merge(table)?;
         }
         Ok(Totals {
             stats,
@@ -371,13 +378,109 @@ impl State {
         self.inputs.iter().any(|i| i.file.error.is_some())
     }
 
+    /// The first string of the state longer than the tool writes ([`limits`]), named: a
+    /// state that holds one was not written by the tool.
+    pub fn overlong(&self) -> Option<String> {
+        let too_long = |what: &str, text: &str, limit: usize| {
+            (text.len() > limit)
+                .then(|| format!("{what} of {} bytes (at most {limit})", text.len()))
+        };
+        let agents = self.agents.iter().flat_map(|agent| {
+            [&agent.name, &agent.operator]
+                .into_iter()
+                .chain(&agent.tokens)
+                .map(|text| {
+                    (
+                        "an agent's name, operator or token",
+                        text.as_str(),
+                        limits::FIELD,
+                    )
+                })
+        });
+        let origins = self
+            .origins
+            .iter()
+            .map(|origin| ("an origin", origin.as_str(), limits::FIELD));
+        let versions = self.robots.versions.iter().flat_map(|version| {
+            let rules = match &version.decides {
+                Decides::Rules(rules) => rules.as_slice(),
+                _ => &[],
+            };
+            [
+                (
+                    "a robots version's origin",
+                    version.origin.as_str(),
+                    limits::FIELD,
+                ),
+                (
+                    "a robots version's source",
+                    version.source.as_str(),
+                    limits::FIELD,
+                ),
+            ]
+            .into_iter()
+            .chain(rules.iter().flat_map(|rule| {
+                [
+                    ("a rule", rule.text.as_str(), limits::ROBOTS_FILE),
+                    ("a group's label", rule.group.as_str(), limits::ROBOTS_FILE),
+                ]
+            }))
+        });
+        let inputs = self.inputs.iter().flat_map(|input| {
+            [(
+                "an input's name",
+                input.file.name.as_str(),
+                limits::FILE_NAME,
+            )]
+            .into_iter()
+            .chain(
+                input
+                    .file
+                    .error
+                    .iter()
+                    .map(|error| ("an input's error", error.as_str(), limits::FILE_NAME)),
+            )
+            .chain(input.file.samples.iter().map(|sample| {
+                (
+                    "a skipped line's excerpt",
+                    sample.excerpt.as_str(),
+                    limits::EXCERPT_TEXT,
+                )
+            }))
+        });
+        let strings = agents.chain(origins).chain(versions).chain(inputs);
+        for (what, text, limit) in strings {
+            if let Some(found) = too_long(what, text, limit) {
+                return Some(found);
+            }
+        }
+        self.inputs.iter().find_map(|input| {
+            input.unknown_agents.headers.iter().find_map(|header| {
+                let bytes = |value: &StateBytes| match value {
+                    StateBytes::Text(text) => text.len(),
+                    StateBytes::Hex { hex } => hex.len() / 2,
+                };
+                let path = header.sample.as_ref().map_or(0, |s| bytes(&s.path));
+                (bytes(&header.header) > limits::FIELD || path > limits::FIELD).then(|| {
+                    format!(
+                        "an unknown agent's header or path longer than {}",
+                        limits::FIELD
+                    )
+                })
+            })
+        })
+    }
+
     /// Reads `dir/state.json`, verifying its format, version and checksum.
     pub fn read(dir: &Path) -> Result<State, StateError> {
         let path = dir.join(json::FILE);
-        let bytes = fs::read(&path).map_err(|e| StateError::Read {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        let mut bytes = Vec::new();
+        open_regular(&path)
+            .and_then(|mut file| io::Read::read_to_end(&mut file, &mut bytes))
+            .map_err(|e| StateError::Read {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            })?;
         json::parse(&bytes).map_err(|e| StateError::In {
             path: path.display().to_string(),
             source: Box::new(e),

@@ -189,7 +189,10 @@ impl<'de> Deserialize<'de> for Hourly {
         let rows = Vec::<(Hour, AgentId, HourCounts)>::deserialize(deserializer)?;
         let mut hourly = Hourly::default();
         for (hour, agent, counts) in rows {
-            hourly.counts(hour, agent).merge(&counts);
+            hourly
+                .counts(hour, agent)
+                .merge(&counts)
+                .map_err(serde::de::Error::custom)?;
         }
         Ok(hourly)
     }
