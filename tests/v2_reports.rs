@@ -464,7 +464,8 @@ fn unknown_agents_lists_at_most_a_thousand_headers() {
     audit_in(dir.path())
         .args(["--robots", "robots", "--out", "out", "night.log"])
         .assert()
-        .code(0);
+        // Lines were read and nothing was judged: no request was a bot's.
+        .code(3);
     let rows = read_csv(&dir.path().join("out/unknown_agents.csv"));
     assert_eq!(rows.len(), 1_000);
     // 400 headers seen 3 times, 400 twice, then the first 200 by bytes of those seen once.

@@ -117,6 +117,10 @@ pub struct AuditArgs {
     /// When another run is writing --out, wait for it to finish instead of exiting.
     #[arg(long)]
     pub wait: bool,
+    /// Write CSV cells as read: no leading ' before a cell a spreadsheet would take for a
+    /// formula, control bytes as they are (for pipelines, not spreadsheets).
+    #[arg(long)]
+    pub raw_csv: bool,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
@@ -411,7 +415,8 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         },
     )
     .map_err(|e| Error::Fatal(e.0))?;
-    let settings = args.judging.settings(&catalog, &config)?;
+    let mut settings = args.judging.settings(&catalog, &config)?;
+    settings.raw_csv = args.raw_csv;
     let inputs = expand_inputs(&args.logs)?;
     if inputs.is_empty() {
         return Err(Error::Fatal(
@@ -426,6 +431,7 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
             reports
                 .with_html(!args.no_html)
                 .with_threads(config.threads)
+                .with_raw_csv(args.raw_csv)
         })
         .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))?;
     let run = audit::run(&config, &catalog, &verifier, robots, &inputs, &&reports)?;

@@ -37,6 +37,10 @@ pub struct MergeArgs {
     /// When another run is writing --out, wait for it to finish instead of exiting.
     #[arg(long)]
     pub wait: bool,
+    /// The reports were made with `audit --raw-csv` (cells as read): merge refuses to mix them
+    /// with spreadsheet-safe ones, either way.
+    #[arg(long)]
+    pub raw_csv: bool,
     /// No summary table on standard error (warnings and errors are still shown).
     #[arg(short, long)]
     pub quiet: bool,
@@ -58,6 +62,17 @@ pub fn run(args: MergeArgs) -> Result<u8, Error> {
     let merged = merge_dirs(&reports)?;
     for warning in &merged.warnings {
         eprintln!("robots-audit: warning: {warning}");
+    }
+    if merged.state.settings.raw_csv != args.raw_csv {
+        let (made, given) = if args.raw_csv {
+            ("without", "with")
+        } else {
+            ("with", "without")
+        };
+        return Err(Error::Fatal(format!(
+            "the reports were made {made} --raw-csv; merge them {made} it (not {given} it): \
+             merged reports never mix cells as read and spreadsheet-safe cells"
+        )));
     }
     let view = View::of(&merged.state)?;
     let staging = Staging::create(&lock)?;

@@ -39,5 +39,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
         ]);
         row
     });
-    write_csv(dir, files::AGENT_ORIGINS, HEADER, rows)
+    write_csv(dir, files::AGENT_ORIGINS, HEADER, view.raw_csv(), rows)
 }

@@ -110,5 +110,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
         ]);
         row
     });
-    write_csv(dir, files::AGENTS, HEADER, rows)
+    write_csv(dir, files::AGENTS, HEADER, view.raw_csv(), rows)
 }

@@ -69,7 +69,7 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             counts.is_exact().to_string(),
         ]
     });
-    write_csv(dir, files::CRAWL_RATE, HEADER, rows)
+    write_csv(dir, files::CRAWL_RATE, HEADER, view.raw_csv(), rows)
 }
 
 #[cfg(test)]

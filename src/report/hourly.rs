@@ -32,5 +32,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             c.preference_conflicts.to_string(),
         ]
     });
-    write_csv(dir, files::HOURLY, HEADER, rows)
+    write_csv(dir, files::HOURLY, HEADER, view.raw_csv(), rows)
 }

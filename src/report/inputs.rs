@@ -31,7 +31,7 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             f.error.clone().unwrap_or_default(),
         ]
     });
-    write_csv(dir, files::INPUTS, HEADER, rows)?;
+    write_csv(dir, files::INPUTS, HEADER, view.raw_csv(), rows)?;
     let samples = view.files().flat_map(|f| {
         f.samples.iter().map(|s| {
             vec![
@@ -42,5 +42,11 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             ]
         })
     });
-    write_csv(dir, files::SKIPPED_LINES, SKIPPED_HEADER, samples)
+    write_csv(
+        dir,
+        files::SKIPPED_LINES,
+        SKIPPED_HEADER,
+        view.raw_csv(),
+        samples,
+    )
 }

@@ -83,6 +83,8 @@ pub struct Reports {
     html: bool,
     /// Threads that write the reports at the end (the run's `--threads`).
     threads: usize,
+    /// `--raw-csv`: the streamed reports' cells as read.
+    raw_csv: bool,
 }
 
 impl Reports {
@@ -113,7 +115,16 @@ impl Reports {
             decisions,
             html: true,
             threads: 1,
+            raw_csv: false,
         })
+    }
+
+    /// Whether the streamed reports' cells are written as read (`--raw-csv`) instead of by the
+    /// spreadsheet-safe rule (by default they are not). The settings given to
+    /// [`Reports::finish`] must say the same.
+    pub fn with_raw_csv(mut self, raw: bool) -> Reports {
+        self.raw_csv = raw;
+        self
     }
 
     /// Whether [`Reports::finish`] also writes `report.html` (by default it does).
@@ -202,11 +213,11 @@ impl<'r> Output for &'r Reports {
         RowSink {
             reports: self,
             with_decisions: self.decisions.is_some(),
-            violations: RowWriter::new(),
+            violations: RowWriter::new(self.raw_csv),
             violation_rows: 0,
-            conflicts: RowWriter::new(),
+            conflicts: RowWriter::new(self.raw_csv),
             conflict_rows: 0,
-            decisions: RowWriter::new(),
+            decisions: RowWriter::new(self.raw_csv),
             decision_rows: 0,
         }
     }

@@ -29,5 +29,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             n(|s| s.ignored_lines),
         ]
     });
-    write_csv(dir, files::ROBOTS, HEADER, rows)
+    write_csv(dir, files::ROBOTS, HEADER, view.raw_csv(), rows)
 }

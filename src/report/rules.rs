@@ -64,5 +64,5 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             Decides::AllowAll => Vec::new(),
         }
     });
-    write_csv(dir, files::RULES, HEADER, rows)
+    write_csv(dir, files::RULES, HEADER, view.raw_csv(), rows)
 }

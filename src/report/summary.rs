@@ -70,12 +70,90 @@ pub fn render(view: &View<'_>, out_dir: &str) -> String {
     s
 }
 
-/// Why nothing could be judged, in one line, when requests that the audit judges were read
-/// and none of them was (exit code 3): the lines carried no host and no `--origin` stood
-/// in, no robots source names the origins seen, or no version was in force yet at the
-/// requests' times. `None` when something was judged or nothing needed judging (robots.txt
-/// fetches are never judged).
+/// Why nothing was judged, in one line, when lines were read and no request was judged (exit
+/// code 3): every line was skipped (a forced `--format` that is not the log's, say), no request
+/// was a bot's, the bots only fetched robots.txt, or the requests could not be judged (the lines
+/// carried no host and no `--origin` stood in, no robots source names the origins seen, or no
+/// version was in force yet at the requests' times). `None` when something was judged or no
+/// line was read.
 pub fn nothing_judged(view: &View<'_>) -> Option<String> {
+    let lines: u64 = view.files().map(|f| f.lines).sum();
+    let judged: u64 = view.agents.iter().map(|t| t.counts.judged()).sum();
+    if lines == 0 || judged > 0 {
+        return None;
+    }
+    unjudged(view).or_else(|| {
+        Some(format!(
+            "nothing judged: {}",
+            no_request_to_judge(view, lines)
+        ))
+    })
+}
+
+/// Why no request was there to judge, when none was left unjudged either.
+fn no_request_to_judge(view: &View<'_>, lines: u64) -> String {
+    let parsed: u64 = view.files().map(|f| f.parsed).sum();
+    let skipped: u64 = view.files().map(|f| f.skipped).sum();
+    let fetches: u64 = view.agents.iter().map(|t| t.counts.robots_fetches).sum();
+    if parsed > 0 && fetches > 0 {
+        return format!(
+            "the {} requests of bots were all robots.txt fetches, which are never judged",
+            grouped(fetches)
+        );
+    }
+    if parsed > 0 {
+        return format!(
+            "none of the {} requests read was a bot's (--all-agents judges every request)",
+            grouped(parsed)
+        );
+    }
+    if skipped == 0 {
+        return format!("the {} lines read hold no request", grouped(lines));
+    }
+    // The reasons the samples show, the most frequent first.
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for sample in view.files().flat_map(|f| &f.samples) {
+        match reasons
+            .iter_mut()
+            .find(|(reason, _)| *reason == sample.reason)
+        {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((sample.reason, 1)),
+        }
+    }
+    reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let reasons: Vec<&str> = reasons.iter().map(|(reason, _)| *reason).collect();
+    let format = match view.state.settings.format.as_str() {
+        "auto" => String::new(),
+        forced => format!(" for --format {forced}"),
+    };
+    let why = match reasons.as_slice() {
+        [reason] => (*reason).to_owned(),
+        _ => format!("skipped ({})", reasons.join(", ")),
+    };
+    format!(
+        "{} of {} lines {why}{format}",
+        grouped(skipped),
+        grouped(lines)
+    )
+}
+
+/// `1473` as `1,473`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// Why the requests read could not be judged: the previous causes, or `None` when no request
+/// was left unjudged.
+fn unjudged(view: &View<'_>) -> Option<String> {
     let mut judged = 0u64;
     let mut unjudged: BTreeMap<OriginId, u64> = BTreeMap::new();
     for (&(_, origin), counts) in &view.totals.stats.pairs {
@@ -165,3 +243,20 @@ pub fn nothing_judged(view: &View<'_>) -> Option<String> {
 
 /// How many of the origins the robots sources name a "nothing judged" message shows.
 const NAMED_SHOWN: usize = 3;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        for (n, text) in [
+            (0, "0"),
+            (999, "999"),
+            (1_473, "1,473"),
+            (1_000_000, "1,000,000"),
+        ] {
+            assert_eq!(grouped(n), text);
+        }
+    }
+}

@@ -34,7 +34,7 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
                     .unwrap_or_default(),
             ]
         });
-    write_csv(dir, files::UNKNOWN_AGENTS, HEADER, rows)
+    write_csv(dir, files::UNKNOWN_AGENTS, HEADER, view.raw_csv(), rows)
 }
 
 /// The line the summary on standard error adds when the counts are estimates.

@@ -118,6 +118,8 @@ pub struct Settings {
     pub trust_forwarded: bool,
     /// How many distinct unknown user-agent headers are counted exactly.
     pub unknown_agents_limit: usize,
+    /// `--raw-csv`: cells written as read, not by the spreadsheet-safe rule (`src/report/cells.rs`).
+    pub raw_csv: bool,
 }
 
 impl Settings {
@@ -145,6 +147,7 @@ impl Settings {
             fields: Vec::new(),
             trust_forwarded: false,
             unknown_agents_limit: config.unknown_agents_limit,
+            raw_csv: false,
         }
     }
 
