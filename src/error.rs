@@ -1,5 +1,6 @@
 //! Errors and the exit codes they map to (docs/contract.md, "Exit codes").
 
+use crate::audit::error::AuditError;
 use crate::commit::CommitError;
 use crate::merge::MergeError;
 use crate::state::StateError;
@@ -26,6 +27,15 @@ pub enum Error {
     /// Stopped by SIGINT, SIGTERM or SIGHUP; no report was committed (exit code 130).
     #[error("interrupted: no report was written")]
     Interrupted,
+}
+
+impl From<AuditError> for Error {
+    fn from(e: AuditError) -> Error {
+        match e {
+            AuditError::Fatal(message) => Error::Fatal(message),
+            AuditError::Interrupted => Error::Interrupted,
+        }
+    }
 }
 
 impl Error {

@@ -17,13 +17,13 @@ use robots_audit_bots::{BotRanges, ClientAddress, Verification, Verifier, client
 use robots_audit_logs::{OriginParts, Request, Scratch};
 
 use super::Input;
+use super::error::AuditError;
 use super::identity::{AgentInfo, Identifier, IdentityCache};
 use super::judge::{Judge, Judgement, SelectionCache, match_path};
 use super::recent::RecentKeys;
 use super::schedule::{BlockHandler, LineBlock};
 use super::sink::{AgentRequest, InputEnded, InputStarted, NotABot, Sink, Skipped};
 use super::tally::Tally;
-use crate::error::Error;
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::origin::Origin;
 
@@ -455,12 +455,12 @@ impl<'c, S: Sink> BlockAuditor<'c, S> {
 }
 
 /// A failure of the report writers while the audit runs.
-fn write_failed(e: std::io::Error) -> Error {
-    Error::Fatal(format!("cannot write reports: {e}"))
+fn write_failed(e: std::io::Error) -> AuditError {
+    AuditError::Fatal(format!("cannot write reports: {e}"))
 }
 
 impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
-    fn handle(&mut self, work: &LineBlock) -> Result<u64, Error> {
+    fn handle(&mut self, work: &LineBlock) -> Result<u64, AuditError> {
         let mut state = work.parser.block_state(&work.block);
         let mut lines = 0u64;
         for (line_no, line) in work.block.lines() {
@@ -487,11 +487,11 @@ impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
         Ok(lines)
     }
 
-    fn input_started(&mut self, started: &InputStarted<'_>) -> Result<(), Error> {
+    fn input_started(&mut self, started: &InputStarted<'_>) -> Result<(), AuditError> {
         self.sink.input_started(started).map_err(write_failed)
     }
 
-    fn input_ended(&mut self, ended: &InputEnded) -> Result<(), Error> {
+    fn input_ended(&mut self, ended: &InputEnded) -> Result<(), AuditError> {
         self.sink.input_ended(ended).map_err(write_failed)
     }
 }

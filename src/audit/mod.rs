@@ -11,6 +11,7 @@
 pub mod auditor;
 pub mod checked;
 mod entries;
+pub mod error;
 pub mod explain;
 pub mod file_report;
 pub mod hourly;
@@ -35,12 +36,12 @@ use robots_audit_bots::{Catalog, Verifier};
 use robots_audit_logs::{FieldMap, Format, Source};
 
 use self::auditor::{AuditContext, BlockAuditor};
+use self::error::AuditError;
 use self::identity::Identifier;
 use self::judge::Judge;
 use self::schedule::Schedule;
 use self::sink::Output;
 use self::tally::{RunTally, Tally};
-use crate::error::Error;
 use crate::origin::Origin;
 use crate::versions::VersionSet;
 use crate::versions::summary::RobotsSummary;
@@ -123,7 +124,7 @@ pub struct Input {
 
 /// Expands `LOG` arguments: a directory stands for its regular files, sorted by name. A
 /// directory with no regular file, or one that cannot be listed, is an error naming it.
-pub fn expand_inputs(logs: &[PathBuf]) -> Result<Vec<Input>, Error> {
+pub fn expand_inputs(logs: &[PathBuf]) -> Result<Vec<Input>, AuditError> {
     let mut inputs = Vec::new();
     for log in logs {
         if log.as_os_str() == "-" {
@@ -138,12 +139,12 @@ pub fn expand_inputs(logs: &[PathBuf]) -> Result<Vec<Input>, Error> {
             let mut files: Vec<PathBuf> = fs::read_dir(log)
                 .and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect())
                 .map_err(|e| {
-                    Error::Fatal(format!("cannot list log directory {}: {e}", log.display()))
+                    AuditError::Fatal(format!("cannot list log directory {}: {e}", log.display()))
                 })?;
             files.retain(|p| fs::metadata(p).map(|m| m.is_file()).unwrap_or(true));
             if files.is_empty() {
                 // An empty night would otherwise pass for a quiet one.
-                return Err(Error::Fatal(format!(
+                return Err(AuditError::Fatal(format!(
                     "log directory {} holds no file to read (its subdirectories are not read)",
                     log.display()
                 )));
@@ -169,7 +170,7 @@ fn file_input(path: &Path) -> Input {
 /// `output` as well. `catalog` names the agents, `verifier` holds the published ranges, `robots`
 /// the robots versions (summarised in the result for the reports). Fails when no input could be
 /// read at all, when `output` fails, or when `config.interrupt` was raised
-/// ([`Error::Interrupted`]).
+/// ([`AuditError::Interrupted`]).
 pub fn run<O: Output>(
     config: &AuditConfig,
     catalog: &Catalog,
@@ -177,7 +178,7 @@ pub fn run<O: Output>(
     robots: VersionSet,
     inputs: &[Input],
     output: &O,
-) -> Result<RunTally, Error> {
+) -> Result<RunTally, AuditError> {
     let identifier = Identifier::new(catalog, config.all_agents);
     let judge = Judge::new(&robots, config.grace).strict(config.strict);
     let mut context = AuditContext::new(&identifier, &judge, verifier, inputs);
@@ -197,7 +198,7 @@ pub fn run<O: Output>(
     })?;
     let tallies = handlers.into_iter().map(|handler| handler.sink.0).collect();
     let tallies = tally::fold(tallies, inputs, limit)
-        .map_err(|e| Error::Fatal(format!("cannot sum the counters of the threads: {e}")))?;
+        .map_err(|e| AuditError::Fatal(format!("cannot sum the counters of the threads: {e}")))?;
     let origins = context.into_origins();
     if tallies
         .iter()
@@ -210,7 +211,7 @@ pub fn run<O: Output>(
                 t.file.error.as_deref().unwrap_or_default()
             )
         });
-        return Err(Error::Fatal(format!(
+        return Err(AuditError::Fatal(format!(
             "no readable input ({})",
             first.unwrap_or_default()
         )));

@@ -20,8 +20,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use robots_audit_logs::{Block, FieldMap, Format, LineParser, LogReader};
 
 use super::Input;
+use super::error::AuditError;
 use super::sink::{InputEnded, InputStarted};
-use crate::error::Error;
 
 /// One block of lines of one input, with the parser of its input's format.
 #[derive(Debug)]
@@ -40,14 +40,14 @@ pub struct LineBlock {
 /// An error stops the run.
 pub trait BlockHandler {
     /// Processes one block; returns how many lines it had.
-    fn handle(&mut self, block: &LineBlock) -> Result<u64, Error>;
+    fn handle(&mut self, block: &LineBlock) -> Result<u64, AuditError>;
 
     /// An input was opened.
-    fn input_started(&mut self, started: &InputStarted<'_>) -> Result<(), Error>;
+    fn input_started(&mut self, started: &InputStarted<'_>) -> Result<(), AuditError>;
 
     /// An input has no block left to read: its reader reached its end, stopped at damage, or
     /// could not open it.
-    fn input_ended(&mut self, ended: &InputEnded) -> Result<(), Error>;
+    fn input_ended(&mut self, ended: &InputEnded) -> Result<(), AuditError>;
 }
 
 /// What a worker thread takes on next.
@@ -98,7 +98,7 @@ struct Shared<'a> {
     /// The memory of processed blocks, for the readers to fill again.
     spare_blocks: Mutex<Vec<Vec<u8>>>,
     stop: AtomicBool,
-    failure: Mutex<Option<Error>>,
+    failure: Mutex<Option<AuditError>>,
     progress: ProgressBar,
     lines: AtomicU64,
     started: Instant,
@@ -110,12 +110,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Reads every input with `schedule.threads` threads, each with the handler `new_handler`
 /// makes, and returns the handlers, to collect what they gathered. Fails when a handler fails,
-/// or with [`Error::Interrupted`] when `schedule.interrupt` was raised.
+/// or with [`AuditError::Interrupted`] when `schedule.interrupt` was raised.
 pub fn run<H>(
     schedule: Schedule<'_>,
     inputs: &[Input],
     new_handler: impl Fn() -> H + Sync,
-) -> Result<Vec<H>, Error>
+) -> Result<Vec<H>, AuditError>
 where
     H: BlockHandler + Send,
 {
@@ -138,7 +138,7 @@ where
         .num_threads(threads)
         .thread_name(|i| format!("audit-{i}"))
         .build()
-        .map_err(|e| Error::Fatal(format!("cannot start {threads} worker threads: {e}")))?;
+        .map_err(|e| AuditError::Fatal(format!("cannot start {threads} worker threads: {e}")))?;
     let handlers: Vec<H> = pool.broadcast(|_| {
         let mut handler = new_handler();
         while let Some(work) = shared.read_next() {
@@ -148,7 +148,7 @@ where
     });
     shared.progress.finish_and_clear();
     if shared.interrupted() {
-        return Err(Error::Interrupted);
+        return Err(AuditError::Interrupted);
     }
     if let Some(failure) = lock(&shared.failure).take() {
         return Err(failure);
@@ -181,7 +181,7 @@ impl Shared<'_> {
         self.stop.load(Ordering::Relaxed) || self.interrupted()
     }
 
-    fn fail(&self, error: Error) {
+    fn fail(&self, error: AuditError) {
         lock(&self.failure).get_or_insert(error);
         self.stop.store(true, Ordering::Relaxed);
     }

@@ -13,7 +13,6 @@ use std::fmt;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, Read, Seek};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
@@ -237,11 +236,6 @@ fn host_name() -> String {
     } else {
         name.replace(char::is_whitespace, "_")
     }
-}
-
-/// The lock file of `out`: `PARENT/.NAME.lock`.
-pub fn lock_path(parent: &Path, name: &str) -> PathBuf {
-    parent.join(format!(".{name}.lock"))
 }
 
 #[cfg(test)]

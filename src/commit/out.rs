@@ -5,7 +5,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::CommitError;
-use super::lock::lock_path;
 
 /// `--out` as the commit sees it: its parent (canonical) and its name there. An existing `--out`
 /// that is a symlink stands for the directory it names, so the swap replaces that directory and
@@ -83,9 +82,9 @@ impl OutDir {
         self.given.display().to_string()
     }
 
-    /// The lock file beside it.
+    /// The lock file beside it: `PARENT/.NAME.lock`.
     pub fn lock_path(&self) -> PathBuf {
-        lock_path(&self.parent, &self.name)
+        self.parent.join(format!(".{}.lock", self.name))
     }
 
     /// Whether `dir` (a report directory named on the command line) is this directory.
