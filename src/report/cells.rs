@@ -8,7 +8,8 @@
 //!    lower-case hex digits: a NUL is `\x00`, a TAB `\x09`), so no cell holds a byte a
 //!    spreadsheet or a terminal acts on; this comes first, so a TAB or CR never starts a cell;
 //! 2. a cell that then starts with `=`, `+`, `-` or `@`, and is not a number, gets a leading
-//!    `'`, which spreadsheets read as "text" and do not show.
+//!    `'`, which spreadsheets read as "text" and do not show. A lone `-` or `+` (the logs' own
+//!    mark of a missing field) computes nothing and is left as it is.
 //!
 //! Numbers, times and fixed words the tool writes never start with one of those (except a
 //! negative number, which is not a formula). `--raw-csv` writes cells as read, for pipelines
@@ -28,7 +29,8 @@ pub fn starts_formula(cell: &[u8]) -> bool {
     matches!(
         cell.first(),
         Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r')
-    ) && !is_number(cell)
+    ) && !matches!(cell, b"-" | b"+")
+        && !is_number(cell)
 }
 
 /// `-12`, `+3.5`: a number, which a spreadsheet reads as one, not as a formula.
@@ -101,7 +103,7 @@ mod tests {
             (b"a\x00b\x7f", b"a\\x00b\\x7f"),
             (b"\x1b[31m", b"\\x1b[31m"),
             (b"", b""),
-            (b"-", b"'-"),
+            (b"-", b"-"),
         ];
         for (cell, written) in cases {
             assert_eq!(
