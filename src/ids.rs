@@ -40,15 +40,15 @@ macro_rules! index_id {
 }
 
 index_id!(
-    /// An agent of the run, by order of first sight (`AuditResult::agents` indexes by it).
+    /// An agent of the run, by order of first sight (`State::agents` indexes by it).
     AgentId
 );
 index_id!(
-    /// An origin of the run, by order of first sight (`AuditResult::origins` indexes by it).
+    /// An origin of the run, by order of first sight (`State::origins` indexes by it).
     OriginId
 );
 index_id!(
-    /// A robots.txt version, by load order (`PolicySet::versions` indexes by it).
+    /// A robots.txt version, by load order (`VersionSet::versions` indexes by it).
     VersionId
 );
 

@@ -13,23 +13,32 @@
 //! `preference_conflicts.csv`, `decisions.csv`) by
 //! copying each kept input's byte range of each report's file, never holding rows in memory.
 //!
+//! `merge` trusts nothing of a report directory: it reads only the tool's own report names
+//! (a state listing another streamed report is refused, naming it), opens every file without
+//! following a symlink (and only a regular file), checks every sum the reports will make (the
+//! merged counters, each agent's over its origins, the streamed reports' byte ranges; an
+//! overflow is refused, naming the report directory), and refuses a state holding a string
+//! longer than the tool writes ([`crate::limits`]).
+//!
 //! The tables of unknown user-agent headers are kept per input as well, and summed in input
 //! order as the audit sums them. Past the exact bound, merging these tables is approximate
 //! ([`UnknownAgents::merge`]): the audit and `merge` then give the same estimates only when
 //! they sum the same per-input tables, which they do for a merge of splits of one run's inputs.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::audit::stats::IdMap;
+use crate::audit::checked::add;
+use crate::audit::stats::{IdMap, Stats};
 use crate::audit::unknown::UnknownAgents;
+use crate::commit::{NewFile, open_regular};
 use crate::ids::{AgentId, OriginId, VersionId};
-use crate::policy::summary::RobotsSummary;
-use crate::report::atomic::AtomicFile;
+use crate::report::files;
+use crate::state::StateError;
 use crate::state::{AgentState, InputState, Settings, Share, State};
+use crate::versions::summary::RobotsSummary;
 
 /// What [`copy_streamed`] needs of a report once its state is summed: where it is, and what each
 /// of its inputs contributed to each streamed report.
@@ -63,9 +72,105 @@ pub struct Merged {
     pub warnings: Vec<String>,
 }
 
+/// Why reports cannot be merged; each names the report directory (or file) at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// A state cannot be read (it names its file).
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// Two reports made with different settings.
+    #[error("{first} and {dir} were made with different settings: {differences}")]
+    Settings {
+        /// The first report directory.
+        first: String,
+        /// The other.
+        dir: String,
+        /// Each setting that differs, with both values.
+        differences: String,
+    },
+    /// Two reports with different streamed reports.
+    #[error(
+        "{first} has {ours} but {dir} has {theirs}: merge reports made with the same --decisions"
+    )]
+    Streamed {
+        /// The first report directory.
+        first: String,
+        /// Its streamed reports.
+        ours: String,
+        /// The other.
+        dir: String,
+        /// Its streamed reports.
+        theirs: String,
+    },
+    /// One robots version with different content in two reports.
+    #[error("robots.txt of {origin} version {label} differs between {first} and {dir}")]
+    Robots {
+        /// The origin.
+        origin: String,
+        /// The version's label.
+        label: String,
+        /// The report that brought it first.
+        first: String,
+        /// The other.
+        dir: String,
+    },
+    /// A state listing a streamed report that is not one of the tool's.
+    #[error(
+        "{dir}: its state lists {name:?} among its reports, which is not a report of this tool"
+    )]
+    UnknownReport {
+        /// The report directory.
+        dir: String,
+        /// The name.
+        name: String,
+    },
+    /// Counters that, with those of the reports before, sum past `u64::MAX`.
+    #[error("{dir}: its counters and those merged before it sum past {max}; refused", max = u64::MAX)]
+    Overflow {
+        /// The report directory.
+        dir: String,
+    },
+    /// A state the tool could not have written.
+    #[error("{dir}: {message}")]
+    Invalid {
+        /// The report directory.
+        dir: String,
+        /// What is wrong with its state.
+        message: String,
+    },
+    /// A report file that does not match its state, or cannot be read or written.
+    #[error("{path}: {message}")]
+    File {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// No report directory to merge.
+    #[error("nothing to merge")]
+    Nothing,
+}
+
+/// A [`MergeError::Invalid`] for `dir`.
+fn invalid(dir: &Path, message: impl ToString) -> MergeError {
+    MergeError::Invalid {
+        dir: dir.display().to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// A [`MergeError::File`] for `path`.
+fn file_error(path: &Path, message: impl ToString) -> MergeError {
+    MergeError::File {
+        path: path.display().to_string(),
+        message: message.to_string(),
+    }
+}
+
 /// Sums report states one at a time, in order, so that memory holds the sum and one state, not
 /// every state given. Fails, naming the two report directories, on different settings,
-/// different streamed reports, or different content under one robots version.
+/// different streamed reports, or different content under one robots version, and naming the
+/// report directory on a state the tool could not have written or counters that overflow.
 #[derive(Debug, Default)]
 pub struct Merger {
     /// The first report's directory, settings and streamed reports: every other must agree.
@@ -83,6 +188,10 @@ pub struct Merger {
     sources: Vec<Source>,
     placements: Vec<Vec<Placement>>,
     warnings: Vec<String>,
+    /// The kept inputs' counters and unknown agents summed so far: the sums the reports will
+    /// make, checked report by report.
+    sums: Stats,
+    unknown: Option<UnknownAgents>,
 }
 
 impl Merger {
@@ -92,7 +201,23 @@ impl Merger {
     }
 
     /// Adds the state of the report in `dir`.
-    pub fn add(&mut self, dir: &Path, state: State) -> Result<(), String> {
+    pub fn add(&mut self, dir: &Path, state: State) -> Result<(), MergeError> {
+        if let Some(name) = state
+            .streamed
+            .iter()
+            .find(|name| files::streamed(name).is_none())
+        {
+            return Err(MergeError::UnknownReport {
+                dir: dir.display().to_string(),
+                name: name.clone(),
+            });
+        }
+        if let Some(found) = state.overlong() {
+            return Err(invalid(
+                dir,
+                format!("its state holds {found}, longer than robots-audit writes"),
+            ));
+        }
         let r = self.sources.len();
         let (first_dir, settings, streamed) = self.first.get_or_insert_with(|| {
             (
@@ -103,21 +228,19 @@ impl Merger {
         });
         let differences = state.settings.differences(settings);
         if !differences.is_empty() {
-            return Err(format!(
-                "{} and {} were made with different settings: {}",
-                first_dir.display(),
-                dir.display(),
-                differences.join(", ")
-            ));
+            return Err(MergeError::Settings {
+                first: first_dir.display().to_string(),
+                dir: dir.display().to_string(),
+                differences: differences.join(", "),
+            });
         }
         if state.streamed != *streamed {
-            return Err(format!(
-                "{} has {} but {} has {}: merge reports made with the same --decisions",
-                first_dir.display(),
-                streamed.join(", "),
-                dir.display(),
-                state.streamed.join(", ")
-            ));
+            return Err(MergeError::Streamed {
+                first: first_dir.display().to_string(),
+                ours: streamed.join(", "),
+                dir: dir.display().to_string(),
+                theirs: state.streamed.join(", "),
+            });
         }
         let map = self.map_ids(dir, &state)?;
         let mut placed = Vec::with_capacity(state.inputs.len());
@@ -126,9 +249,7 @@ impl Merger {
         let mut new_fingerprints = Vec::new();
         let mut kept = Vec::new();
         for (i, input) in state.inputs.iter().enumerate() {
-            let fingerprint = input
-                .fingerprint()
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            let fingerprint = input.fingerprint().map_err(|e| invalid(dir, e))?;
             if let Some(f) = fingerprint
                 && let Some(&(earlier, merged)) = self.seen.get(&f)
             {
@@ -158,18 +279,34 @@ impl Merger {
             input.stats = input
                 .stats
                 .remap(&map)
-                .map_err(|e| format!("{}: input {i}: {e}", dir.display()))?;
+                .map_err(|e| invalid(dir, format!("input {i}: {e}")))?;
             // The samples of the unknown headers name inputs by position: renumbered as the
             // inputs are.
             let table = UnknownAgents::from_state(&input.unknown_agents, |i| {
                 placed
                     .get(i)
                     .map(|&(Placement::Kept(m) | Placement::Dropped(m))| m)
-                    .ok_or_else(|| format!("{}: input {i} is not in its state", dir.display()))
-            })?;
+                    .ok_or_else(|| format!("input {i} is not in its state"))
+            })
+            .map_err(|e| invalid(dir, e))?;
             input.unknown_agents = table.to_state();
+            let overflow = || MergeError::Overflow {
+                dir: dir.display().to_string(),
+            };
+            self.sums
+                .merge(input.stats.clone())
+                .map_err(|_| overflow())?;
+            let unknown = self
+                .unknown
+                .get_or_insert_with(|| UnknownAgents::new(table.limit()));
+            unknown.merge(table).map_err(|_| overflow())?;
             self.inputs.push(input);
         }
+        self.sums
+            .check_agent_sums()
+            .map_err(|_| MergeError::Overflow {
+                dir: dir.display().to_string(),
+            })?;
         for (f, at) in new_fingerprints {
             self.seen.entry(f).or_insert((r, at));
         }
@@ -182,7 +319,7 @@ impl Merger {
     }
 
     /// The merged ids of `state`'s agents, origins and robots versions, the new ones added.
-    fn map_ids(&mut self, dir: &Path, state: &State) -> Result<IdMap, String> {
+    fn map_ids(&mut self, dir: &Path, state: &State) -> Result<IdMap, MergeError> {
         let mut map = IdMap::default();
         for agent in &state.agents {
             let agents = &mut self.agents;
@@ -205,13 +342,12 @@ impl Merger {
             let id = match self.version_ids.get(&key) {
                 Some(&(id, from)) => {
                     if self.robots.version(id).content_differs(version) {
-                        return Err(format!(
-                            "robots.txt of {} version {} differs between {} and {}",
-                            key.0,
-                            key.1,
-                            self.sources[from].dir.display(),
-                            dir.display()
-                        ));
+                        return Err(MergeError::Robots {
+                            origin: key.0,
+                            label: key.1,
+                            first: self.sources[from].dir.display().to_string(),
+                            dir: dir.display().to_string(),
+                        });
                     }
                     id
                 }
@@ -229,9 +365,9 @@ impl Merger {
     }
 
     /// The sum of the states added; an error when none was.
-    pub fn finish(self) -> Result<Merged, String> {
+    pub fn finish(self) -> Result<Merged, MergeError> {
         let Some((_, settings, streamed)) = self.first else {
-            return Err("nothing to merge".into());
+            return Err(MergeError::Nothing);
         };
         let state = State {
             settings,
@@ -252,7 +388,7 @@ impl Merger {
 
 /// Reads and sums the states of `dirs` in order, one at a time ([`Merger`]); the first error
 /// names its directory.
-pub fn merge_dirs(dirs: &[PathBuf]) -> Result<Merged, String> {
+pub fn merge_dirs(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
     let mut merger = Merger::new();
     for dir in dirs {
         merger.add(dir, State::read(dir)?)?;
@@ -260,48 +396,61 @@ pub fn merge_dirs(dirs: &[PathBuf]) -> Result<Merged, String> {
     merger.finish()
 }
 
-/// Writes streamed report `name` into `out` (atomically): the header of the first report's
-/// file, then, report by report in order, the byte range of every kept input. A file whose size
-/// does not match its state (changed after the audit) is an error naming it.
+/// Writes streamed report `name` (one of [`files::STREAMED`]) into `out` (a staging
+/// directory): the header of the first report's file, then, report by report in order, the
+/// byte range of every kept input. Report files are opened without following a symlink. A file
+/// whose size does not match its state (changed after the audit), or whose ranges sum past
+/// `u64::MAX`, is an error naming it.
 pub fn copy_streamed(
     out: &Path,
     name: &str,
     sources: &[Source],
     placements: &[Vec<Placement>],
-) -> Result<(), String> {
+) -> Result<(), MergeError> {
+    let name = files::streamed(name).ok_or_else(|| MergeError::UnknownReport {
+        dir: out.display().to_string(),
+        name: name.to_owned(),
+    })?;
+    let written = out.join(name);
+    let cannot_write = |e: io::Error| file_error(&written, format!("cannot write it: {e}"));
     let mut header: Option<Vec<u8>> = None;
-    let mut target = AtomicFile::create(out, name)
-        .map_err(|e| format!("cannot write {} into {}: {e}", name, out.display()))?;
+    let mut target = NewFile::create(out, name).map_err(cannot_write)?;
     {
         let mut writer = BufWriter::with_capacity(1 << 20, &mut target);
         for (report, placed) in sources.iter().zip(placements) {
             let path = report.dir.join(name);
-            let fail = |e: io::Error| format!("{}: {e}", path.display());
-            let file = File::open(&path).map_err(fail)?;
+            let fail = |e: io::Error| file_error(&path, e);
+            let file = open_regular(&path).map_err(|e| MergeError::File {
+                path: path.display().to_string(),
+                message: e.to_string().replace(&format!("{}: ", path.display()), ""),
+            })?;
             let size = file.metadata().map_err(fail)?.len();
             let mut reader = BufReader::with_capacity(1 << 20, file);
             let mut first_line = Vec::new();
             io::BufRead::read_until(&mut reader, b'\n', &mut first_line).map_err(fail)?;
-            let rows: u64 = report
+            let rows = report
                 .shares
                 .iter()
                 .map(|shares| shares.get(name).map_or(0, |s| s.bytes))
-                .sum();
-            if first_line.len() as u64 + rows != size {
-                return Err(format!(
-                    "{} is not the file its state.json describes (changed after the audit?)",
-                    path.display()
+                .try_fold(first_line.len() as u64, add)
+                .map_err(|_| MergeError::Overflow {
+                    dir: report.dir.display().to_string(),
+                })?;
+            if rows != size {
+                return Err(file_error(
+                    &path,
+                    "is not the file its state.json describes (changed after the audit?)",
                 ));
             }
             match &header {
                 None => {
-                    writer.write_all(&first_line).map_err(fail)?;
+                    writer.write_all(&first_line).map_err(cannot_write)?;
                     header = Some(first_line);
                 }
                 Some(h) if *h != first_line => {
-                    return Err(format!(
-                        "{} has another header than the first report's",
-                        path.display()
+                    return Err(file_error(
+                        &path,
+                        "has another header than the first report's",
                     ));
                 }
                 Some(_) => {}
@@ -310,25 +459,21 @@ pub fn copy_streamed(
                 let bytes = shares.get(name).map_or(0, |s| s.bytes);
                 match placement {
                     Placement::Kept(_) => {
-                        let copied =
-                            io::copy(&mut (&mut reader).take(bytes), &mut writer).map_err(fail)?;
+                        let copied = io::copy(&mut (&mut reader).take(bytes), &mut writer)
+                            .map_err(cannot_write)?;
                         if copied != bytes {
-                            return Err(format!("{} ends early", path.display()));
+                            return Err(file_error(&path, "ends early"));
                         }
                     }
                     Placement::Dropped(_) => {
-                        let skip = i64::try_from(bytes)
-                            .map_err(|_| format!("{} is too large", path.display()))?;
+                        let skip =
+                            i64::try_from(bytes).map_err(|_| file_error(&path, "is too large"))?;
                         reader.seek_relative(skip).map_err(fail)?;
                     }
                 }
             }
         }
-        writer
-            .flush()
-            .map_err(|e| format!("cannot write {}: {e}", name))?;
+        writer.flush().map_err(cannot_write)?;
     }
-    target
-        .commit()
-        .map_err(|e| format!("cannot write {} into {}: {e}", name, out.display()))
+    target.finish().map_err(cannot_write)
 }

@@ -14,8 +14,8 @@ use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, Nam
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::logs::{LogReader, Source};
 use robots_audit::origin::Origin;
-use robots_audit::policy::source::{LoadOptions, load};
 use robots_audit::synth::{SynthCompression, SynthConfig, SynthFormat, generate};
+use robots_audit::versions::source::{LoadOptions, load};
 use robots_audit_testdns::{TestServer, Zones};
 
 /// What `decisions.csv` and `explain --json` must agree on, by `file:line`.

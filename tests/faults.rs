@@ -55,7 +55,7 @@ fn assert_exit(output: &Output, code: i32, message: &str) {
     assert!(err.contains(message), "{message:?} not in stderr: {err}");
 }
 
-/// No temporary file (`.NAME.tmp-PID`) is left in `out`, and every CSV there is complete.
+/// No temporary file is left in `out`, and every CSV there is complete.
 fn assert_no_leftovers(out: &Path) {
     let Ok(entries) = fs::read_dir(out) else {
         return;
@@ -289,7 +289,12 @@ fn random_bytes_are_skipped_or_undetectable_never_fatal_alongside_good_input() {
         100,
         "the first 100 skipped lines are sampled"
     );
-    assert!(samples.iter().all(|s| s["excerpt"].chars().count() <= 200));
+    // At most 200 bytes, each control byte written visibly as four characters.
+    assert!(
+        samples
+            .iter()
+            .all(|s| s["excerpt"].chars().count() <= 4 * 200)
+    );
 
     let output = audit(dir.path(), &["junk.log"]);
     assert_exit(&output, 1, "no readable input");
@@ -404,7 +409,8 @@ fn nul_bytes_are_data() {
     let agents = report(dir.path(), "agents.csv");
     assert_eq!(num(row(&agents, "agent", "AhrefsBot"), "disallowed"), 4);
     let samples = report(dir.path(), "skipped_lines.csv");
-    assert_eq!(samples[0]["excerpt"], "\0\0\0\0");
+    // Control bytes are written visibly (src/report/cells.rs).
+    assert_eq!(samples[0]["excerpt"], "\\x00\\x00\\x00\\x00");
 }
 
 /// Reading fails for these arguments: a dangling symlink (a file removed after it was listed),
@@ -707,57 +713,83 @@ fn unwritable_out_is_fatal() {
     assert_eq!(fs::read(dir.path().join("file")).unwrap(), b"x");
 }
 
-/// Runs the audit with `out/.NAME.tmp-PID` made a symlink to `/dev/full` for each of `names`
-/// before the process starts: the shell knows its PID and `exec` keeps it.
+/// Runs `command` with writes limited to files of at most `limit` bytes (`RLIMIT_FSIZE`, with
+/// `SIGXFSZ` ignored, so a write past it fails with `EFBIG` as a full disk fails with
+/// `ENOSPC`): a full disk at any write, without the mount privileges a small tmpfs needs.
 #[cfg(target_os = "linux")]
-fn audit_into_full_disk(dir: &Path, names: &[&str], extra: &str) -> Output {
-    fs::create_dir_all(dir.join("out")).unwrap();
-    let links: String = names
-        .iter()
-        .map(|name| format!("ln -s /dev/full \"out/.{name}.tmp-$$\" && "))
-        .collect();
-    let binary = assert_cmd::cargo::cargo_bin("robots-audit");
-    let script = format!(
-        "{links}exec \"{}\" audit -q --robots robots.txt --origin https://example.com --out out {extra} good.log",
-        binary.display()
-    );
-    StdCommand::new("sh")
-        .current_dir(dir)
-        .args(["-c", &script])
-        .output()
-        .unwrap()
+pub fn with_file_size_limit(command: &mut StdCommand, limit: u64) -> Output {
+    use std::os::unix::process::CommandExt;
+
+    use nix::sys::resource::{Resource, setrlimit};
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    // SAFETY: between fork and exec only async-signal-safe calls: setrlimit and signal.
+    unsafe {
+        command.pre_exec(move || {
+            setrlimit(Resource::RLIMIT_FSIZE, limit, limit)?;
+            signal(Signal::SIGXFSZ, SigHandler::SigIgn)?;
+            Ok(())
+        });
+    }
+    command.output().unwrap()
 }
 
-/// A full disk, through `/dev/full` (writes fail with ENOSPC): while a report is written after
-/// the run, and while the streamed reports are written during it (5,000 lines make more rows
-/// than their write buffer holds). A tmpfs of a fixed size would need mount privileges; a
-/// symlink at a report's final name would just be replaced by the rename.
+/// Every file under `dir`, by path relative to it, with its bytes.
+pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for entry in fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, files);
+            } else {
+                files.insert(
+                    path.strip_prefix(root).unwrap().to_path_buf(),
+                    fs::read(&path).unwrap(),
+                );
+            }
+        }
+    }
+    let mut files = BTreeMap::new();
+    if dir.exists() {
+        walk(dir, dir, &mut files);
+    }
+    files
+}
+
+/// A full disk at every step of a run (the lock, the streamed reports, the final reports, the
+/// page): the run exits 1 naming the failure, and `--out` holds the previous reports and the
+/// user's own file exactly as they were, with nothing left beside it but the lock file.
 #[cfg(target_os = "linux")]
 #[test]
-fn a_full_disk_is_fatal_and_leaves_no_temporary_file() {
-    for (name, report_name, extra, lines) in [
-        ("agents.csv", "agents.csv", "", 3),
-        ("violations.csv", "violations.csv", "", 3),
-        ("violations.csv", "violations.csv", "", 5_000),
-        ("decisions.csv", "decisions.csv", "--decisions", 3),
-        ("decisions.csv", "decisions.csv", "--decisions", 5_000),
-    ] {
-        let dir = setup();
-        write(dir.path(), "good.log", LINE.repeat(lines));
-        let output = audit_into_full_disk(dir.path(), &[name], extra);
-        assert_exit(&output, 1, "No space left on device");
-        assert!(
-            stderr_text(&output).starts_with("robots-audit: cannot write reports"),
-            "{}",
-            stderr_text(&output)
-        );
-        assert!(
-            stderr_text(&output).contains(&format!(".{name}.tmp-")),
-            "{}",
-            stderr_text(&output)
-        );
-        assert_no_leftovers(&dir.path().join("out"));
-        assert!(!dir.path().join("out").join(report_name).exists());
+fn a_full_disk_at_any_write_leaves_out_as_it_was() {
+    let dir = setup();
+    write(dir.path(), "good.log", LINE.repeat(5_000));
+    let out = dir.path().join("out");
+    let before = audit(dir.path(), &["good.log"]);
+    assert_exit(&before, 0, "");
+    write(dir.path(), "out/notes.txt", "mine");
+    let old = snapshot(&out);
+    for limit in [10, 700, 4_000, 20_000, 200_000, 900_000] {
+        let mut command = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"));
+        command
+            .current_dir(dir.path())
+            .args(["audit", "-q", "--robots", "robots.txt", "--decisions"])
+            .args([
+                "--origin",
+                "https://example.com",
+                "--out",
+                "out",
+                "good.log",
+            ]);
+        let output = with_file_size_limit(&mut command, limit);
+        assert_exit(&output, 1, "File too large");
+        assert!(snapshot(&out) == old, "limit {limit}: --out changed");
+        let beside: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with(".out"))
+            .collect();
+        assert_eq!(beside, [".out.lock"], "limit {limit}");
     }
 }
 

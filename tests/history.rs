@@ -17,7 +17,7 @@ use predicates::prelude::*;
 use robots_audit::history::fetch::{FetchOptions, fetch_all};
 use robots_audit::history::manifest::Manifest;
 use robots_audit::origin::Origin;
-use robots_audit::policy::FetchStatus;
+use robots_audit::versions::FetchStatus;
 
 /// How a test server answers one request.
 enum Reply {
@@ -351,7 +351,7 @@ fn fetch_follows_five_redirects_and_not_a_sixth() {
     );
     assert_eq!(
         FetchStatus::Http(301).effect(),
-        robots_audit::policy::Effect::AllowAll
+        robots_audit::versions::Effect::AllowAll
     );
 }
 

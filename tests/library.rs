@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::common::*;
-use robots_audit::audit::sink::{Output, Sink, Verdict};
-use robots_audit::audit::stats::Outcome;
+use robots_audit::audit::judge::Outcome;
+use robots_audit::audit::sink::{AgentRequest, InputEnded, Output, Sink};
 use robots_audit::audit::{self, AuditConfig, expand_inputs};
 use robots_audit::bots::{Catalog, Verifier};
-use robots_audit::policy::source::{LoadOptions, load};
 use robots_audit::report::Reports;
 use robots_audit::state::Settings;
+use robots_audit::versions::source::{LoadOptions, load};
 
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const MJ12: &str = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)";
@@ -59,7 +59,7 @@ struct TallySink<'t> {
 }
 
 impl Sink for TallySink<'_> {
-    fn verdict(&mut self, verdict: &Verdict<'_>) {
+    fn agent_request(&mut self, verdict: &AgentRequest<'_>) {
         let slot = match verdict.judgement.outcome {
             Outcome::RobotsFetch => 0,
             Outcome::Unjudged => 1,
@@ -71,11 +71,20 @@ impl Sink for TallySink<'_> {
         self.outcomes[slot] += 1;
     }
 
-    fn block_done(&mut self, _: usize, _: u64) -> io::Result<()> {
+    fn block_done(&mut self, _: usize, _: u64, _: u64) -> io::Result<()> {
         let mut total = self.tally.outcomes.lock().unwrap();
         for (sum, n) in total.iter_mut().zip(std::mem::take(&mut self.outcomes)) {
             *sum += n;
         }
+        Ok(())
+    }
+
+    fn input_ended(&mut self, ended: &InputEnded) -> io::Result<()> {
+        self.tally
+            .done
+            .lock()
+            .unwrap()
+            .push((ended.input, ended.blocks));
         Ok(())
     }
 }
@@ -89,35 +98,34 @@ impl<'t> Output for &'t Tally {
             outcomes: [0; 6],
         }
     }
-
-    fn input_done(&self, input: usize, blocks: u64) -> io::Result<()> {
-        self.done.lock().unwrap().push((input, blocks));
-        Ok(())
-    }
 }
 
 #[test]
 fn an_output_of_ones_own_sees_every_verdict_the_counters_count() {
     let dir = tempfile::tempdir().unwrap();
     let log = night(dir.path(), 3000);
-    let policy = load(&[dir.path().join("robots")], &LoadOptions::default()).unwrap();
+    let robots = load(&[dir.path().join("robots")], &LoadOptions::default()).unwrap();
     let inputs = expand_inputs(&[log]).unwrap();
     let config = AuditConfig {
         threads: 2,
         ..AuditConfig::default()
     };
     let tally = Tally::default();
-    let result = audit::run(
+    let run = audit::run(
         &config,
         &Catalog::builtin(),
         &Verifier::new(),
-        policy,
+        robots,
         &inputs,
         &&tally,
     )
     .unwrap();
     let mut counted = [0u64; 6];
-    for counts in result.stats.pairs.values() {
+    for counts in run
+        .inputs
+        .iter()
+        .flat_map(|input| input.stats.pairs.values())
+    {
         for (sum, n) in counted.iter_mut().zip([
             counts.robots_fetches,
             counts.unjudged,
@@ -133,7 +141,7 @@ fn an_output_of_ones_own_sees_every_verdict_the_counters_count() {
     assert_eq!(counted.iter().sum::<u64>(), 3000);
     assert!(counted[3] > 0, "some violations: {counted:?}");
     assert_eq!(tally.done.lock().unwrap().len(), 1);
-    assert_eq!(result.files[0].lines, 3000);
+    assert_eq!(run.inputs[0].file.lines, 3000);
 }
 
 #[test]
@@ -149,7 +157,7 @@ fn reports_written_through_the_library_are_the_commands() {
     // Relative paths, as the command was given them, so that the `source` columns agree (the
     // other test of this file uses absolute paths only).
     std::env::set_current_dir(dir.path()).unwrap();
-    let policy = load(&[PathBuf::from("robots")], &LoadOptions::default()).unwrap();
+    let robots = load(&[PathBuf::from("robots")], &LoadOptions::default()).unwrap();
     let inputs = expand_inputs(&[PathBuf::from("logs")]).unwrap();
     std::fs::create_dir("by-library").unwrap();
     let reports = Reports::create("by-library".as_ref(), inputs.len(), true).unwrap();
@@ -158,17 +166,17 @@ fn reports_written_through_the_library_are_the_commands() {
         ..AuditConfig::default()
     };
     let catalog = Catalog::builtin();
-    let result = audit::run(
+    let run = audit::run(
         &config,
         &catalog,
         &Verifier::new(),
-        policy,
+        robots,
         &inputs,
         &&reports,
     )
     .unwrap();
     reports
-        .commit(&result, Settings::of(&config, &catalog))
+        .finish(run, Settings::of(&config, &catalog))
         .unwrap();
     for name in [
         "agents.csv",

@@ -9,8 +9,9 @@ use std::sync::OnceLock;
 use crate::common::{read_csv, robots_audit, sample_night_audit, stderr_text};
 use proptest::prelude::*;
 use robots_audit::merge::{Merger, Placement, copy_streamed, merge_dirs};
+use robots_audit::report::View;
 use robots_audit::report::output::render;
-use robots_audit::state::{self, State};
+use robots_audit::state::{State, json};
 use robots_audit::synth::{Summary, SynthConfig, TRUTH_COUNTERS, generate};
 
 /// A synthetic night in 8 files, with its one audit over all of them (`--decisions`).
@@ -364,18 +365,18 @@ type Damage<'a> = Box<dyn Fn(&Path) + 'a>;
 fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
     let night = night();
     let dir = tempfile::tempdir().unwrap();
-    let text = fs::read_to_string(night.all.join(state::FILE)).unwrap();
+    let text = fs::read_to_string(night.all.join(json::FILE)).unwrap();
     let cases: [(&str, Damage, &str); 5] = [
         (
             "cut",
-            Box::new(|d: &Path| fs::write(d.join(state::FILE), &text[..text.len() / 3]).unwrap()),
+            Box::new(|d: &Path| fs::write(d.join(json::FILE), &text[..text.len() / 3]).unwrap()),
             "corrupt or cut short",
         ),
         (
             "tampered",
             Box::new(|d: &Path| {
                 let tampered = text.replacen("\"requests\":", "\"requests\":1", 1);
-                fs::write(d.join(state::FILE), tampered).unwrap()
+                fs::write(d.join(json::FILE), tampered).unwrap()
             }),
             "checksum mismatch",
         ),
@@ -383,9 +384,9 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
             "newer",
             Box::new(|d: &Path| {
                 fs::write(
-                    d.join(state::FILE),
+                    d.join(json::FILE),
                     text.replacen(
-                        &format!("\"version\":{}", state::VERSION),
+                        &format!("\"version\":{}", json::VERSION),
                         "\"version\":9",
                         1,
                     ),
@@ -396,7 +397,7 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
         ),
         (
             "missing",
-            Box::new(|d: &Path| fs::remove_file(d.join(state::FILE)).unwrap()),
+            Box::new(|d: &Path| fs::remove_file(d.join(json::FILE)).unwrap()),
             "cannot read",
         ),
         (
@@ -434,7 +435,7 @@ fn the_library_merges_as_the_command_does() {
     for name in &merged.state.streamed {
         copy_streamed(&out, name, &merged.sources, &merged.placements).unwrap();
     }
-    render(&out, &merged.state, false, 2).unwrap();
+    render(&out, &View::of(&merged.state).unwrap(), false, 2).unwrap();
     same_reports(&night.all, &out);
     // A Merger fed the states one by one gives the same sum; given none, it says so.
     let mut merger = Merger::new();
@@ -446,13 +447,13 @@ fn the_library_merges_as_the_command_does() {
     // The merged state reads back and sums to the same result.
     let again = State::read(&out).unwrap();
     assert_eq!(again, merged.state);
-    let result = again.to_result().unwrap();
-    let whole = State::read(&night.all).unwrap().to_result().unwrap();
-    assert_eq!(result.files.len(), whole.files.len());
-    assert_eq!(
-        result.stats.pairs.values().map(|c| c.requests).sum::<u64>(),
-        whole.stats.pairs.values().map(|c| c.requests).sum::<u64>()
-    );
+    let whole = State::read(&night.all).unwrap();
+    assert_eq!(again.inputs.len(), whole.inputs.len());
+    let requests = |state: &State| {
+        let totals = state.totals().unwrap();
+        totals.stats.pairs.values().map(|c| c.requests).sum::<u64>()
+    };
+    assert_eq!(requests(&again), requests(&whole));
 }
 
 /// The nightly pattern: each night merged into the month's own directory, report.html included,

@@ -3,12 +3,15 @@
 mod common;
 
 mod audit_scenario;
+mod cells;
 mod cli;
 mod cmd_bots;
+mod commit;
 mod crawl_rate;
 mod exemptions;
 mod explain;
 mod faults;
+mod golden;
 mod history;
 mod hourly;
 mod html_report;

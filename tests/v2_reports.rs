@@ -13,14 +13,15 @@ use robots_audit::audit::auditor::{AuditContext, BlockAuditor};
 use robots_audit::audit::identity::Identifier;
 use robots_audit::audit::judge::Judge;
 use robots_audit::audit::schedule::{BlockHandler, LineBlock};
-use robots_audit::audit::unknown::UnknownAgents;
+use robots_audit::audit::tally::{self, Tally};
+use robots_audit::audit::unknown::{EXACT_LIMIT, UnknownAgents};
 use robots_audit::audit::{self, AuditConfig, expand_inputs};
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::logs::{Block, FieldMap, Format, LineParser};
-use robots_audit::policy::source::{LoadOptions, load};
-use robots_audit::report::Reports;
 use robots_audit::report::summary;
-use robots_audit::state::Settings;
+use robots_audit::report::{Reports, View};
+use robots_audit::state::{Settings, State};
+use robots_audit::versions::source::{LoadOptions, load};
 
 const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const UNKNOWN_BOT: &str = "NightOwlCrawler/1.0 (+https://nightowl.example/bot.html)";
@@ -310,15 +311,18 @@ fn unknown_agents_do_not_depend_on_the_order_of_blocks() {
         .collect();
     let run = |deal: &dyn Fn(usize) -> usize, order: &[usize]| {
         let mut threads = [
-            BlockAuditor::new(&context, ()),
-            BlockAuditor::new(&context, ()),
+            BlockAuditor::new(&context, Tally::new(EXACT_LIMIT), ()),
+            BlockAuditor::new(&context, Tally::new(EXACT_LIMIT), ()),
         ];
         for &i in order {
             threads[deal(i)].handle(&work[i]).unwrap();
         }
-        let [mut first, mut second] = threads;
-        let mut merged = second.auditor.take_unknown_agents();
-        merged.merge(first.auditor.take_unknown_agents());
+        let [first, second] = threads;
+        let mut merged = UnknownAgents::new(EXACT_LIMIT);
+        let folded = tally::fold(vec![second.sink.0, first.sink.0], &inputs, EXACT_LIMIT);
+        for input in folded.unwrap() {
+            merged.merge(input.unknown_agents).unwrap();
+        }
         merged
     };
     let in_order: Vec<usize> = (0..work.len()).collect();
@@ -377,7 +381,7 @@ fn past_the_limit_the_counts_are_bounded_estimates() {
     let log = write(dir.path(), "logs/night.log", log);
     let out = dir.path().join("out");
     fs::create_dir(&out).unwrap();
-    let policy = load(&[dir.path().join("robots")], &LoadOptions::default()).unwrap();
+    let robots = load(&[dir.path().join("robots")], &LoadOptions::default()).unwrap();
     let inputs = expand_inputs(&[log]).unwrap();
     let reports = Reports::create(&out, inputs.len(), false).unwrap();
     let config = AuditConfig {
@@ -386,19 +390,20 @@ fn past_the_limit_the_counts_are_bounded_estimates() {
         ..AuditConfig::default()
     };
     let catalog = Catalog::builtin();
-    let result = audit::run(
+    let run = audit::run(
         &config,
         &catalog,
         &Verifier::new(),
-        policy,
+        robots,
         &inputs,
         &&reports,
     )
     .unwrap();
-    reports
-        .commit(&result, Settings::of(&config, &catalog))
+    let state = reports
+        .finish(run, Settings::of(&config, &catalog))
         .unwrap();
-    let unknown = &result.unknown_agents;
+    let view = View::of(&state).unwrap();
+    let unknown = &view.totals.unknown_agents;
     assert!(unknown.is_approximate());
     assert!(unknown.len() <= 50, "{} kept", unknown.len());
     let error = unknown.max_error();
@@ -416,7 +421,7 @@ fn past_the_limit_the_counts_are_bounded_estimates() {
             "{ua} is among the first two (row {i})"
         );
     }
-    let summary = summary::render(&result, "out");
+    let summary = summary::render(&view, "out");
     assert!(
         summary.contains("unknown_agents.csv: more than 50 distinct user-agent headers")
             && summary.contains("estimates"),
@@ -435,8 +440,10 @@ fn past_the_limit_the_counts_are_bounded_estimates() {
         &(),
     )
     .unwrap();
-    assert!(!exact.unknown_agents.is_approximate());
-    assert_eq!(exact.unknown_agents.len(), 1_002);
+    let exact = State::of(Settings::of(&config, &catalog), exact, &[]).unwrap();
+    let exact = View::of(&exact).unwrap();
+    assert!(!exact.totals.unknown_agents.is_approximate());
+    assert_eq!(exact.totals.unknown_agents.len(), 1_002);
     assert!(!summary::render(&exact, "out").contains("estimates"));
 }
 
@@ -457,7 +464,8 @@ fn unknown_agents_lists_at_most_a_thousand_headers() {
     audit_in(dir.path())
         .args(["--robots", "robots", "--out", "out", "night.log"])
         .assert()
-        .code(0);
+        // Lines were read and nothing was judged: no request was a bot's.
+        .code(3);
     let rows = read_csv(&dir.path().join("out/unknown_agents.csv"));
     assert_eq!(rows.len(), 1_000);
     // 400 headers seen 3 times, 400 twice, then the first 200 by bytes of those seen once.

@@ -1,11 +1,11 @@
-//! One parsed request -> one [`Verdict`] pushed into a [`Sink`].
+//! One parsed request -> its events pushed into a [`Sink`].
 //!
 //! An [`Auditor`] is one thread's: it holds the caches in front of the run's shared tables
-//! (user-agents, origins, group selections, published ranges) and the per-file line counters,
-//! and needs no thread and no file: give it requests, get verdicts. [`BlockAuditor`] pairs it
-//! with a sink to process the blocks the [scheduler](super::schedule) reads. Nothing here
-//! allocates per line once the caches are warm: fields are slices of the block, each distinct
-//! user-agent and origin spelling is resolved once per thread.
+//! (user-agents, origins, group selections, published ranges), and needs no thread and no file:
+//! give it requests, get events. It counts nothing: what a request comes to is the sink's.
+//! [`BlockAuditor`] pairs it with a sink to process the blocks the [scheduler](super::schedule)
+//! reads. Nothing here allocates per line once the caches are warm: fields are slices of the
+//! block, each distinct user-agent and origin spelling is resolved once per thread.
 
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -16,19 +16,16 @@ use robots_audit_bots::dns::{DnsClaim, DnsVerdict, DnsVerifier};
 use robots_audit_bots::{BotRanges, ClientAddress, Verification, Verifier, client_address};
 use robots_audit_logs::{OriginParts, Request, Scratch};
 
+use super::Input;
+use super::error::AuditError;
 use super::identity::{AgentInfo, Identifier, IdentityCache};
 use super::judge::{Judge, Judgement, SelectionCache, match_path};
 use super::recent::RecentKeys;
 use super::schedule::{BlockHandler, LineBlock};
-use super::sink::{Sink, Verdict};
-use super::stats::{PerInput, Stats};
-use super::unknown::{EXACT_LIMIT, UnknownAgents};
-use super::{Input, Sample};
+use super::sink::{AgentRequest, InputEnded, InputStarted, NotABot, Sink, Skipped};
+use super::tally::Tally;
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::origin::Origin;
-
-/// At most this many skipped lines are sampled per file.
-pub const SAMPLES_PER_FILE: usize = 100;
 
 /// The origins of the run, numbered in order of first sight.
 #[derive(Debug, Default)]
@@ -52,8 +49,6 @@ pub struct AuditContext<'a> {
     pub default_origin: Option<&'a Origin>,
     /// Stands in for an empty user-agent (`--user-agent`).
     pub fallback_user_agent: Option<&'a [u8]>,
-    /// How many distinct headers that are not bots each thread counts exactly.
-    pub unknown_agents_limit: usize,
     /// Forward-confirmed reverse DNS (`--verify dns`), shared by the threads.
     pub dns: Option<&'a Mutex<DnsVerifier>>,
     origins: Mutex<OriginTable>,
@@ -74,7 +69,6 @@ impl<'a> AuditContext<'a> {
             inputs,
             default_origin: None,
             fallback_user_agent: None,
-            unknown_agents_limit: EXACT_LIMIT,
             dns: None,
             origins: Mutex::new(OriginTable::default()),
         }
@@ -93,7 +87,7 @@ impl<'a> AuditContext<'a> {
     fn intern(&self, origin: Option<&Origin>) -> OriginEntry {
         let name = origin.map(Origin::to_string).unwrap_or_default();
         let versions: Arc<[VersionId]> = origin
-            .map(|o| self.judge.policy().versions_of(o))
+            .map(|o| self.judge.robots().versions_of(o))
             .unwrap_or_default()
             .into();
         let mut table = self.origins.lock().unwrap_or_else(PoisonError::into_inner);
@@ -104,27 +98,6 @@ impl<'a> AuditContext<'a> {
         }
         (id, Arc::from(name), versions)
     }
-}
-
-/// The per-file counters one thread gathered.
-#[derive(Debug, Clone, Default)]
-pub struct FileCounts {
-    /// Lines read.
-    pub lines: u64,
-    /// Lines parsed into requests.
-    pub parsed: u64,
-    /// Lines skipped as malformed.
-    pub skipped: u64,
-    /// Requests from bots.
-    pub bot_requests: u64,
-    /// Other requests.
-    pub other_requests: u64,
-    /// Earliest request time.
-    pub first_time: Option<Timestamp>,
-    /// Latest request time.
-    pub last_time: Option<Timestamp>,
-    /// The lowest-numbered skipped lines, at most [`SAMPLES_PER_FILE`].
-    pub samples: Vec<Sample>,
 }
 
 /// A resolved origin: its id, its name (empty when the line named none) and its robots versions.
@@ -359,19 +332,11 @@ impl AgentRanges {
     }
 }
 
-/// One thread's auditor: requests in, verdicts out.
+/// One thread's auditor: requests in, events out.
 #[derive(Debug)]
 pub struct Auditor<'c> {
     context: &'c AuditContext<'c>,
-    /// By input: what this thread counted of it.
-    files: Vec<FileCounts>,
     identities: IdentityCache,
-    /// Requests of the headers that are not bots, of input `unknown_input`.
-    unknown: UnknownAgents,
-    /// The input `unknown` counts for.
-    unknown_input: usize,
-    /// The tables of the other inputs, by input (`None`: never seen, or `unknown`).
-    unknown_by_input: Vec<Option<UnknownAgents>>,
     selections: SelectionCache,
     origins: OriginCache,
     ranges: AgentRanges,
@@ -384,11 +349,7 @@ impl<'c> Auditor<'c> {
     pub fn new(context: &'c AuditContext<'c>) -> Auditor<'c> {
         Auditor {
             context,
-            files: vec![FileCounts::default(); context.inputs.len()],
             identities: IdentityCache::default(),
-            unknown: UnknownAgents::new(context.unknown_agents_limit),
-            unknown_input: 0,
-            unknown_by_input: Vec::new(),
             selections: SelectionCache::default(),
             origins: OriginCache::default(),
             ranges: AgentRanges::default(),
@@ -396,68 +357,9 @@ impl<'c> Auditor<'c> {
         }
     }
 
-    /// What this auditor counted of each input, by input.
-    pub fn into_file_counts(self) -> Vec<FileCounts> {
-        self.files
-    }
-
-    /// Takes the requests this auditor counted of the headers that are not bots, by input (one
-    /// table per input of the run, empty for inputs it did not see).
-    pub fn take_unknown_agents_by_input(&mut self) -> Vec<UnknownAgents> {
-        let limit = self.context.unknown_agents_limit;
-        let mut tables: Vec<Option<UnknownAgents>> = std::mem::take(&mut self.unknown_by_input);
-        tables.resize_with(
-            self.context.inputs.len().max(self.unknown_input + 1),
-            || None,
-        );
-        tables[self.unknown_input] = Some(std::mem::replace(
-            &mut self.unknown,
-            UnknownAgents::new(limit),
-        ));
-        tables
-            .into_iter()
-            .map(|t| t.unwrap_or_else(|| UnknownAgents::new(limit)))
-            .collect()
-    }
-
-    /// Takes the requests this auditor counted of the headers that are not bots, over all
-    /// inputs.
-    pub fn take_unknown_agents(&mut self) -> UnknownAgents {
-        let mut total = UnknownAgents::new(self.context.unknown_agents_limit);
-        for table in self.take_unknown_agents_by_input() {
-            total.merge(table);
-        }
-        total
-    }
-
-    /// Makes `unknown` the table of `input`, keeping the current one aside. Blocks of one input
-    /// come in runs, so this happens about once per input and thread.
-    #[cold]
-    fn switch_unknown(&mut self, input: usize) {
-        if self.unknown_by_input.len() <= input.max(self.unknown_input) {
-            self.unknown_by_input
-                .resize_with(input.max(self.unknown_input) + 1, || None);
-        }
-        let mut table = self.unknown_by_input[input].take().unwrap_or_else(|| {
-            let mut table = UnknownAgents::new(self.context.unknown_agents_limit);
-            table.set_table(u32::try_from(input).unwrap_or(u32::MAX));
-            table
-        });
-        std::mem::swap(&mut self.unknown, &mut table);
-        self.unknown_by_input[self.unknown_input] = Some(table);
-        self.unknown_input = input;
-    }
-
-    /// Counts line `line_no` of input `input` as skipped (`reason`), sampling it.
-    pub fn skipped(&mut self, input: usize, line_no: u64, reason: &'static str, line: &[u8]) {
-        let counts = &mut self.files[input];
-        counts.skipped += 1;
-        keep_sample(&mut counts.samples, Sample::new(line_no, reason, line));
-    }
-
-    /// Audits `request`, line `line_no` of input `input`: counts it, and when its user-agent
-    /// resolves to an agent (a bot, or anyone with `--all-agents`), pushes its verdict into
-    /// `sink`.
+    /// Audits `request`, line `line_no` of input `input`, pushing its events into `sink`: a
+    /// request of a header that is not a bot's is announced as such, and when its user-agent
+    /// resolves to an agent (a bot, or anyone with `--all-agents`), its judgement follows.
     #[inline]
     pub fn request(
         &mut self,
@@ -467,48 +369,28 @@ impl<'c> Auditor<'c> {
         sink: &mut impl Sink,
     ) {
         let context = self.context;
-        if input != self.unknown_input {
-            self.switch_unknown(input);
-        }
-        let counts = &mut self.files[input];
-        counts.parsed += 1;
-        counts.first_time = Some(
-            counts
-                .first_time
-                .map_or(request.time, |t| t.min(request.time)),
-        );
-        counts.last_time = Some(
-            counts
-                .last_time
-                .map_or(request.time, |t| t.max(request.time)),
-        );
         // A crawler's own "not fetched" outcome (Heritrix -9998 etc.) is no request to the site.
         if request.fetch_status.is_some_and(|s| s < 0) {
-            counts.other_requests += 1;
+            sink.not_fetched(input, request.time);
             return;
         }
         let identified = self.identities.resolve(
             context.identifier,
             request.user_agent,
             context.fallback_user_agent,
-            &mut self.unknown,
         );
-        if let Some(slot) = identified.not_bot {
-            let path = &mut self.path;
-            self.unknown
-                .count(slot, request.time, (input, line_no), || {
-                    match_path(request.target, request.query, path).into()
-                });
+        if let Some(key) = identified.not_bot {
+            sink.not_a_bot(&NotABot {
+                request,
+                input,
+                line: line_no,
+                key,
+                fallback: context.fallback_user_agent,
+            });
         }
         let Some((agent, info)) = identified.agent else {
-            counts.other_requests += 1;
             return;
         };
-        if info.is_bot {
-            counts.bot_requests += 1;
-        } else {
-            counts.other_requests += 1;
-        }
         let (origin, origin_name, versions) = self.origins.resolve(context, request.origin);
         let path = match_path(request.target, request.query, &mut self.path);
         // `OPTIONS *` and `CONNECT host:443` ask for no path: counted, never judged.
@@ -533,7 +415,7 @@ impl<'c> Auditor<'c> {
         } else {
             Verification::Unverified
         };
-        sink.verdict(&Verdict {
+        sink.agent_request(&AgentRequest {
             request,
             input,
             source: (context.inputs[input].name.as_str(), line_no),
@@ -544,49 +426,41 @@ impl<'c> Auditor<'c> {
             path,
             verification,
             judgement,
-            policy: context.judge.policy(),
+            robots: context.judge.robots(),
         });
     }
 }
 
-/// Keeps the [`SAMPLES_PER_FILE`] lowest-numbered samples, so that the union over threads holds
-/// the first ones of the file whatever order blocks were processed in.
-fn keep_sample(samples: &mut Vec<Sample>, sample: Sample) {
-    if samples.len() < SAMPLES_PER_FILE {
-        samples.push(sample);
-        return;
-    }
-    if let Some((i, worst)) = samples.iter().enumerate().max_by_key(|(_, s)| s.line)
-        && worst.line > sample.line
-    {
-        samples[i] = sample;
-    }
-}
-
-/// One worker thread's handler of blocks: its auditor, its counters and the run's sink.
+/// One worker thread's handler of blocks: its auditor, and the sink its events go to (the
+/// run's counters, then the output's sink).
 #[derive(Debug)]
 pub struct BlockAuditor<'c, S> {
     /// The auditor.
     pub auditor: Auditor<'c>,
-    /// The counters per input (a sink themselves), then the output's sink.
-    pub sink: (PerInput<Stats>, S),
+    /// The run's counters, then the output's sink.
+    pub sink: (Tally, S),
     /// Kept from block to block with its memory.
     scratch: Scratch,
 }
 
 impl<'c, S: Sink> BlockAuditor<'c, S> {
-    /// A handler pushing into `sink` besides its own counters.
-    pub fn new(context: &'c AuditContext<'c>, sink: S) -> BlockAuditor<'c, S> {
+    /// A handler pushing into `tally`, then `sink`.
+    pub fn new(context: &'c AuditContext<'c>, tally: Tally, sink: S) -> BlockAuditor<'c, S> {
         BlockAuditor {
             auditor: Auditor::new(context),
-            sink: (PerInput::default(), sink),
+            sink: (tally, sink),
             scratch: Scratch::default(),
         }
     }
 }
 
+/// A failure of the report writers while the audit runs.
+fn write_failed(e: std::io::Error) -> AuditError {
+    AuditError::Fatal(format!("cannot write reports: {e}"))
+}
+
 impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
-    fn handle(&mut self, work: &LineBlock) -> Result<u64, String> {
+    fn handle(&mut self, work: &LineBlock) -> Result<u64, AuditError> {
         let mut state = work.parser.block_state(&work.block);
         let mut lines = 0u64;
         for (line_no, line) in work.block.lines() {
@@ -599,16 +473,26 @@ impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
                         .request(work.input, line_no, request, &mut self.sink)
                 }
                 Ok(None) => {}
-                &Err(reason) => self
-                    .auditor
-                    .skipped(work.input, line_no, reason.as_str(), line),
+                &Err(reason) => self.sink.skipped(&Skipped {
+                    input: work.input,
+                    line: line_no,
+                    reason,
+                    text: line,
+                }),
             }
         }
-        self.auditor.files[work.input].lines += lines;
         self.sink
-            .block_done(work.input, work.seq)
-            .map_err(|e| format!("cannot write reports: {e}"))?;
+            .block_done(work.input, work.seq, lines)
+            .map_err(write_failed)?;
         Ok(lines)
+    }
+
+    fn input_started(&mut self, started: &InputStarted<'_>) -> Result<(), AuditError> {
+        self.sink.input_started(started).map_err(write_failed)
+    }
+
+    fn input_ended(&mut self, ended: &InputEnded) -> Result<(), AuditError> {
+        self.sink.input_ended(ended).map_err(write_failed)
     }
 }
 

@@ -6,9 +6,11 @@ use robots_audit_engine::Robots;
 use robots_audit_logs::{BlockState, Format, LineParser, Source};
 
 use super::*;
-use crate::audit::judge::Decider;
-use crate::audit::stats::Outcome;
-use crate::policy::{FetchStatus, PolicySet, Version};
+use crate::audit::file_report::FileReport;
+use crate::audit::judge::{Decider, Outcome};
+use crate::audit::tally::fold;
+use crate::audit::unknown::EXACT_LIMIT;
+use crate::versions::{FetchStatus, Version, VersionSet};
 
 /// What a test looks at in a verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,8 +27,8 @@ struct Seen {
 struct Keep(Vec<Seen>);
 
 impl Sink for Keep {
-    fn verdict(&mut self, v: &Verdict<'_>) {
-        let version = v.judgement.version.map(|id| v.policy.version(id));
+    fn agent_request(&mut self, v: &AgentRequest<'_>) {
+        let version = v.judgement.version.map(|id| v.robots.version(id));
         let rule = match (v.judgement.decider, version) {
             (Decider::Rule(rule), Some(version)) => version
                 .robots
@@ -51,32 +53,30 @@ const MJ12: &str = "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/
 const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
 /// `a.example` (any scheme) with rules; `https://b.example` answering 503.
-fn policy() -> PolicySet {
-    let mut policy = PolicySet::new();
+fn versions() -> VersionSet {
+    let mut set = VersionSet::new();
     let body = b"User-agent: *\nDisallow: /private/\n\nUser-agent: MJ12bot\nDisallow: /\n";
-    policy
-        .add(Version {
-            origin: "a.example".into(),
-            valid_from: None,
-            status: FetchStatus::Http(200),
-            robots: Some(Robots::parse(body)),
-            source: "a.txt".into(),
-            bytes: body.len() as u64,
-            sha256: None,
-        })
-        .unwrap();
-    policy
-        .add(Version {
-            origin: "https://b.example".into(),
-            valid_from: None,
-            status: FetchStatus::Http(503),
-            robots: None,
-            source: "manifest".into(),
-            bytes: 0,
-            sha256: None,
-        })
-        .unwrap();
-    policy
+    set.add(Version {
+        origin: "a.example".into(),
+        valid_from: None,
+        status: FetchStatus::Http(200),
+        robots: Some(Robots::parse(body)),
+        source: "a.txt".into(),
+        bytes: body.len() as u64,
+        sha256: None,
+    })
+    .unwrap();
+    set.add(Version {
+        origin: "https://b.example".into(),
+        valid_from: None,
+        status: FetchStatus::Http(503),
+        robots: None,
+        source: "manifest".into(),
+        bytes: 0,
+        sha256: None,
+    })
+    .unwrap();
+    set
 }
 
 fn line(host: &str, ip: &str, path: &str, ua: &str) -> String {
@@ -105,13 +105,18 @@ fn feed(auditor: &mut Auditor<'_>, sink: &mut impl Sink, lines: &[(usize, String
         match &parser.parse(text.as_bytes(), &mut state, &mut scratch) {
             Ok(Some(request)) => auditor.request(*input, line_no, request, sink),
             Ok(None) => {}
-            &Err(reason) => auditor.skipped(*input, line_no, reason.as_str(), text.as_bytes()),
+            &Err(reason) => sink.skipped(&Skipped {
+                input: *input,
+                line: line_no,
+                reason,
+                text: text.as_bytes(),
+            }),
         }
     }
 }
 
 /// Audits `lines` with a fresh auditor: the verdicts, the origins, the counters of each input.
-fn audit(all_agents: bool, lines: &[(usize, String)]) -> (Vec<Seen>, Vec<String>, Vec<FileCounts>) {
+fn audit(all_agents: bool, lines: &[(usize, String)]) -> (Vec<Seen>, Vec<String>, Vec<FileReport>) {
     let catalog = Catalog::builtin();
     let mut verifier = Verifier::new();
     verifier
@@ -119,16 +124,21 @@ fn audit(all_agents: bool, lines: &[(usize, String)]) -> (Vec<Seen>, Vec<String>
         // another name covers none of its documented crawlers.
         .add_ranges("Google", b"66.249.64.0/19\n", "googlebot.txt")
         .unwrap();
-    let policy = policy();
+    let versions = versions();
     let identifier = Identifier::new(&catalog, all_agents);
-    let judge = Judge::new(&policy, jiff::SignedDuration::from_hours(24));
+    let judge = Judge::new(&versions, jiff::SignedDuration::from_hours(24));
     let inputs = inputs();
     let context = AuditContext::new(&identifier, &judge, &verifier, &inputs);
     let mut auditor = Auditor::new(&context);
-    let mut sink = Keep::default();
+    let mut sink = (Tally::new(EXACT_LIMIT), Keep::default());
     feed(&mut auditor, &mut sink, lines);
-    let counts = auditor.into_file_counts();
-    (sink.0, context.into_origins(), counts)
+    let (tally, kept) = sink;
+    let counts = fold(vec![tally], &inputs, EXACT_LIMIT)
+        .unwrap()
+        .into_iter()
+        .map(|input| input.file)
+        .collect();
+    (kept.0, context.into_origins(), counts)
 }
 
 type Brief = (String, String, Outcome, Option<String>);
@@ -235,22 +245,26 @@ fn all_agents_judges_browsers_under_the_star_group() {
 }
 
 #[test]
-fn the_counters_are_a_sink_that_adds_up_the_verdicts() {
+fn the_counters_are_a_sink_that_adds_up_the_events() {
     let catalog = Catalog::builtin();
     let verifier = Verifier::new();
-    let policy = policy();
+    let versions = versions();
     let identifier = Identifier::new(&catalog, false);
-    let judge = Judge::new(&policy, jiff::SignedDuration::from_hours(24));
+    let judge = Judge::new(&versions, jiff::SignedDuration::from_hours(24));
     let inputs = inputs();
     let context = AuditContext::new(&identifier, &judge, &verifier, &inputs);
     let mut auditor = Auditor::new(&context);
-    let mut sink = (Stats::default(), Keep::default());
+    let mut sink = (Tally::new(EXACT_LIMIT), Keep::default());
     let lines: Vec<(usize, String)> = ["/private/a", "/private/b", "/ok", "/robots.txt"]
         .into_iter()
         .map(|path| (0, line("a.example", "203.0.113.1", path, GOOGLEBOT)))
         .collect();
     feed(&mut auditor, &mut sink, &lines);
-    let (stats, kept) = sink;
+    let (tally, kept) = sink;
+    let stats = fold(vec![tally], &inputs, EXACT_LIMIT)
+        .unwrap()
+        .swap_remove(0)
+        .stats;
     assert_eq!(kept.0.len(), 4);
     assert_eq!(stats.pairs.len(), 1);
     let counts = stats.pairs.values().next().unwrap();

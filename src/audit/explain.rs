@@ -1,7 +1,7 @@
 //! `explain`: every step of the judgement of one log line.
 //!
 //! The verdict is never decided here: the line goes through the audit's own
-//! [`Auditor::request`] with a sink that records the [`Verdict`], and the explanation is built
+//! [`Auditor::request`] with a sink that records the [`AgentRequest`], and the explanation is built
 //! around that verdict (which version was in force, which groups the agent's tokens selected,
 //! which rules match the path, grace, verification, the 1994 reading, usage preferences and the
 //! crawl delay). So `explain` and `decisions.csv` cannot disagree; `tests/explain.rs` holds them
@@ -21,12 +21,12 @@ use robots_audit_logs::{BlockState, FieldMap, Format, LineParser, Scratch};
 
 use super::auditor::{AuditContext, Auditor};
 use super::identity::Identifier;
+use super::judge::Outcome;
 use super::judge::{Decider, Judge, engine_use, select_for};
-use super::sink::{Sink, Verdict};
-use super::stats::Outcome;
+use super::sink::{AgentRequest, Sink};
 use super::{AuditConfig, Input};
 use crate::origin::Origin;
-use crate::policy::{Effect, PolicySet, Version};
+use crate::versions::{Effect, Version, VersionSet};
 
 /// A sink that keeps the one verdict of the line as owned values.
 #[derive(Debug, Default)]
@@ -46,7 +46,7 @@ struct Recorded {
 }
 
 impl Sink for Recorder {
-    fn verdict(&mut self, verdict: &Verdict<'_>) {
+    fn agent_request(&mut self, verdict: &AgentRequest<'_>) {
         self.recorded = Some(Recorded {
             judgement: verdict.judgement,
             agent: verdict.agent_info.bot.clone(),
@@ -69,7 +69,7 @@ pub struct Explainer<'a> {
     /// The published ranges.
     pub verifier: &'a Verifier,
     /// The robots versions.
-    pub policy: &'a PolicySet,
+    pub policy: &'a VersionSet,
     /// `--verify dns`: the same verifier the audit would use (cache, offline, name servers).
     pub dns: Option<&'a Mutex<DnsVerifier>>,
 }

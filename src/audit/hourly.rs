@@ -19,7 +19,8 @@ use jiff::Timestamp;
 
 use robots_audit_bots::Verification;
 
-use super::stats::{Outcome, is_served};
+use super::checked::{CountError, add};
+use super::judge::{Outcome, is_served};
 use crate::ids::AgentId;
 
 /// Hours since the epoch (1970-01-01T00:00:00Z is hour 0).
@@ -37,8 +38,7 @@ pub fn hour_start(hour: Hour) -> Option<Timestamp> {
 }
 
 /// One agent's counters in one hour.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(from = "[u64; 10]", into = "[u64; 10]")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HourCounts {
     /// Every request, robots fetches included.
     pub requests: u64,
@@ -62,7 +62,8 @@ pub struct HourCounts {
     pub preference_conflicts: u64,
 }
 
-/// `state.json` holds the fields in order, without their names.
+/// The fields in order, without their names: how `state.json` holds them, and how
+/// [`HourCounts::merge`] adds them.
 impl From<HourCounts> for [u64; 10] {
     fn from(c: HourCounts) -> [u64; 10] {
         [
@@ -112,7 +113,11 @@ impl From<[u64; 10]> for HourCounts {
 impl HourCounts {
     /// Requests that could be judged: allowed, disallowed, grace or exempt.
     pub fn judged(&self) -> u64 {
-        self.allowed + self.disallowed + self.grace + self.exempt
+        // Saturating: a merge refuses counters whose sum overflows (see `merge`).
+        self.allowed
+            .saturating_add(self.disallowed)
+            .saturating_add(self.grace)
+            .saturating_add(self.exempt)
     }
 
     #[inline]
@@ -139,14 +144,20 @@ impl HourCounts {
         }
     }
 
-    /// Adds `other` into `self`: every field is a count, so field by field.
-    pub fn merge(&mut self, other: &HourCounts) {
+    /// Adds `other` into `self`: every field is a count, so field by field, each sum checked
+    /// (and `judged`'s too); `self` is unchanged when one overflows.
+    pub fn merge(&mut self, other: &HourCounts) -> Result<(), CountError> {
         let mut sum: [u64; 10] = (*self).into();
         let other: [u64; 10] = (*other).into();
-        for (field, add) in sum.iter_mut().zip(other) {
-            *field += add;
+        for (field, more) in sum.iter_mut().zip(other) {
+            *field = add(*field, more)?;
         }
-        *self = sum.into();
+        let merged = HourCounts::from(sum);
+        add(merged.allowed, merged.disallowed)
+            .and_then(|n| add(n, merged.grace))
+            .and_then(|n| add(n, merged.exempt))?;
+        *self = merged;
+        Ok(())
     }
 }
 
@@ -211,10 +222,11 @@ impl Hourly {
     }
 
     /// Adds `other` into `self`: the counters of each (hour, agent) add.
-    pub fn merge(&mut self, other: &Hourly) {
+    pub fn merge(&mut self, other: &Hourly) -> Result<(), CountError> {
         for &((hour, agent), ref counts) in &other.slots {
-            self.counts(hour, agent).merge(counts);
+            self.counts(hour, agent).merge(counts)?;
         }
+        Ok(())
     }
 
     /// Every (hour, agent) with its counters, by hour then agent id.
@@ -231,24 +243,6 @@ impl Hourly {
     /// Whether nothing was counted.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
-    }
-}
-
-/// Serialised as the list of [`Hourly::rows`].
-impl serde::Serialize for Hourly {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serde::Serialize::serialize(&self.rows(), serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Hourly {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Hourly, D::Error> {
-        let rows: Vec<(Hour, AgentId, HourCounts)> = serde::Deserialize::deserialize(deserializer)?;
-        let mut hourly = Hourly::default();
-        for (hour, agent, counts) in rows {
-            hourly.counts(hour, agent).merge(&counts);
-        }
-        Ok(hourly)
     }
 }
 
@@ -374,9 +368,9 @@ mod tests {
             let cut = cut.min(events.len());
             let (a, b) = events.split_at(cut);
             let mut ab = count(a);
-            ab.merge(&count(b));
+            ab.merge(&count(b)).unwrap();
             let mut ba = count(b);
-            ba.merge(&count(a));
+            ba.merge(&count(a)).unwrap();
             prop_assert_eq!(&ab, &whole);
             prop_assert_eq!(&ba, &whole);
             let requests: u64 = whole.rows().iter().map(|r| r.2.requests).sum();

@@ -8,7 +8,6 @@ use robots_audit_bots::{Bot, Catalog, Category, Identity};
 use robots_audit_logs::{Text, TextEncoding};
 
 use super::recent::RecentKeys;
-use super::unknown::{HeaderSlot, UnknownAgents};
 use crate::ids::AgentId;
 
 /// The agent name under which `--all-agents` reports requests that are not from bots.
@@ -104,12 +103,34 @@ impl<'a> Identifier<'a> {
 /// scanner that randomises its user-agent) does not grow memory without bound.
 const CACHE_LIMIT: usize = 100_000;
 
+/// A header that is not a bot's, as one thread's [`IdentityCache`] knows it: the same key is
+/// the same header (decoded bytes and fallback alike), so a consumer can keep what it knows of
+/// a header by key instead of hashing the header again. Keys are dense within an epoch (below
+/// the cache's limit); the cache starts a new epoch whenever it forgets what it knew.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeaderKey {
+    epoch: u32,
+    index: u32,
+}
+
+impl HeaderKey {
+    /// The epoch of the cache that gave the key.
+    pub fn epoch(self) -> u32 {
+        self.epoch
+    }
+
+    /// The key's position in its epoch, below 100,000.
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
+}
+
 /// What the cache knows of one header: its agent (`None`: not judged) and, for a header that is
-/// not a bot's, its slot among the thread's [`UnknownAgents`].
+/// not a bot's, its key.
 #[derive(Debug, Clone, Copy)]
 struct Known {
     agent: Option<AgentId>,
-    not_bot: Option<HeaderSlot>,
+    not_bot: Option<HeaderKey>,
 }
 
 /// Who made a request, as [`IdentityCache::resolve`] answers.
@@ -117,8 +138,8 @@ struct Known {
 pub struct Identified<'a> {
     /// The agent the request is judged as: a bot, or with `--all-agents` [`NOT_A_BOT`].
     pub agent: Option<(AgentId, &'a AgentInfo)>,
-    /// For a header not identified as a bot: its slot in the [`UnknownAgents`] given.
-    pub not_bot: Option<HeaderSlot>,
+    /// For a header not identified as a bot: its key.
+    pub not_bot: Option<HeaderKey>,
 }
 
 /// One thread's cache of resolved headers, keyed by the raw bytes as they stand in the log.
@@ -128,8 +149,12 @@ pub struct IdentityCache {
     /// `by_encoding`: most lines repeat one of a few headers, and this finds them without
     /// hashing ~100 bytes.
     recent: RecentKeys<(usize, Known)>,
-    /// What is known of each header seen, one map per encoding.
+    /// What is known of each header seen, one map per encoding; at most [`CACHE_LIMIT`] in all.
     by_encoding: [AHashMap<Box<[u8]>, Known>; 4],
+    /// The epoch of the keys given since the maps were last cleared.
+    epoch: u32,
+    /// Keys given in this epoch.
+    keys: u32,
     /// This thread's handles on the agents it resolved, by [`AgentId`], so that a cache hit
     /// lends the agent out instead of cloning an `Arc` per line.
     agents: Vec<Option<Arc<AgentInfo>>>,
@@ -137,36 +162,23 @@ pub struct IdentityCache {
 
 impl IdentityCache {
     /// Resolves `user_agent` through the cache. `fallback` stands in for an empty header (a
-    /// crawler's fetch log names no user-agent per line). A header that is not a bot's gets its
-    /// slot in `unknown` (the thread's table, the same one on every call).
+    /// crawler's fetch log names no user-agent per line).
     #[inline]
     pub fn resolve(
         &mut self,
         identifier: &Identifier<'_>,
         user_agent: Text<'_>,
         fallback: Option<&[u8]>,
-        unknown: &mut UnknownAgents,
     ) -> Identified<'_> {
         let encoding = encoding_slot(user_agent.encoding);
-        let mut known = match self.recent.get(user_agent.raw) {
+        let known = match self.recent.get(user_agent.raw) {
             Some((kept, known)) if kept == encoding => known,
             _ => {
-                let known = self.lookup(identifier, user_agent, encoding, fallback, unknown);
-                // An agent's id never changes, so a kept answer stays right even after the
-                // map behind is cleared; a slot is checked against its table below.
+                let known = self.lookup(identifier, user_agent, encoding, fallback);
                 self.recent.insert(user_agent.raw, (encoding, known));
                 known
             }
         };
-        if let Some(slot) = known.not_bot
-            && !unknown.is_current(slot)
-        {
-            known.not_bot = Some(unknown.slot_of(&header(user_agent, fallback)));
-            self.recent.insert(user_agent.raw, (encoding, known));
-            if let Some(kept) = self.by_encoding[encoding].get_mut(user_agent.raw) {
-                *kept = known;
-            }
-        }
         let agent = known.agent.and_then(|id| {
             let info = self.agents.get(id.index())?.as_deref()?;
             Some((id, info))
@@ -184,23 +196,31 @@ impl IdentityCache {
         user_agent: Text<'_>,
         encoding: usize,
         fallback: Option<&[u8]>,
-        unknown: &mut UnknownAgents,
     ) -> Known {
-        let map = &mut self.by_encoding[encoding];
-        if let Some(&known) = map.get(user_agent.raw) {
+        if let Some(&known) = self.by_encoding[encoding].get(user_agent.raw) {
             return known;
         }
-        let header = header(user_agent, fallback);
+        if self.by_encoding.iter().map(|map| map.len()).sum::<usize>() >= CACHE_LIMIT {
+            // Forgotten together, keys and all: a key of the old epoch is never given again.
+            self.by_encoding.iter_mut().for_each(|map| map.clear());
+            self.recent.clear();
+            self.epoch = self.epoch.wrapping_add(1);
+            self.keys = 0;
+        }
+        let header = header_of(user_agent, fallback);
         let resolved = identifier.resolve(&header);
         let is_bot = resolved.as_ref().is_some_and(|(_, info)| info.is_bot);
         let known = Known {
             agent: resolved.as_ref().map(|(id, _)| *id),
-            not_bot: (!is_bot).then(|| unknown.slot_of(&header)),
+            not_bot: (!is_bot).then(|| {
+                self.keys += 1;
+                HeaderKey {
+                    epoch: self.epoch,
+                    index: self.keys - 1,
+                }
+            }),
         };
-        if map.len() >= CACHE_LIMIT {
-            map.clear();
-        }
-        map.insert(user_agent.raw.into(), known);
+        self.by_encoding[encoding].insert(user_agent.raw.into(), known);
         if let Some((id, info)) = resolved {
             let slot = id.index();
             if self.agents.len() <= slot {
@@ -214,7 +234,7 @@ impl IdentityCache {
 
 /// The header a request is identified by: the decoded user-agent, or `fallback` for an empty
 /// one (`-` included).
-fn header<'h>(user_agent: Text<'h>, fallback: Option<&'h [u8]>) -> Cow<'h, [u8]> {
+pub fn header_of<'h>(user_agent: Text<'h>, fallback: Option<&'h [u8]>) -> Cow<'h, [u8]> {
     let decoded = user_agent.encoding.decode(user_agent.raw);
     match (decoded.as_ref(), fallback) {
         (b"" | b"-", Some(fallback)) => Cow::Borrowed(fallback),
@@ -234,7 +254,6 @@ fn encoding_slot(encoding: TextEncoding) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::unknown::UnknownAgents;
 
     const GOOGLEBOT: &[u8] =
         b"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -251,7 +270,6 @@ mod tests {
         for all_agents in [false, true] {
             let identifier = Identifier::new(&catalog, all_agents);
             let mut cache = IdentityCache::default();
-            let mut unknown = UnknownAgents::default();
             let escaped = Text {
                 raw: br"Googlebot-Image/1.0 \x41",
                 encoding: TextEncoding::Backslash,
@@ -265,11 +283,7 @@ mod tests {
             let mut first_ids = Vec::new();
             for round in 0..2 {
                 for (i, (header, want)) in cases.iter().enumerate() {
-                    let got = name(
-                        cache
-                            .resolve(&identifier, *header, None, &mut unknown)
-                            .agent,
-                    );
+                    let got = name(cache.resolve(&identifier, *header, None).agent);
                     assert_eq!(got.as_ref().map(|(_, n)| n.as_str()), *want, "{i}");
                     if round == 0 {
                         first_ids.push(got.map(|(id, _)| id));
@@ -290,7 +304,6 @@ mod tests {
         let catalog = Catalog::builtin();
         let identifier = Identifier::new(&catalog, true);
         let mut cache = IdentityCache::default();
-        let mut unknown = UnknownAgents::default();
         let raw: &[u8] = b"%47ooglebot/2.1";
         for round in 0..3 {
             for encoding in [
@@ -301,7 +314,7 @@ mod tests {
             ] {
                 let got = name(
                     cache
-                        .resolve(&identifier, Text { raw, encoding }, None, &mut unknown)
+                        .resolve(&identifier, Text { raw, encoding }, None)
                         .agent,
                 );
                 let decoded = encoding.decode(raw);
@@ -320,15 +333,10 @@ mod tests {
                         encoding: TextEncoding::Percent,
                     },
                     None,
-                    &mut unknown,
                 )
                 .agent,
         );
-        let plain = name(
-            cache
-                .resolve(&identifier, Text::raw(raw), None, &mut unknown)
-                .agent,
-        );
+        let plain = name(cache.resolve(&identifier, Text::raw(raw), None).agent);
         assert_eq!(percent.map(|(_, n)| n).as_deref(), Some("Googlebot"));
         assert_ne!(plain.map(|(_, n)| n).as_deref(), Some("Googlebot"));
     }
@@ -339,52 +347,39 @@ mod tests {
         let identifier = Identifier::new(&catalog, false);
         // The fallback is the same for a whole run, and so for a cache.
         let (mut with, mut without) = (IdentityCache::default(), IdentityCache::default());
-        let mut unknown = UnknownAgents::default();
         for header in [&b""[..], b"-", b""] {
             let got = name(
-                with.resolve(
-                    &identifier,
-                    Text::raw(header),
-                    Some(GOOGLEBOT),
-                    &mut unknown,
-                )
-                .agent,
+                with.resolve(&identifier, Text::raw(header), Some(GOOGLEBOT))
+                    .agent,
             );
             assert_eq!(got.map(|(_, n)| n), Some("Googlebot".to_owned()));
             assert_eq!(
-                name(
-                    without
-                        .resolve(&identifier, Text::raw(header), None, &mut unknown)
-                        .agent
-                ),
+                name(without.resolve(&identifier, Text::raw(header), None).agent),
                 None
             );
         }
     }
 
-    /// A header that is not a bot's gets a slot in both modes (with `--all-agents` it is still
-    /// not a bot); a bot's gets none; a slot renumbered by a purge is found again.
+    /// A header that is not a bot's gets a key in both modes (with `--all-agents` it is still
+    /// not a bot); a bot's gets none; the same header keeps its key, and keys are dense.
     #[test]
-    fn headers_that_are_not_bots_get_a_slot() {
+    fn headers_that_are_not_bots_get_a_key() {
         let catalog = Catalog::builtin();
         for all_agents in [false, true] {
             let identifier = Identifier::new(&catalog, all_agents);
             let mut cache = IdentityCache::default();
-            let mut unknown = UnknownAgents::new(2);
-            let bot = cache.resolve(&identifier, Text::raw(GOOGLEBOT), None, &mut unknown);
+            let bot = cache.resolve(&identifier, Text::raw(GOOGLEBOT), None);
             assert!(bot.not_bot.is_none());
-            let browser = cache.resolve(&identifier, Text::raw(BROWSER), None, &mut unknown);
+            let browser = cache.resolve(&identifier, Text::raw(BROWSER), None);
             assert_eq!(browser.agent.is_some(), all_agents);
-            let slot = browser.not_bot.expect("a slot");
-            assert_eq!(unknown.slot_of(BROWSER), slot);
-            for other in [&b"curl/8.0"[..], b"Wget/1.21", b"python-requests/2.31"] {
-                unknown.slot_of(other);
+            let key = browser.not_bot.expect("a key");
+            let curl = cache.resolve(&identifier, Text::raw(b"curl/8.0"), None);
+            let curl = curl.not_bot.expect("a key");
+            assert_eq!((key.index(), curl.index()), (0, 1));
+            for _ in 0..3 {
+                let again = cache.resolve(&identifier, Text::raw(BROWSER), None);
+                assert_eq!(again.not_bot, Some(key));
             }
-            assert!(!unknown.is_current(slot));
-            let again = cache.resolve(&identifier, Text::raw(BROWSER), None, &mut unknown);
-            let again = again.not_bot.expect("a slot");
-            assert!(unknown.is_current(again));
-            assert_eq!(unknown.slot_of(BROWSER), again);
         }
     }
 }

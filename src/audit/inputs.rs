@@ -14,8 +14,6 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use robots_audit_logs::Source;
 
-use crate::error::Error;
-
 /// One input file (a `LOG` argument, or a file of a directory argument).
 #[derive(Debug, Clone)]
 pub struct Input {
@@ -67,17 +65,6 @@ pub enum InputError {
         /// The options, as given.
         filter: String,
     },
-}
-
-/// A bad glob is a usage error (exit code 2); a directory with nothing to read ends the run
-/// (exit code 1).
-impl From<InputError> for Error {
-    fn from(error: InputError) -> Error {
-        match error {
-            InputError::Glob { .. } => Error::Usage(error.to_string()),
-            _ => Error::Fatal(error.to_string()),
-        }
-    }
 }
 
 /// Which files of a `LOG` directory are read: `--include` and `--exclude` globs (the `globset`

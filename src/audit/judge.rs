@@ -12,9 +12,57 @@ use robots_audit_engine::{
 };
 
 use super::identity::AgentInfo;
-use super::stats::Outcome;
 use crate::ids::{AgentId, VersionId};
-use crate::policy::{Effect, PolicySet};
+use crate::versions::{Effect, VersionSet};
+
+/// What one judged (or not judged) request came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A request for `/robots.txt`: counted, never judged.
+    RobotsFetch,
+    /// No robots.txt version was in force (or the request had no origin).
+    Unjudged,
+    /// The robots.txt in force allowed it.
+    Allowed,
+    /// The robots.txt in force disallowed it: a violation.
+    Disallowed,
+    /// Disallowed by the version in force, but some version in force during the `--grace`
+    /// window before the request allowed it.
+    Grace,
+    /// Disallowed by the robots.txt in force, but the agent's operator documents that
+    /// robots.txt does not bind it (a `user_triggered` or `ignores` policy) and the run is not
+    /// `--strict`.
+    Exempt,
+}
+
+impl Outcome {
+    /// Whether the request was judged: allowed, disallowed, grace or exempt.
+    pub fn is_judged(self) -> bool {
+        matches!(
+            self,
+            Outcome::Allowed | Outcome::Disallowed | Outcome::Grace | Outcome::Exempt
+        )
+    }
+
+    /// The word used in `decisions.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::RobotsFetch => "robots_fetch",
+            Outcome::Unjudged => "unjudged",
+            Outcome::Allowed => "allowed",
+            Outcome::Disallowed => "disallowed",
+            Outcome::Grace => "grace",
+            Outcome::Exempt => "exempt",
+        }
+    }
+}
+
+/// Whether a response with `status` handed the content over (2xx or 304): a violation with it
+/// is `violations_served`.
+#[inline]
+pub fn is_served(status: u16) -> bool {
+    (200..300).contains(&status) || status == 304
+}
 
 /// What decided a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,7 +227,7 @@ fn conflict_at(
 /// documented exemptions count (`--strict`).
 #[derive(Debug)]
 pub struct Judge<'a> {
-    policy: &'a PolicySet,
+    robots: &'a VersionSet,
     grace: SignedDuration,
     strict: bool,
 }
@@ -244,10 +292,10 @@ pub fn select_for(
 }
 
 impl<'a> Judge<'a> {
-    /// A judge over `policy` with the given grace period.
-    pub fn new(policy: &'a PolicySet, grace: SignedDuration) -> Judge<'a> {
+    /// A judge over the robots versions `robots` with the given grace period.
+    pub fn new(robots: &'a VersionSet, grace: SignedDuration) -> Judge<'a> {
         Judge {
-            policy,
+            robots,
             grace,
             strict: false,
         }
@@ -262,8 +310,8 @@ impl<'a> Judge<'a> {
     }
 
     /// The robots versions this judge knows.
-    pub fn policy(&self) -> &'a PolicySet {
-        self.policy
+    pub fn robots(&self) -> &'a VersionSet {
+        self.robots
     }
 
     /// Judges one request of `agent` for `path` at `time`, against the `versions` of its origin.
@@ -275,7 +323,7 @@ impl<'a> Judge<'a> {
         time: Timestamp,
         path: &[u8],
     ) -> Judgement {
-        let in_force = self.policy.in_force_at(versions, time);
+        let in_force = self.robots.in_force_at(versions, time);
         if is_robots_fetch(path) {
             // Not judged, but a request all the same: it counts for the crawl rate.
             let crawl_delay = in_force
@@ -312,7 +360,7 @@ impl<'a> Judge<'a> {
                 PreferenceFacts::Silent => None,
                 PreferenceFacts::Constant(conflict) => conflict,
                 PreferenceFacts::ByPath(content_use) => self
-                    .policy
+                    .robots
                     .version(current)
                     .robots
                     .as_ref()
@@ -323,7 +371,7 @@ impl<'a> Judge<'a> {
             };
             return judgement;
         }
-        let version = self.policy.version(current);
+        let version = self.robots.version(current);
         if self.allowed_in_grace_window(cache, agent, upto, time, path) {
             judgement.outcome = Outcome::Grace;
         } else if !self.strict && agent.1.bot.policy.robots.is_exempt() {
@@ -363,7 +411,7 @@ impl<'a> Judge<'a> {
             // `older` was in force until `newer` came: inside the window only if that was less
             // than `grace` before the request.
             let replaced_in_window = self
-                .policy
+                .robots
                 .version(newer)
                 .valid_from
                 .is_some_and(|from| time.duration_since(from) < self.grace);
@@ -393,7 +441,7 @@ impl<'a> Judge<'a> {
         version: VersionId,
         agent: (AgentId, &AgentInfo),
     ) -> Extensions {
-        if self.policy.version(version).effect() != Effect::Rules {
+        if self.robots.version(version).effect() != Effect::Rules {
             return Extensions::NONE;
         }
         self.selected(cache, version, agent).1
@@ -410,7 +458,7 @@ impl<'a> Judge<'a> {
             .entry((version, agent.0))
             .or_insert_with(|| {
                 let tokens: Vec<&[u8]> = agent.1.bot.tokens.iter().map(|t| t.as_bytes()).collect();
-                match &self.policy.version(version).robots {
+                match &self.robots.version(version).robots {
                     Some(robots) => {
                         let selection = select_for(
                             robots,
@@ -440,7 +488,7 @@ impl<'a> Judge<'a> {
         agent: (AgentId, &AgentInfo),
         path: &[u8],
     ) -> (bool, Decider, Extensions) {
-        let v = self.policy.version(version);
+        let v = self.robots.version(version);
         match (v.effect(), &v.robots) {
             (Effect::DisallowAll, _) => (false, Decider::Status, Extensions::NONE),
             (Effect::Rules, Some(robots)) => {
@@ -460,29 +508,28 @@ impl<'a> Judge<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{FetchStatus, Version};
+    use crate::versions::{FetchStatus, Version};
     use robots_audit_bots::{Catalog, Identity};
 
     /// `a.example` with a version from each `(valid_from, body)`.
-    fn timeline(versions: &[(Option<&str>, &str)]) -> (PolicySet, Vec<VersionId>) {
-        let mut policy = PolicySet::new();
+    fn timeline(versions: &[(Option<&str>, &str)]) -> (VersionSet, Vec<VersionId>) {
+        let mut set = VersionSet::new();
         let ids = versions
             .iter()
             .map(|(from, body)| {
-                policy
-                    .add(Version {
-                        origin: "a.example".into(),
-                        valid_from: from.map(|t| t.parse().unwrap()),
-                        status: FetchStatus::Http(200),
-                        robots: Some(Robots::parse(body.as_bytes())),
-                        source: "test".into(),
-                        bytes: body.len() as u64,
-                        sha256: None,
-                    })
-                    .unwrap()
+                set.add(Version {
+                    origin: "a.example".into(),
+                    valid_from: from.map(|t| t.parse().unwrap()),
+                    status: FetchStatus::Http(200),
+                    robots: Some(Robots::parse(body.as_bytes())),
+                    source: "test".into(),
+                    bytes: body.len() as u64,
+                    sha256: None,
+                })
+                .unwrap()
             })
             .collect();
-        (policy, ids)
+        (set, ids)
     }
 
     fn agent(user_agent: &str) -> AgentInfo {
@@ -519,7 +566,7 @@ mod tests {
     #[test]
     fn grace_walks_back_over_every_version_in_the_window() {
         // `/x` allowed until 10:00; an unrelated change at 12:00.
-        let (policy, versions) = timeline(&[
+        let (set, versions) = timeline(&[
             (None, "User-agent: *\nDisallow: /y\n"),
             (
                 Some("2026-01-01T10:00:00Z"),
@@ -547,7 +594,7 @@ mod tests {
             (24, "2026-01-01T09:00:00Z", "/y", Outcome::Disallowed),
         ];
         for (hours, at, path, expected) in cases {
-            let judge = Judge::new(&policy, SignedDuration::from_hours(hours));
+            let judge = Judge::new(&set, SignedDuration::from_hours(hours));
             assert_eq!(
                 outcome(&judge, &versions, &mj12, at, path),
                 expected,
@@ -558,7 +605,7 @@ mod tests {
 
     #[test]
     fn robots_policies_decide_group_and_outcome() {
-        let (policy, versions) = timeline(&[(
+        let (set, versions) = timeline(&[(
             None,
             "User-agent: *\nDisallow: /\n\nUser-agent: AdsBot-Google\nDisallow: /ads-no/\n",
         )]);
@@ -584,7 +631,7 @@ mod tests {
             ("MJ12bot/v1.4.8", false, "/page", Outcome::Disallowed),
         ];
         for (user_agent, strict, path, expected) in cases {
-            let judge = Judge::new(&policy, SignedDuration::from_hours(24)).strict(strict);
+            let judge = Judge::new(&set, SignedDuration::from_hours(24)).strict(strict);
             assert_eq!(
                 outcome(&judge, &versions, &agent(user_agent), at, path),
                 expected,
@@ -595,7 +642,7 @@ mod tests {
 
     #[test]
     fn preferences_and_delays_resolved_once_per_version_and_agent() {
-        let (policy, versions) = timeline(&[
+        let (set, versions) = timeline(&[
             (
                 None,
                 "User-agent: *\nCrawl-delay: 2.5\nContent-Signal: ai-train=no, search=yes\n\
@@ -604,7 +651,7 @@ mod tests {
             ),
             (Some("2026-01-01T12:00:00Z"), "User-agent: *\nAllow: /\n"),
         ]);
-        let judge = Judge::new(&policy, SignedDuration::from_hours(0));
+        let judge = Judge::new(&set, SignedDuration::from_hours(0));
         let judged = |who: &AgentInfo, at: &str, path: &str| {
             let mut cache = SelectionCache::default();
             judge.judge(

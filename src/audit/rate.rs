@@ -32,6 +32,7 @@
 use ahash::AHashMap;
 use serde::{Deserialize, Serialize};
 
+use super::checked::{CountError, add};
 use crate::ids::{AgentId, OriginId};
 
 /// The most entries one (agent, origin, delay) keeps: 96 KiB, about three days of requests in
@@ -140,6 +141,13 @@ impl TryFrom<UncheckedCounts> for RateCounts {
                 entries.len()
             ));
         }
+        if entries
+            .iter()
+            .try_fold(0u64, |sum, e| sum.checked_add(e.requests))
+            .is_none()
+        {
+            return Err(format!("crawl-rate requests past {}", u64::MAX));
+        }
         if entries.windows(2).any(|w| w[0].bucket >= w[1].bucket) {
             return Err("crawl-rate entries not sorted by bucket, or repeated".into());
         }
@@ -236,8 +244,10 @@ impl RateCounts {
         }
     }
 
-    /// Adds `other` into `self`.
-    pub fn merge(&mut self, other: &RateCounts) {
+    /// Adds `other` into `self`. The requests of both fit in a `u64` (checked first), so no
+    /// bucket's sum can overflow.
+    pub fn merge(&mut self, other: &RateCounts) -> Result<(), CountError> {
+        add(self.requests(), other.requests())?;
         let level = self.level.max(other.level);
         self.coarsen_to(level);
         let mut theirs = other.clone();
@@ -277,6 +287,7 @@ impl RateCounts {
         }
         self.entries = merged;
         self.fit();
+        Ok(())
     }
 
     /// Coarsens while the entries exceed [`MAX_ENTRIES`].
@@ -309,9 +320,11 @@ impl RateCounts {
         self.level = level;
     }
 
-    /// Every request counted.
+    /// Every request counted (a sum that fits: reading and merging check it).
     pub fn requests(&self) -> u64 {
-        self.entries.iter().map(|e| e.requests).sum()
+        self.entries
+            .iter()
+            .fold(0u64, |sum, e| sum.saturating_add(e.requests))
     }
 
     /// Whether the counts still know every second, so [`RateCounts::early_requests`] is exact.
@@ -522,7 +535,7 @@ impl Rates {
     }
 
     /// Adds `other` into `self`.
-    pub fn merge(&mut self, other: &Rates) {
+    pub fn merge(&mut self, other: &Rates) -> Result<(), CountError> {
         if other.floor > self.floor {
             self.raise_floor(other.floor);
         }
@@ -532,16 +545,20 @@ impl Rates {
                 .keys
                 .entry(*key)
                 .or_insert_with(|| RateCounts::at(floor));
-            mine.merge(counts);
+            mine.merge(counts)?;
             mine.coarsen_to(floor);
         }
         self.charged = self.recharge();
         self.fit();
+        Ok(())
     }
 
     /// The same counts under other keys (`merge` renumbering agents and origins): counts of
     /// keys that map to one key are merged. Stops at the first key `f` refuses.
-    pub fn map_keys<E>(&self, f: impl Fn(RateKey) -> Result<RateKey, E>) -> Result<Rates, E> {
+    pub fn map_keys(
+        &self,
+        f: impl Fn(RateKey) -> Result<RateKey, CountError>,
+    ) -> Result<Rates, CountError> {
         let mut out = Rates::with_budget(self.budget);
         out.floor = self.floor;
         for (key, counts) in &self.keys {
@@ -549,7 +566,7 @@ impl Rates {
                 .keys
                 .entry(f(*key)?)
                 .or_insert_with(|| RateCounts::at(self.floor));
-            mapped.merge(counts);
+            mapped.merge(counts)?;
         }
         out.charged = out.recharge();
         out.fit();
@@ -734,7 +751,7 @@ mod tests {
         // Both agents become agent 2.
         let mapped = rates
             .map_keys(|k| {
-                Ok::<_, ()>(RateKey {
+                Ok(RateKey {
                     agent: AgentId::from_index(2).unwrap(),
                     ..k
                 })
@@ -742,7 +759,10 @@ mod tests {
             .unwrap();
         assert_eq!(mapped.keys.len(), 1);
         assert_eq!(mapped.keys[&key(2, 0)].early_requests(10_000), 1);
-        assert_eq!(rates.map_keys(|_| Err("refused")), Err("refused"));
+        assert_eq!(
+            rates.map_keys(|_| Err(CountError::Overflow)),
+            Err(CountError::Overflow)
+        );
     }
 
     /// `state.json`'s counts read back only when they keep the module's invariant.
@@ -846,15 +866,15 @@ mod tests {
             let whole = rates(&all, budget);
             let (ra, rb, rc) = (rates(&a, budget), rates(&b, budget), rates(&c, budget));
             let mut ab_c = ra.clone();
-            ab_c.merge(&rb);
-            ab_c.merge(&rc);
+            ab_c.merge(&rb).unwrap();
+            ab_c.merge(&rc).unwrap();
             let mut bc = rb.clone();
-            bc.merge(&rc);
+            bc.merge(&rc).unwrap();
             let mut a_bc = ra.clone();
-            a_bc.merge(&bc);
+            a_bc.merge(&bc).unwrap();
             let mut cba = rc.clone();
-            cba.merge(&rb);
-            cba.merge(&ra);
+            cba.merge(&rb).unwrap();
+            cba.merge(&ra).unwrap();
             prop_assert_eq!(&ab_c, &whole);
             prop_assert_eq!(&a_bc, &whole);
             prop_assert_eq!(&cba, &whole);
@@ -880,15 +900,15 @@ mod tests {
             let whole = counts(&all);
             let (ca, cb, cc) = (counts(&a), counts(&b), counts(&c));
             let mut ab_c = ca.clone();
-            ab_c.merge(&cb);
-            ab_c.merge(&cc);
+            ab_c.merge(&cb).unwrap();
+            ab_c.merge(&cc).unwrap();
             let mut bc = cb.clone();
-            bc.merge(&cc);
+            bc.merge(&cc).unwrap();
             let mut a_bc = ca.clone();
-            a_bc.merge(&bc);
+            a_bc.merge(&bc).unwrap();
             let mut cba = cc.clone();
-            cba.merge(&cb);
-            cba.merge(&ca);
+            cba.merge(&cb).unwrap();
+            cba.merge(&ca).unwrap();
             prop_assert_eq!(&ab_c, &whole);
             prop_assert_eq!(&a_bc, &whole);
             prop_assert_eq!(&cba, &whole);

@@ -8,9 +8,10 @@
 //! while its blocks are processed in parallel, and several files are inflated in parallel.
 //! Memory is bounded by the blocks in flight (one per thread, their buffers recycled through
 //! the spare-block pool) and the open files (at most one per thread), never by the size of the
-//! input. This module knows files, formats and threads; what a line means is the handler's.
+//! input. This module knows files, formats and threads; what a line means is the handler's. It
+//! tells the handler of the thread that opens an input and of the thread that finishes it, as
+//! events ([`InputStarted`], [`InputEnded`]): the run keeps no report of its own of any input.
 
-use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -18,7 +19,9 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use robots_audit_logs::{Block, FieldMap, Format, LineParser, LogReader};
 
-use super::{FileReport, Input};
+use super::Input;
+use super::error::AuditError;
+use super::sink::{InputEnded, InputStarted};
 
 /// One block of lines of one input, with the parser of its input's format.
 #[derive(Debug)]
@@ -33,10 +36,28 @@ pub struct LineBlock {
     pub parser: Arc<LineParser>,
 }
 
-/// What each worker thread does with the blocks it reads.
+/// What each worker thread does with the blocks it reads and the inputs it opens and finishes.
+/// An error stops the run.
 pub trait BlockHandler {
-    /// Processes one block; returns how many lines it had. An error stops the run.
-    fn handle(&mut self, block: &LineBlock) -> Result<u64, String>;
+    /// Processes one block; returns how many lines it had.
+    fn handle(&mut self, block: &LineBlock) -> Result<u64, AuditError>;
+
+    /// An input was opened.
+    fn input_started(&mut self, started: &InputStarted<'_>) -> Result<(), AuditError>;
+
+    /// An input has no block left to read: its reader reached its end, stopped at damage, or
+    /// could not open it.
+    fn input_ended(&mut self, ended: &InputEnded) -> Result<(), AuditError>;
+}
+
+/// What a worker thread takes on next.
+enum Work {
+    /// A block to process.
+    Block(LineBlock),
+    /// An input it opened.
+    Started { input: usize, compression: String },
+    /// An input it finished.
+    Ended(InputEnded),
 }
 
 /// How to read the inputs.
@@ -60,25 +81,24 @@ enum Slot {
     Open {
         reader: Box<LogReader>,
         parser: Arc<LineParser>,
+        format: Option<Format>,
         next_seq: u64,
         counted: u64,
     },
     Finished,
 }
 
-struct Shared<'a, D> {
+struct Shared<'a> {
     schedule: Schedule<'a>,
     inputs: &'a [Input],
-    input_done: &'a D,
     slots: Vec<Mutex<Slot>>,
-    reports: Vec<Mutex<FileReport>>,
     active: Mutex<Vec<usize>>,
     next_to_open: AtomicUsize,
     unfinished: AtomicUsize,
     /// The memory of processed blocks, for the readers to fill again.
     spare_blocks: Mutex<Vec<Vec<u8>>>,
     stop: AtomicBool,
-    failure: Mutex<Option<String>>,
+    failure: Mutex<Option<AuditError>>,
     progress: ProgressBar,
     lines: AtomicU64,
     started: Instant,
@@ -89,29 +109,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Reads every input with `schedule.threads` threads, each with the handler `new_handler`
-/// makes; `input_done(input, blocks)` is called once per input when its last block was read.
-/// Returns the handlers, to collect what they gathered, and what was learnt of each file
-/// (format, compression, sizes, error; the line counters are the handlers').
-pub fn run<H, D>(
+/// makes, and returns the handlers, to collect what they gathered. Fails when a handler fails,
+/// or with [`AuditError::Interrupted`] when `schedule.interrupt` was raised.
+pub fn run<H>(
     schedule: Schedule<'_>,
     inputs: &[Input],
     new_handler: impl Fn() -> H + Sync,
-    input_done: &D,
-) -> Result<(Vec<H>, Vec<FileReport>), String>
+) -> Result<Vec<H>, AuditError>
 where
     H: BlockHandler + Send,
-    D: Fn(usize, u64) -> io::Result<()> + Sync,
 {
     let threads = schedule.threads.max(1);
     let shared = Shared {
         schedule,
         inputs,
-        input_done,
         slots: inputs.iter().map(|_| Mutex::new(Slot::Waiting)).collect(),
-        reports: inputs
-            .iter()
-            .map(|i| Mutex::new(FileReport::new(&i.name)))
-            .collect(),
         active: Mutex::new(Vec::new()),
         next_to_open: AtomicUsize::new(0),
         unfinished: AtomicUsize::new(inputs.len()),
@@ -126,7 +138,7 @@ where
         .num_threads(threads)
         .thread_name(|i| format!("audit-{i}"))
         .build()
-        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+        .map_err(|e| AuditError::Fatal(format!("cannot start {threads} worker threads: {e}")))?;
     let handlers: Vec<H> = pool.broadcast(|_| {
         let mut handler = new_handler();
         while let Some(work) = shared.read_next() {
@@ -135,18 +147,13 @@ where
         handler
     });
     shared.progress.finish_and_clear();
+    if shared.interrupted() {
+        return Err(AuditError::Interrupted);
+    }
     if let Some(failure) = lock(&shared.failure).take() {
         return Err(failure);
     }
-    if shared.interrupted() {
-        return Err("interrupted".to_owned());
-    }
-    let files = shared
-        .reports
-        .into_iter()
-        .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
-        .collect();
-    Ok((handlers, files))
+    Ok(handlers)
 }
 
 fn progress_bar(show: bool, inputs: &[Input]) -> ProgressBar {
@@ -163,7 +170,7 @@ fn progress_bar(show: bool, inputs: &[Input]) -> ProgressBar {
     bar
 }
 
-impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
+impl Shared<'_> {
     fn interrupted(&self) -> bool {
         self.schedule
             .interrupt
@@ -174,12 +181,31 @@ impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
         self.stop.load(Ordering::Relaxed) || self.interrupted()
     }
 
-    fn fail(&self, message: String) {
-        lock(&self.failure).get_or_insert(message);
+    fn fail(&self, error: AuditError) {
+        lock(&self.failure).get_or_insert(error);
         self.stop.store(true, Ordering::Relaxed);
     }
 
-    fn process(&self, handler: &mut impl BlockHandler, work: LineBlock) {
+    fn process(&self, handler: &mut impl BlockHandler, work: Work) {
+        let work = match work {
+            Work::Block(block) => block,
+            Work::Started { input, compression } => {
+                let started = InputStarted {
+                    input,
+                    compression: &compression,
+                };
+                if let Err(e) = handler.input_started(&started) {
+                    self.fail(e);
+                }
+                return;
+            }
+            Work::Ended(ended) => {
+                if let Err(e) = handler.input_ended(&ended) {
+                    self.fail(e);
+                }
+                return;
+            }
+        };
         let lines = match handler.handle(&work) {
             Ok(lines) => lines,
             Err(e) => {
@@ -208,7 +234,7 @@ impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
     /// from a file it opens when fewer than one per thread are open, or else from a file another
     /// thread is reading, as soon as that thread is done with it. `None` when every file is
     /// finished or the run is stopping.
-    fn read_next(&self) -> Option<LineBlock> {
+    fn read_next(&self) -> Option<Work> {
         while !self.halted() {
             let active: Vec<usize> = lock(&self.active).clone();
             for &file in &active {
@@ -223,11 +249,7 @@ impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
                 let file = self.next_to_open.fetch_add(1, Ordering::Relaxed);
                 if file < self.inputs.len() {
                     let mut slot = lock(&self.slots[file]);
-                    self.open(file, &mut slot);
-                    if let Some(work) = self.read_from(file, &mut slot) {
-                        return Some(work);
-                    }
-                    continue;
+                    return Some(self.open(file, &mut slot));
                 }
             }
             if self.unfinished.load(Ordering::Acquire) == 0 {
@@ -249,12 +271,13 @@ impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
         None
     }
 
-    fn open(&self, file: usize, slot: &mut Slot) {
+    /// Opens input `file`: the event that says so, or that it could not be opened.
+    fn open(&self, file: usize, slot: &mut Slot) -> Work {
         let input = &self.inputs[file];
         match LogReader::open(&input.source) {
             Ok(reader) => {
                 let reader = Box::new(reader);
-                lock(&self.reports[file]).compression = Some(reader.compression().to_string());
+                let compression = reader.compression().to_string();
                 let format = self.schedule.format;
                 *slot = Slot::Open {
                     reader,
@@ -262,19 +285,25 @@ impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
                         format.unwrap_or(Format::Combined),
                         self.schedule.fields,
                     )),
+                    format: None,
                     next_seq: 0,
                     counted: 0,
                 };
                 lock(&self.active).push(file);
+                Work::Started {
+                    input: file,
+                    compression,
+                }
             }
-            Err(e) => self.finish(file, slot, Some(format!("cannot open: {e}"))),
+            Err(e) => Work::Ended(self.finish(file, slot, Some(format!("cannot open: {e}")))),
         }
     }
 
-    fn read_from(&self, file: usize, slot: &mut Slot) -> Option<LineBlock> {
+    fn read_from(&self, file: usize, slot: &mut Slot) -> Option<Work> {
         let Slot::Open {
             reader,
             parser,
+            format: detected,
             next_seq,
             counted,
         } = slot
@@ -307,19 +336,17 @@ impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
                                 format
                             }
                             None => {
-                                self.finish(
+                                let error =
+                                    "could not detect the log format; name it with --format";
+                                return Some(Work::Ended(self.finish(
                                     file,
                                     slot,
-                                    Some(
-                                        "could not detect the log format; name it with --format"
-                                            .to_owned(),
-                                    ),
-                                );
-                                return None;
+                                    Some(error.to_owned()),
+                                )));
                             }
                         },
                     };
-                    lock(&self.reports[file]).format = Some(format.name());
+                    *detected = Some(format);
                     if !format.reads_headers() {
                         reader.ignore_headers();
                     }
@@ -331,41 +358,42 @@ impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
                     parser: Arc::clone(parser),
                 };
                 *next_seq += 1;
-                Some(work)
+                Some(Work::Block(work))
             }
-            Ok(None) => {
-                self.finish(file, slot, None);
-                None
-            }
+            Ok(None) => Some(Work::Ended(self.finish(file, slot, None))),
             Err(e) => {
                 let message = format!("stopped after {} bytes: {}", e.offset, e.message);
-                self.finish(file, slot, Some(message));
-                None
+                Some(Work::Ended(self.finish(file, slot, Some(message))))
             }
         }
     }
 
-    fn finish(&self, file: usize, slot: &mut Slot, error: Option<String>) {
-        let blocks = match slot {
-            Slot::Open { next_seq, .. } => *next_seq,
-            _ => 0,
+    /// Closes input `file`: what its reader knows, for the handler of the calling thread.
+    fn finish(&self, file: usize, slot: &mut Slot, error: Option<String>) -> InputEnded {
+        let mut ended = InputEnded {
+            input: file,
+            error,
+            ..InputEnded::default()
         };
-        if let Err(e) = (self.input_done)(file, blocks) {
-            self.fail(format!("cannot write reports: {e}"));
-        }
+        if let Slot::Open {
+            reader,
+            format,
+            next_seq,
+            ..
+        } = &*slot
         {
-            let mut report = lock(&self.reports[file]);
-            if let Slot::Open { reader, .. } = &*slot {
-                report.bytes_read = reader.compressed_bytes_read();
-                report.bytes = reader.bytes();
-                // An input of no bytes holds nothing to count twice: it has no fingerprint,
-                // so that empty or unopenable inputs are never taken for one another.
-                report.fingerprint = (report.bytes_read > 0).then(|| reader.fingerprint());
-            }
-            report.error = error;
+            ended.blocks = *next_seq;
+            ended.format = *format;
+            ended.compression = Some(reader.compression().to_string());
+            ended.bytes_read = reader.compressed_bytes_read();
+            ended.bytes = reader.bytes();
+            // An input of no bytes holds nothing to count twice: it has no fingerprint, so
+            // that empty or unopenable inputs are never taken for one another.
+            ended.fingerprint = (ended.bytes_read > 0).then(|| reader.fingerprint());
         }
         *slot = Slot::Finished;
         lock(&self.active).retain(|&f| f != file);
         self.unfinished.fetch_sub(1, Ordering::AcqRel);
+        ended
     }
 }

@@ -10,11 +10,13 @@
 //! count is at most [`UnknownAgents::max_error`] above the true count, and any header more
 //! frequent than that is kept. docs/contract.md ("New reports") states the guarantee.
 //!
-//! The per-line cost is one index into a vector: the thread's identity cache remembers each
-//! distinct header's [`HeaderSlot`], and the header is hashed only once per thread and
-//! distinct header (again after a purge renumbers the slots).
+//! The per-line cost is one index into a vector: the counting sink remembers each distinct
+//! header's [`HeaderSlot`] by the key the identity cache gave it, and the header is hashed only
+//! once per thread, table and distinct header (again after a purge renumbers the slots).
 
 use ahash::AHashMap;
+
+use super::checked::{CountError, add};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -57,9 +59,9 @@ pub struct HeaderCounts {
 }
 
 impl HeaderCounts {
-    fn merge(&mut self, other: HeaderCounts) {
-        self.requests += other.requests;
-        self.error += other.error;
+    fn merge(&mut self, other: HeaderCounts) -> Result<(), CountError> {
+        self.requests = add(self.requests, other.requests)?;
+        self.error = add(self.error, other.error)?;
         self.first_seen = [self.first_seen, other.first_seen]
             .into_iter()
             .flatten()
@@ -77,6 +79,7 @@ impl HeaderCounts {
                 self.sample = Some(theirs);
             }
         }
+        Ok(())
     }
 }
 
@@ -313,7 +316,8 @@ impl UnknownAgents {
 
     /// Adds `other` into `self`. Exact tables whose headers together number at most the limit
     /// merge exactly; otherwise each side's floor stands for the headers it no longer holds.
-    pub fn merge(&mut self, other: UnknownAgents) {
+    /// `self` may be left part-added when a sum overflows.
+    pub fn merge(&mut self, other: UnknownAgents) -> Result<(), CountError> {
         let (ours, theirs) = (self.floor, other.floor);
         let mut matched = vec![false; self.counts.len()];
         let mut others: Vec<Option<HeaderCounts>> = other.counts.into_iter().map(Some).collect();
@@ -324,12 +328,12 @@ impl UnknownAgents {
             match self.slots.get(&header) {
                 Some(&mine) => {
                     matched[mine as usize] = true;
-                    self.counts[mine as usize].merge(counts);
+                    self.counts[mine as usize].merge(counts)?;
                 }
                 None => {
                     let mut counts = counts;
-                    counts.requests += ours;
-                    counts.error += ours;
+                    counts.requests = add(counts.requests, ours)?;
+                    counts.error = add(counts.error, ours)?;
                     let index = u32::try_from(self.counts.len()).unwrap_or(u32::MAX);
                     self.counts.push(counts);
                     self.slots.insert(header, index);
@@ -337,16 +341,17 @@ impl UnknownAgents {
             }
         }
         for (counts, _) in self.counts.iter_mut().zip(&matched).filter(|(_, m)| !**m) {
-            counts.requests += theirs;
-            counts.error += theirs;
+            counts.requests = add(counts.requests, theirs)?;
+            counts.error = add(counts.error, theirs)?;
         }
-        self.floor = ours + theirs;
+        self.floor = add(ours, theirs)?;
         self.approximate |= other.approximate;
         self.generation = self.generation.wrapping_add(1);
         if self.counts.len() > self.limit {
             self.approximate = true;
             self.keep_top(self.limit);
         }
+        Ok(())
     }
 
     /// Keeps the `keep` headers with the most requests (ties: by header bytes), raising the
@@ -650,7 +655,7 @@ mod tests {
             }
             let mut merged = UnknownAgents::new(20);
             for part in parts.iter().rev() {
-                merged.merge(table(20, part));
+                merged.merge(table(20, part)).unwrap();
             }
             prop_assert!(!merged.is_approximate());
             prop_assert_eq!(rows(&merged), rows(&whole));
@@ -673,7 +678,7 @@ mod tests {
                 parts[part].push(*event);
             }
             let mut merged = table(limit, &parts[0]);
-            merged.merge(table(limit, &parts[1]));
+            merged.merge(table(limit, &parts[1])).unwrap();
             let truth = truth(&events);
             prop_assert!(merged.len() <= limit);
             let kept: BTreeMap<Vec<u8>, (u64, u64)> = merged

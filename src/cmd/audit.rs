@@ -6,26 +6,27 @@
 
 use std::fs;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use clap::Args;
 use robots_audit::audit::{self, AuditConfig, InputFilter, expand_selected_inputs};
 use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, NameServers};
 use robots_audit::bots::{Catalog, Verifier};
+use robots_audit::commit::Staging;
 use robots_audit::error::Error;
 use robots_audit::logs::{FieldMap, Format};
 use robots_audit::origin::Origin;
-use robots_audit::policy::source::{LoadOptions, load};
-use robots_audit::policy::summary::hex;
-use robots_audit::report::Reports;
-use robots_audit::report::atomic::remove_temporaries;
 use robots_audit::report::summary;
+use robots_audit::report::{Reports, View};
 use robots_audit::state::Settings;
+use robots_audit::versions::source::{LoadOptions, load};
+use robots_audit::versions::summary::hex;
 use sha2::{Digest, Sha256};
 
-use super::{duration_flag, exit_code, load_catalog, one_of, parse_duration, usage};
+use super::{
+    commit_out, duration_flag, exit_code, load_catalog, lock_out, on_interrupt, one_of,
+    parse_duration, usage,
+};
 
 /// What `robots-audit audit` does, for `--help`.
 pub const ABOUT: &str = "Logs + robots sources -> CSV reports (the main job)";
@@ -122,6 +123,13 @@ pub struct AuditArgs {
     /// Do not write report.html (only the CSVs).
     #[arg(long)]
     pub no_html: bool,
+    /// When another run is writing --out, wait for it to finish instead of exiting.
+    #[arg(long)]
+    pub wait: bool,
+    /// Write CSV cells as read: no leading ' before a cell a spreadsheet would take for a
+    /// formula, control bytes as they are (for pipelines, not spreadsheets).
+    #[arg(long)]
+    pub raw_csv: bool,
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
@@ -404,10 +412,11 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         .collect();
     let dns = args.dns_verifier()?.map(|dns| Arc::new(Mutex::new(dns)));
     config.dns = dns.clone();
-    config.interrupt = Some(on_interrupt(args.out.clone())?);
+    let interrupt = on_interrupt()?;
+    config.interrupt = Some(Arc::clone(&interrupt));
     let catalog = load_catalog(&args.judging.bots)?;
     let verifier = load_verifier(&catalog, &verify)?;
-    let policy = load(
+    let robots = load(
         &args.judging.robots,
         &LoadOptions {
             origin: config.origin.clone(),
@@ -415,7 +424,8 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         },
     )
     .map_err(|e| Error::Fatal(e.0))?;
-    let settings = args.judging.settings(&catalog, &config)?;
+    let mut settings = args.judging.settings(&catalog, &config)?;
+    settings.raw_csv = args.raw_csv;
     let filter = InputFilter::new(&args.include, &args.exclude)?;
     let inputs = expand_selected_inputs(&args.logs, &filter)?;
     if inputs.is_empty() {
@@ -424,16 +434,17 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         ));
     }
     let out = &args.out;
-    fs::create_dir_all(out)
-        .map_err(|e| Error::Fatal(format!("cannot create --out {}: {e}", out.display())))?;
-    let reports = Reports::create(out, inputs.len(), args.decisions)
+    let lock = lock_out(out, args.wait)?;
+    let staging = Staging::create(&lock)?;
+    let reports = Reports::create(staging.path(), inputs.len(), args.decisions)
         .map(|reports| {
             reports
                 .with_html(!args.no_html)
                 .with_threads(config.threads)
+                .with_raw_csv(args.raw_csv)
         })
         .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))?;
-    let result = audit::run(&config, &catalog, &verifier, policy, &inputs, &&reports)?;
+    let run = audit::run(&config, &catalog, &verifier, robots, &inputs, &&reports)?;
     drop(config);
     if let Some(dns) = dns {
         let dns = Arc::into_inner(dns)
@@ -441,13 +452,15 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
             .ok_or_else(|| Error::Fatal("the DNS verifier is still in use".into()))?;
         args.dns.save(dns)?;
     }
-    reports
-        .commit(&result, settings)
+    let state = reports
+        .finish(run, settings)
         .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;
+    let view = View::of(&state)?;
+    commit_out(staging, &interrupt)?;
     if !args.quiet {
-        eprint!("{}", summary::render(&result, &out.display().to_string()));
+        eprint!("{}", summary::render(&view, &out.display().to_string()));
     }
-    Ok(exit_code(&result))
+    Ok(exit_code(&view))
 }
 
 /// Loads every `--verify` source: a range file (its key given or inferred from its name) or a
@@ -470,29 +483,4 @@ pub(super) fn load_verifier(catalog: &Catalog, files: &[RangeFile]) -> Result<Ve
             .map_err(|e| Error::Fatal(format!("--verify {}: {e}", file.path.display())))?;
     }
     Ok(verifier)
-}
-
-/// How long a stopped run may take to wind down before the process exits anyway (a thread
-/// blocked reading a pipe cannot notice the request to stop).
-const STOP_GRACE: Duration = Duration::from_secs(2);
-
-/// On SIGINT or SIGTERM: ask the run to stop (it then writes no report); if it has not returned
-/// after [`STOP_GRACE`], remove its temporary files and exit with code 130.
-fn on_interrupt(out: PathBuf) -> Result<Arc<AtomicBool>, Error> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let seen = Arc::clone(&flag);
-    ctrlc::set_handler(move || {
-        if seen.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let out = out.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(STOP_GRACE);
-            remove_temporaries(&out);
-            eprintln!("robots-audit: {}", Error::Interrupted);
-            std::process::exit(i32::from(Error::Interrupted.exit_code()));
-        });
-    })
-    .map_err(|e| Error::Fatal(format!("cannot install the signal handler: {e}")))?;
-    Ok(flag)
 }

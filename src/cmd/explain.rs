@@ -10,7 +10,7 @@ use clap::Args;
 use robots_audit::audit::explain::Explainer;
 use robots_audit::error::{EXIT_OK, Error};
 use robots_audit::logs::{Format, LogReader, Source};
-use robots_audit::policy::source::{LoadOptions, load};
+use robots_audit::versions::source::{LoadOptions, load};
 
 use super::audit::{DNS, DnsArgs, JudgeArgs, RangeFile, load_verifier};
 use super::{load_catalog, usage};

@@ -12,24 +12,28 @@ pub mod import;
 pub mod merge;
 pub mod synth;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use robots_audit::audit::AuditResult;
 use robots_audit::bots::Catalog;
+use robots_audit::commit::{self, OutDir, OutLock, Owned, Staging};
 use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error};
 use robots_audit::origin::Origin;
+use robots_audit::report::summary::nothing_judged;
+use robots_audit::report::{View, files};
 
 /// The exit code of a run's reports (`audit` and `merge` alike). Standard error names each
 /// input that had an error, and says why nothing was judged when that is the reason, even with
 /// `--quiet`, as errors are: a scheduled job must learn why it gets exit 3.
-fn exit_code(result: &AuditResult) -> u8 {
-    report_input_errors(result);
-    if let Some(why) = result.nothing_judged() {
+fn exit_code(view: &View<'_>) -> u8 {
+    report_input_errors(view);
+    if let Some(why) = nothing_judged(view) {
         eprintln!("robots-audit: {why}");
         return EXIT_NOTHING_JUDGED;
     }
-    if result.input_errors() {
+    if view.state.input_errors() {
         EXIT_INPUT_ERRORS
     } else {
         EXIT_OK
@@ -40,8 +44,8 @@ fn exit_code(result: &AuditResult) -> u8 {
 const INPUT_ERRORS_SHOWN: usize = 10;
 
 /// Names each input that had an error, and the error, on standard error.
-fn report_input_errors(result: &AuditResult) {
-    let failed: Vec<_> = result.files.iter().filter(|f| f.error.is_some()).collect();
+fn report_input_errors(view: &View<'_>) {
+    let failed: Vec<_> = view.files().filter(|f| f.error.is_some()).collect();
     for file in failed.iter().take(INPUT_ERRORS_SHOWN) {
         eprintln!(
             "robots-audit: {}: {}",
@@ -55,6 +59,60 @@ fn report_input_errors(result: &AuditResult) {
             failed.len() - INPUT_ERRORS_SHOWN
         );
     }
+}
+
+/// The names of a report set the tool owns: never carried from the old `--out` into the new.
+const OWNED: Owned = Owned(files::ALL);
+
+/// Takes the lock of `--out` (waiting for its holder with `wait`) and clears what killed runs
+/// left beside it: the run's hold on `--out`, from which its staging directory is made.
+fn lock_out(out: &Path, wait: bool) -> Result<OutLock, Error> {
+    let dir = OutDir::resolve(out)?;
+    let shown = dir.shown();
+    let lock = OutLock::take(dir, wait, |holder| {
+        eprintln!("robots-audit: waiting for {holder}, which is writing {shown}");
+    })?;
+    for note in commit::recover(&lock, OWNED)? {
+        eprintln!("robots-audit: {note}");
+    }
+    Ok(lock)
+}
+
+/// Commits the staging directory as `--out` unless a signal asked the run to stop; a warning
+/// when the previous set could not be removed.
+fn commit_out(staging: Staging<'_>, interrupt: &AtomicBool) -> Result<(), Error> {
+    if interrupt.load(Ordering::SeqCst) {
+        return Err(Error::Interrupted);
+    }
+    if let Some(warning) = staging.commit(OWNED)? {
+        eprintln!("robots-audit: warning: {warning}");
+    }
+    Ok(())
+}
+
+/// How long a stopped run may take to wind down before the process exits anyway (a thread
+/// blocked reading a pipe cannot notice the request to stop).
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// On SIGINT, SIGTERM or SIGHUP: ask the run to stop (it then commits nothing and its staging
+/// directory is removed); if it has not returned after [`STOP_GRACE`], remove the staging
+/// directory (after a commit under way, if any) and exit with code 130.
+fn on_interrupt() -> Result<Arc<AtomicBool>, Error> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&flag);
+    ctrlc::set_handler(move || {
+        if seen.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        std::thread::spawn(|| {
+            std::thread::sleep(STOP_GRACE);
+            let _no_commit_now = commit::abandon();
+            eprintln!("robots-audit: {}", Error::Interrupted);
+            std::process::exit(i32::from(Error::Interrupted.exit_code()));
+        });
+    })
+    .map_err(|e| Error::Fatal(format!("cannot install the signal handler: {e}")))?;
+    Ok(flag)
 }
 
 /// A usage error (exit code 2).

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::{HistoryError, Observation, read_prefix, robots_url};
 use crate::origin::Origin;
-use crate::policy::FetchStatus;
+use crate::versions::FetchStatus;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// Redirects followed before the answer is taken as it is (Google follows at least five).

@@ -22,7 +22,7 @@ use jiff::Timestamp;
 use super::error::{GitCommandError, GitError};
 use super::{HistoryError, Observation, PerSecond, Record, read_prefix};
 use crate::origin::Origin;
-use crate::policy::FetchStatus;
+use crate::versions::FetchStatus;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// What to read.

@@ -15,12 +15,12 @@ use jiff::Timestamp;
 
 use super::error::ManifestError;
 use super::{HistoryError, Observation, Record, Recorded, sha256};
+use crate::commit::AtomicFile;
 use crate::origin::Origin;
-use crate::policy::FetchStatus;
-use crate::policy::source::{
+use crate::versions::FetchStatus;
+use crate::versions::source::{
     MANIFEST_HEADER, manifest_origin_key, manifest_status, manifest_valid_from,
 };
-use crate::report::atomic::AtomicFile;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// The manifest's file name inside the history directory.
@@ -314,7 +314,7 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// Reads a manifest's rows with the rules the audit applies (`policy::source`), so a manifest
+/// Reads a manifest's rows with the rules the audit applies (`versions::source`), so a manifest
 /// this module accepts is one the audit accepts.
 fn parse(path: &Path, body: &[u8]) -> Result<Vec<Row>, ManifestError> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);

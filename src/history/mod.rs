@@ -31,7 +31,7 @@ pub use error::HistoryError;
 use jiff::Timestamp;
 
 use crate::origin::Origin;
-use crate::policy::FetchStatus;
+use crate::versions::FetchStatus;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// What one look at an origin's robots.txt found at one moment.

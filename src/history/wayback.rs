@@ -30,7 +30,7 @@ use jiff::civil::DateTime;
 use super::error::{CdxError, PeriodError, RequestFailure, WaybackError};
 use super::{HistoryError, Observation, PerSecond, Record, read_prefix, robots_url, sha256};
 use crate::origin::Origin;
-use crate::policy::FetchStatus;
+use crate::versions::FetchStatus;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// The Wayback Machine.

@@ -4,18 +4,17 @@ use std::io;
 use std::path::Path;
 
 use super::agents::verdict_columns;
-use super::{time, write_csv};
-use crate::audit::AuditResult;
+use super::{View, files, time, write_csv};
 
 /// The header of `agent_origins.csv`.
 pub const HEADER: &str = "agent,origin,requests,robots_fetches,robots_fetch_statuses,first_robots_fetch,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,first_seen,last_seen,first_violation,preference_conflicts";
 
 /// Writes `agent_origins.csv` into `dir`.
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let mut pairs: Vec<_> = result.stats.pairs.iter().collect();
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let mut pairs: Vec<_> = view.totals.stats.pairs.iter().collect();
     pairs.sort_by(|(a, _), (b, _)| {
-        (result.agent_name(a.0), result.origin_name(a.1))
-            .cmp(&(result.agent_name(b.0), result.origin_name(b.1)))
+        (view.state.agent_name(a.0), view.state.origin_name(a.1))
+            .cmp(&(view.state.agent_name(b.0), view.state.origin_name(b.1)))
     });
     let rows = pairs.into_iter().map(|(&(agent, origin), c)| {
         let statuses: Vec<String> = c
@@ -24,8 +23,8 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             .map(|(s, n)| format!("{s}:{n}"))
             .collect();
         let mut row = vec![
-            result.agent_name(agent).to_owned(),
-            result.origin_name(origin).to_owned(),
+            view.state.agent_name(agent).to_owned(),
+            view.state.origin_name(origin).to_owned(),
             c.requests.to_string(),
             c.robots_fetches.to_string(),
             statuses.join(";"),
@@ -40,5 +39,5 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
         ]);
         row
     });
-    write_csv(dir, "agent_origins.csv", HEADER, rows)
+    write_csv(dir, files::AGENT_ORIGINS, HEADER, view.raw_csv(), rows)
 }

@@ -3,10 +3,11 @@
 use std::io;
 use std::path::Path;
 
-use super::{rate, time, write_csv};
-use crate::audit::AuditResult;
-use crate::audit::stats::Counts;
+use super::{View, files, rate, time, write_csv};
+use crate::audit::checked::CountError;
+use crate::audit::stats::{Counts, Stats};
 use crate::ids::AgentId;
+use crate::state::State;
 
 /// The header of `agents.csv`.
 pub const HEADER: &str = "agent,robots_tokens,operator,category,requests,robots_fetches,judged,allowed,disallowed,disallowed_verified,grace,exempt,unjudged,violation_rate,violations_served,coverage,origins,origins_robots_fetched,origins_with_violations,verified,spoofed,unverified,first_seen,last_seen,preference_conflicts";
@@ -28,7 +29,10 @@ pub struct AgentTotals {
 
 /// `judged / (requests - robots_fetches)`: the share of an agent's traffic that could be judged.
 pub fn coverage(counts: &Counts) -> String {
-    rate(counts.judged(), counts.requests - counts.robots_fetches)
+    rate(
+        counts.judged(),
+        counts.requests.saturating_sub(counts.robots_fetches),
+    )
 }
 
 /// The columns both `agents.csv` and `agent_origins.csv` show, in their order: `judged`,
@@ -49,21 +53,22 @@ pub fn verdict_columns(c: &Counts) -> [String; 10] {
     ]
 }
 
-/// Every agent's totals, sorted by name.
-pub fn totals(result: &AuditResult) -> Vec<AgentTotals> {
-    let mut totals: Vec<AgentTotals> = (0..result.agents.len())
+/// Every agent's totals over its origins (`stats` summed over the inputs of `state`), sorted by
+/// name; an error when a sum overflows.
+pub fn totals(state: &State, stats: &Stats) -> Result<Vec<AgentTotals>, CountError> {
+    let mut totals: Vec<AgentTotals> = (0..state.agents.len())
         .filter_map(AgentId::from_index)
         .map(|agent| AgentTotals {
             agent,
             ..AgentTotals::default()
         })
         .collect();
-    for (&(agent, origin), counts) in &result.stats.pairs {
+    for (&(agent, origin), counts) in &stats.pairs {
         let Some(t) = totals.get_mut(agent.index()) else {
             continue;
         };
-        t.counts.merge(counts);
-        if result
+        t.counts.merge(counts)?;
+        if state
             .origins
             .get(origin.index())
             .is_some_and(|o| !o.is_empty())
@@ -74,20 +79,20 @@ pub fn totals(result: &AuditResult) -> Vec<AgentTotals> {
         }
     }
     totals.retain(|t| t.counts.requests > 0);
-    totals.sort_by(|a, b| result.agent_name(a.agent).cmp(result.agent_name(b.agent)));
-    totals
+    totals.sort_by(|a, b| state.agent_name(a.agent).cmp(state.agent_name(b.agent)));
+    Ok(totals)
 }
 
 /// Writes `agents.csv` into `dir`.
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let rows = totals(result).into_iter().map(|t| {
-        let info = &result.agents[t.agent.index()];
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let rows = view.agents.iter().map(|t| {
+        let agent = &view.state.agents[t.agent.index()];
         let c = &t.counts;
         let mut row = vec![
-            info.bot.name.clone(),
-            info.bot.tokens.join("|"),
-            info.bot.operator.clone(),
-            info.bot.category.as_str().to_owned(),
+            agent.name.clone(),
+            agent.tokens.join("|"),
+            agent.operator.clone(),
+            agent.category.as_str().to_owned(),
             c.requests.to_string(),
             c.robots_fetches.to_string(),
         ];
@@ -105,5 +110,5 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
         ]);
         row
     });
-    write_csv(dir, "agents.csv", HEADER, rows)
+    write_csv(dir, files::AGENTS, HEADER, view.raw_csv(), rows)
 }

@@ -6,11 +6,7 @@ use std::path::Path;
 
 use jiff::Timestamp;
 
-use super::{rate, time, write_csv};
-use crate::audit::AuditResult;
-
-/// The file name.
-pub const FILE: &str = "crawl_rate.csv";
+use super::{View, files, rate, time, write_csv};
 
 /// The header of `crawl_rate.csv`: the contract's columns (docs/contract.md), then `exact`.
 pub const HEADER: &str = "agent,origin,crawl_delay,honours_crawl_delay,requests,early_requests,early_rate,busiest_minute,busiest_minute_requests,allowed_per_minute,exact";
@@ -36,31 +32,32 @@ pub fn allowed_per_minute(delay_ms: u32) -> String {
 }
 
 /// Writes `crawl_rate.csv` into `dir`.
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let mut keys: Vec<_> = result.stats.rates.iter().collect();
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let mut keys: Vec<_> = view.totals.stats.rates.iter().collect();
     keys.sort_by(|(a, _), (b, _)| {
         (
-            result.agent_name(a.agent),
-            result.origin_name(a.origin),
+            view.state.agent_name(a.agent),
+            view.state.origin_name(a.origin),
             a.delay_ms,
         )
             .cmp(&(
-                result.agent_name(b.agent),
-                result.origin_name(b.origin),
+                view.state.agent_name(b.agent),
+                view.state.origin_name(b.origin),
                 b.delay_ms,
             ))
     });
     let rows = keys.into_iter().map(|(key, counts)| {
-        let honours = result
+        let honours = view
+            .state
             .agents
             .get(key.agent.index())
-            .is_some_and(|info| info.bot.policy.honours_crawl_delay);
+            .is_some_and(|agent| agent.honours_crawl_delay);
         let requests = counts.requests();
         let early = counts.early_requests(key.delay_ms);
         let busiest = counts.busiest_minute();
         [
-            result.agent_name(key.agent).to_owned(),
-            result.origin_name(key.origin).to_owned(),
+            view.state.agent_name(key.agent).to_owned(),
+            view.state.origin_name(key.origin).to_owned(),
             seconds(key.delay_ms),
             honours.to_string(),
             requests.to_string(),
@@ -72,7 +69,7 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             counts.is_exact().to_string(),
         ]
     });
-    write_csv(dir, FILE, HEADER, rows)
+    write_csv(dir, files::CRAWL_RATE, HEADER, view.raw_csv(), rows)
 }
 
 #[cfg(test)]

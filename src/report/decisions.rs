@@ -1,14 +1,14 @@
 //! `decisions.csv` (with `--decisions`): one row per judged request, in input order.
 
 use super::RowWriter;
-use crate::audit::sink::Verdict;
+use crate::audit::sink::AgentRequest;
 
 /// The header of `decisions.csv`.
 pub const HEADER: &str = "time,origin,agent,user_agent,client_ip,method,path,status,verdict,rule,rule_line,robots_version,source";
 
 impl RowWriter {
     /// Appends the decision row of `row` (a judged request).
-    pub fn decision(&mut self, row: &Verdict<'_>) {
+    pub fn decision(&mut self, row: &AgentRequest<'_>) {
         let request = row.request;
         self.time_field(request.time);
         self.field(row.origin_name.as_bytes());
@@ -20,8 +20,8 @@ impl RowWriter {
         self.text_field(row.path);
         self.number_field(request.status);
         self.word_field(row.judgement.outcome.as_str());
-        self.rule_fields(row.policy, &row.judgement, false);
-        self.version_field(row.policy, &row.judgement);
+        self.rule_fields(row.robots, &row.judgement, false);
+        self.version_field(row.robots, &row.judgement);
         self.source_field(row.source);
         self.end_row();
     }

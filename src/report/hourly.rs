@@ -5,24 +5,20 @@
 use std::io;
 use std::path::Path;
 
-use super::{time, write_csv};
-use crate::audit::AuditResult;
+use super::{View, files, time, write_csv};
 use crate::audit::hourly::hour_start;
-
-/// The file name.
-pub const FILE: &str = "hourly.csv";
 
 /// The header of `hourly.csv`.
 pub const HEADER: &str = "hour,agent,requests,robots_fetches,judged,allowed,disallowed,grace,exempt,unjudged,violations_served,spoofed,preference_conflicts";
 
 /// Writes `hourly.csv` into `dir`.
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let mut rows = result.stats.hourly.rows();
-    rows.sort_by(|a, b| (a.0, result.agent_name(a.1)).cmp(&(b.0, result.agent_name(b.1))));
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let mut rows = view.totals.stats.hourly.rows();
+    rows.sort_by(|a, b| (a.0, view.state.agent_name(a.1)).cmp(&(b.0, view.state.agent_name(b.1))));
     let rows = rows.into_iter().map(|(hour, agent, c)| {
         [
             time(hour_start(hour)),
-            result.agent_name(agent).to_owned(),
+            view.state.agent_name(agent).to_owned(),
             c.requests.to_string(),
             c.robots_fetches.to_string(),
             c.judged().to_string(),
@@ -36,5 +32,5 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             c.preference_conflicts.to_string(),
         ]
     });
-    write_csv(dir, FILE, HEADER, rows)
+    write_csv(dir, files::HOURLY, HEADER, view.raw_csv(), rows)
 }

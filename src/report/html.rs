@@ -18,10 +18,8 @@ use jiff::Timestamp;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
-use super::atomic::AtomicFile;
-
-/// The file name of the page.
-pub const FILE: &str = "report.html";
+use super::files;
+use crate::commit::NewFile;
 
 /// Bots drawn in the bar charts.
 const CHART_BOTS: usize = 20;
@@ -167,24 +165,24 @@ impl Table {
 /// Writes `out/report.html` from the CSV reports in `out`.
 pub fn write(out: &Path) -> io::Result<()> {
     let page = render(out)?;
-    let mut file = AtomicFile::create(out, FILE)?;
+    let mut file = NewFile::create(out, files::REPORT_HTML)?;
     file.write_all(page.as_bytes())?;
-    file.commit()
+    file.finish()
 }
 
 /// The page for the reports in `dir`.
 pub fn render(dir: &Path) -> io::Result<String> {
     let missing = |name: &str| io::Error::other(format!("{}: missing", dir.join(name).display()));
-    let agents = Table::read(dir, "agents.csv")?.ok_or_else(|| missing("agents.csv"))?;
+    let agents = Table::read(dir, files::AGENTS)?.ok_or_else(|| missing(files::AGENTS))?;
     let pairs =
-        Table::read(dir, "agent_origins.csv")?.ok_or_else(|| missing("agent_origins.csv"))?;
-    let rules = Table::read_where(dir, "rules.csv", "violations", |v| {
+        Table::read(dir, files::AGENT_ORIGINS)?.ok_or_else(|| missing(files::AGENT_ORIGINS))?;
+    let rules = Table::read_where(dir, files::RULES, "violations", |v| {
         v.parse::<f64>().is_ok_and(|v| v > 0.0)
     })?
-    .ok_or_else(|| missing("rules.csv"))?;
-    let robots = Table::read(dir, "robots.csv")?.ok_or_else(|| missing("robots.csv"))?;
-    let hourly = Table::read(dir, "hourly.csv")?;
-    let crawl_rate = Table::read(dir, "crawl_rate.csv")?;
+    .ok_or_else(|| missing(files::RULES))?;
+    let robots = Table::read(dir, files::ROBOTS)?.ok_or_else(|| missing(files::ROBOTS))?;
+    let hourly = Table::read(dir, files::HOURLY)?;
+    let crawl_rate = Table::read(dir, files::CRAWL_RATE)?;
 
     let mut html = String::with_capacity(1 << 16);
     html.push_str(HEAD);

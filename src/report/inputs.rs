@@ -4,8 +4,7 @@
 use std::io;
 use std::path::Path;
 
-use super::{time, write_csv};
-use crate::audit::AuditResult;
+use super::{View, files, time, write_csv};
 
 /// The header of `inputs.csv`.
 pub const HEADER: &str = "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error";
@@ -14,8 +13,8 @@ pub const HEADER: &str = "file,format,compression,bytes_read,bytes,lines,parsed,
 pub const SKIPPED_HEADER: &str = "file,line,reason,excerpt";
 
 /// Writes `inputs.csv` and `skipped_lines.csv` into `dir`.
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let rows = result.files.iter().map(|f| {
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let rows = view.files().map(|f| {
         vec![
             f.name.clone(),
             f.format.unwrap_or_default().to_owned(),
@@ -32,8 +31,8 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             f.error.clone().unwrap_or_default(),
         ]
     });
-    write_csv(dir, "inputs.csv", HEADER, rows)?;
-    let samples = result.files.iter().flat_map(|f| {
+    write_csv(dir, files::INPUTS, HEADER, view.raw_csv(), rows)?;
+    let samples = view.files().flat_map(|f| {
         f.samples.iter().map(|s| {
             vec![
                 f.name.clone(),
@@ -43,5 +42,11 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             ]
         })
     });
-    write_csv(dir, "skipped_lines.csv", SKIPPED_HEADER, samples)
+    write_csv(
+        dir,
+        files::SKIPPED_LINES,
+        SKIPPED_HEADER,
+        view.raw_csv(),
+        samples,
+    )
 }

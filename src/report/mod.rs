@@ -1,19 +1,23 @@
-//! The reports: one module per CSV file, plus the summary table on standard error.
+//! The reports: one module per CSV file, plus the page and the summary on standard error.
 //!
-//! All files are UTF-8 CSV with a header row (invalid UTF-8 in the input is replaced with
-//! U+FFFD), times in RFC 3339 UTC, rates with 4 decimals (empty when the denominator is 0). Each
-//! file is written under a temporary name and renamed when complete ([`atomic`]).
+//! Every report renders from a [`State`] (through a [`View`]: the state and its inputs summed),
+//! whether the state is an audit's or the sum `merge` made, except the streamed reports, which
+//! the audit writes while it runs ([`output`]). All files are UTF-8 CSV with a header row
+//! (invalid UTF-8 in the input is replaced with U+FFFD), times in RFC 3339 UTC, rates with 4
+//! decimals (empty when the denominator is 0). They are written into the run's staging
+//! directory, each created exclusively ([`NewFile`]), and committed as one set
+//! (`src/commit`); [`files`] is the one table of their names.
 
 pub mod agent_origins;
 pub mod agents;
-pub mod atomic;
+pub mod cells;
 pub mod crawl_rate;
 pub mod decisions;
+pub mod files;
 pub mod hourly;
 pub mod html;
 pub mod inputs;
 pub mod output;
-pub mod owned;
 pub mod preference_conflicts;
 pub mod robots;
 pub mod rules;
@@ -31,11 +35,49 @@ use ahash::AHashMap;
 use jiff::Timestamp;
 use robots_audit_engine::{GroupId, Robots};
 
-use self::atomic::AtomicFile;
+use self::agents::AgentTotals;
+use crate::audit::file_report::FileReport;
+use crate::commit::NewFile;
 use crate::ids::VersionId;
-use crate::policy::PolicySet;
+use crate::state::{State, StateError, Totals};
+use crate::versions::VersionSet;
 
 pub use self::output::{Reports, RowSink};
+
+/// What the reports show of a [`State`]: the state, the counters of its inputs summed, and
+/// each agent's counters over its origins.
+#[derive(Debug)]
+pub struct View<'s> {
+    /// The state.
+    pub state: &'s State,
+    /// Its inputs summed.
+    pub totals: Totals,
+    /// Each agent's totals over its origins, by name.
+    pub agents: Vec<AgentTotals>,
+}
+
+impl<'s> View<'s> {
+    /// The view of `state`; an error names what in it is inconsistent, or a sum that overflows.
+    pub fn of(state: &'s State) -> Result<View<'s>, StateError> {
+        let totals = state.totals()?;
+        let agents = agents::totals(state, &totals.stats)?;
+        Ok(View {
+            state,
+            totals,
+            agents,
+        })
+    }
+
+    /// Whether cells are written as read (`--raw-csv`), not by the [`cells`] rule.
+    pub fn raw_csv(&self) -> bool {
+        self.state.settings.raw_csv
+    }
+
+    /// Each input's `inputs.csv` row, in input order.
+    pub fn files(&self) -> impl Iterator<Item = &'s FileReport> + use<'s> {
+        self.state.inputs.iter().map(|input| &input.file)
+    }
+}
 
 /// Rows formatted by a worker thread into memory, handed to [`stream::StreamedReport`].
 ///
@@ -56,18 +98,26 @@ pub struct RowWriter {
     /// Version labels already built, by version (kept apart from `time_text`, which the request
     /// times of consecutive rows share).
     version_labels: Vec<Option<String>>,
-    /// The input file name of the last `source` field, and whether it needs quotes.
+    /// The input file name of the last `source` field, whether it needs quotes, and whether
+    /// the cells rule leaves it as it is ([`cells`]).
     source_name: String,
     source_name_quoted: bool,
+    source_name_plain: bool,
+    /// `--raw-csv`: cells as read, without the [`cells`] rule.
+    raw: bool,
 }
 
 /// The length of `2026-11-20T00:00:`, the minute of a time as RFC 3339 writes it.
 const MINUTE_TEXT_LEN: usize = 17;
 
 impl RowWriter {
-    /// An empty buffer of rows (no header).
-    pub fn new() -> RowWriter {
-        RowWriter::default()
+    /// An empty buffer of rows (no header); `raw`: cells as read (`--raw-csv`), else by the
+    /// [`cells`] rule.
+    pub fn new(raw: bool) -> RowWriter {
+        RowWriter {
+            raw,
+            ..RowWriter::default()
+        }
     }
 
     /// The rows formatted so far, each complete. The caller may take or clear them; the rows
@@ -76,16 +126,33 @@ impl RowWriter {
         &mut self.csv.out
     }
 
+    /// A cell of text from the input or a robots.txt file (UTF-8), by the [`cells`] rule: the
+    /// scan that decides the quotes also finds control bytes, and only the first byte is looked
+    /// at for a formula.
     fn field(&mut self, bytes: &[u8]) {
-        self.csv.field(bytes);
+        if self.raw {
+            return self.csv.field(bytes);
+        }
+        let classes = scan(bytes);
+        if classes & CONTROL != 0 || cells::starts_formula(bytes) {
+            self.scratch.clear();
+            cells::write_safe(bytes, &mut self.scratch);
+            return self.csv.field(&self.scratch);
+        }
+        if classes & SPECIAL == 0 {
+            self.csv.plain(bytes)
+        } else {
+            self.csv.quoted(bytes)
+        }
     }
 
     /// Input bytes as UTF-8, invalid sequences replaced as [`text`] replaces them.
     fn text_field(&mut self, bytes: &[u8]) {
-        // A few bytes (an address, a method) are looked at once for both questions.
+        // A few bytes (an address, a method) are looked at once for every question.
         if bytes.len() < SHORT_FIELD {
             let classes = byte_classes(bytes);
-            if classes & NOT_ASCII == 0 {
+            let as_read = self.raw || (classes & CONTROL == 0 && !cells::starts_formula(bytes));
+            if classes & NOT_ASCII == 0 && as_read {
                 return if classes & SPECIAL == 0 {
                     self.csv.plain(bytes)
                 } else {
@@ -94,11 +161,11 @@ impl RowWriter {
             }
         } else if bytes.is_ascii() {
             // Most fields are ASCII, which is checked faster than UTF-8 is validated.
-            return self.csv.field(bytes);
+            return self.field(bytes);
         }
         match std::str::from_utf8(bytes) {
-            Ok(valid) => self.csv.field(valid.as_bytes()),
-            Err(_) => self.csv.field(String::from_utf8_lossy(bytes).as_bytes()),
+            Ok(valid) => self.field(valid.as_bytes()),
+            Err(_) => self.field(String::from_utf8_lossy(bytes).as_bytes()),
         }
     }
 
@@ -126,6 +193,17 @@ impl RowWriter {
             self.source_name.clear();
             self.source_name.push_str(file);
             self.source_name_quoted = needs_quotes(file.as_bytes());
+            self.source_name_plain = self.raw || cells::safe(file.as_bytes()).len() == file.len();
+        }
+        if !self.source_name_plain {
+            let mut cell = std::mem::take(&mut self.scratch);
+            cell.clear();
+            cell.extend_from_slice(file.as_bytes());
+            cell.push(b':');
+            cell.extend_from_slice(itoa::Buffer::new().format(line).as_bytes());
+            self.field(&cell);
+            self.scratch = cell;
+            return;
         }
         if !self.source_name_quoted {
             self.csv.separate();
@@ -169,23 +247,29 @@ impl RowWriter {
         self.csv.plain(self.time_text.as_bytes());
     }
 
-    /// The label of version `id`, [`Version::label`](crate::policy::Version::label), built once
+    /// The label of version `id`, [`Version::label`](crate::versions::Version::label), built once
     /// per writer.
-    fn version_label_field(&mut self, policy: &PolicySet, id: VersionId) {
+    fn version_label_field(&mut self, robots: &VersionSet, id: VersionId) {
         let slot = id.index();
         if self.version_labels.len() <= slot {
             self.version_labels.resize(slot + 1, None);
         }
-        let label = self.version_labels[slot].get_or_insert_with(|| policy.version(id).label());
+        let label = self.version_labels[slot].get_or_insert_with(|| robots.version(id).label());
         self.csv.plain(label.as_bytes());
     }
 
-    /// The label of `group` of version `id` ([`Robots::group_label`]), built once per writer.
+    /// The label of `group` of version `id` ([`Robots::group_label`]), built once per writer
+    /// (by the [`cells`] rule: a label is a robots.txt file's text).
     fn group_field(&mut self, id: VersionId, robots: &Robots, group: GroupId) {
-        let label = self
-            .group_labels
-            .entry((id, group))
-            .or_insert_with(|| robots.group_label(group));
+        let raw = self.raw;
+        let label = self.group_labels.entry((id, group)).or_insert_with(|| {
+            let label = robots.group_label(group);
+            if raw {
+                label
+            } else {
+                String::from_utf8_lossy(&cells::safe(label.as_bytes())).into_owned()
+            }
+        });
         self.csv.field(label.as_bytes());
     }
 
@@ -252,15 +336,18 @@ const SHORT_FIELD: usize = 16;
 /// [`byte_classes`] bits.
 const SPECIAL: u8 = 1;
 const NOT_ASCII: u8 = 2;
+const CONTROL: u8 = 4;
 
 /// The class bits of each byte value: a comma, quote or line end needs quotes; a byte above
-/// ASCII needs UTF-8 checking.
+/// ASCII needs UTF-8 checking; a control byte is written visibly ([`cells`]).
 const BYTE_CLASSES: [u8; 256] = {
     let mut classes = [0; 256];
     let mut b = 0;
     while b < 256 {
         classes[b] = match b as u8 {
-            b',' | b'"' | b'\n' | b'\r' => SPECIAL,
+            b',' | b'"' => SPECIAL,
+            b'\n' | b'\r' => SPECIAL | CONTROL,
+            0x00..=0x1F | 0x7F => CONTROL,
             0x80..=0xFF => NOT_ASCII,
             _ => 0,
         };
@@ -268,6 +355,25 @@ const BYTE_CLASSES: [u8; 256] = {
     }
     classes
 };
+
+/// The [`SPECIAL`] and [`CONTROL`] bits of `bytes`: longer fields in blocks of sixteen bytes
+/// without an early exit, as [`needs_quotes`] looks at them, so both questions cost one pass.
+fn scan(bytes: &[u8]) -> u8 {
+    let Some(last) = bytes.last_chunk::<SHORT_FIELD>() else {
+        return byte_classes(bytes) & (SPECIAL | CONTROL);
+    };
+    let block = |block: &[u8; SHORT_FIELD]| {
+        block.iter().fold(0u8, |classes, &b| {
+            let special = (b == b',') | (b == b'"') | (b == b'\n') | (b == b'\r');
+            let control = (b < 0x20) | (b == 0x7F);
+            classes | (u8::from(special) * SPECIAL) | (u8::from(control) * CONTROL)
+        })
+    };
+    bytes
+        .chunks_exact(SHORT_FIELD)
+        .filter_map(<[u8]>::first_chunk::<SHORT_FIELD>)
+        .fold(block(last), |classes, chunk| classes | block(chunk))
+}
 
 /// The classes found among a few bytes, one table load per byte and no branch.
 fn byte_classes(bytes: &[u8]) -> u8 {
@@ -314,25 +420,31 @@ pub fn rate(num: u64, den: u64) -> String {
     }
 }
 
-/// Writes one complete CSV file atomically: the header, then `rows`.
-pub fn write_csv<R, I>(dir: &Path, name: &str, header: &str, rows: I) -> io::Result<()>
+/// Writes one complete CSV file into `dir` (a staging directory), synced: the header, then
+/// `rows`, each cell by the [`cells`] rule unless `raw` (`--raw-csv`).
+pub fn write_csv<R, I>(dir: &Path, name: &str, header: &str, raw: bool, rows: I) -> io::Result<()>
 where
     I: IntoIterator<Item = R>,
     R: IntoIterator,
     R::Item: AsRef<[u8]>,
 {
-    let mut file = AtomicFile::create(dir, name)?;
+    let mut file = NewFile::create(dir, name)?;
     {
         let mut csv = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(&mut file);
         csv.write_record(header.split(','))?;
         for row in rows {
-            csv.write_record(row)?;
+            if raw {
+                csv.write_record(row)?;
+            } else {
+                let row: Vec<R::Item> = row.into_iter().collect();
+                csv.write_record(row.iter().map(|cell| cells::safe(cell.as_ref())))?;
+            }
         }
         csv.flush()?;
     }
-    file.commit()
+    file.finish()
 }
 
 #[cfg(test)]
@@ -399,7 +511,7 @@ mod tests {
     #[test]
     fn times_and_sources_are_written_like_the_other_reports() {
         let t = |s| Timestamp::from_second(s).unwrap();
-        let mut rows = RowWriter::new();
+        let mut rows = RowWriter::new(true);
         for (time, file, line) in [
             (t(0), "logs/a,b.log", 1),
             (t(0), "logs/a,b.log", 2),
@@ -448,7 +560,7 @@ mod tests {
                 1..6,
             )
         ) {
-            let mut rows = RowWriter::new();
+            let mut rows = RowWriter::new(true);
             let mut expected = String::new();
             for (base, offsets) in runs {
                 for (offset, nanosecond) in offsets {
@@ -501,7 +613,7 @@ mod tests {
                 0..6,
             )
         ) {
-            let mut writer = RowWriter::new();
+            let mut writer = RowWriter::new(true);
             for row in &rows {
                 for field in row {
                     writer.text_field(field);

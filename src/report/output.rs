@@ -5,11 +5,12 @@
 //! they are written while the audit runs: each worker thread formats the rows of its block into
 //! its own [`RowWriter`] and hands them to the [`StreamedReport`] when the block is done, which
 //! puts them in input order.
-//! The other reports, and `state.json`, are written at the end ([`Reports::commit`]): the run's
-//! [`AuditResult`] becomes a [`State`], and the reports render from that state ([`render`]), as
+//! The other reports, and `state.json`, are written at the end ([`Reports::finish`]): the run's
+//! tallies become its [`State`], and the reports render from that state ([`render`]), as
 //! `merge` renders from the state it sums, so that both write the same bytes for the same
 //! inputs. Each streamed report counts the rows and bytes every input contributed to it (the
-//! state keeps them, and `merge` copies byte ranges by them).
+//! state keeps them, and `merge` copies byte ranges by them). Every file goes into the run's
+//! staging directory; committing the set into `--out` is the caller's (`src/commit`).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -17,21 +18,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::atomic::AtomicFile;
 use super::stream::StreamedReport;
 use super::{
-    RowWriter, agent_origins, agents, crawl_rate, decisions, hourly, html, inputs, owned,
+    RowWriter, View, agent_origins, agents, crawl_rate, decisions, files, hourly, html, inputs,
     preference_conflicts, robots, rules, unknown_agents, violations,
 };
-use crate::audit::AuditResult;
-use crate::audit::sink::{Output, Sink, Verdict};
-use crate::audit::stats::Outcome;
-use crate::state::{self, Settings, Share, State};
-
-/// The file name of `violations.csv`.
-pub const VIOLATIONS: &str = "violations.csv";
-/// The file name of `decisions.csv`.
-pub const DECISIONS: &str = "decisions.csv";
+use crate::audit::judge::Outcome;
+use crate::audit::sink::{AgentRequest, InputEnded, Output, Sink};
+use crate::audit::tally::RunTally;
+use crate::commit::NewFile;
+use crate::state::{Settings, Share, State, json};
 
 /// A streamed report with what each input contributed to it.
 #[derive(Debug)]
@@ -64,8 +60,8 @@ impl Streamed {
         self.report.end(input, blocks)
     }
 
-    fn commit(self) -> io::Result<Vec<Share>> {
-        self.report.commit()?;
+    fn finish(self) -> io::Result<Vec<Share>> {
+        self.report.finish()?;
         Ok(self
             .shares
             .into_iter()
@@ -87,22 +83,28 @@ pub struct Reports {
     html: bool,
     /// Threads that write the reports at the end (the run's `--threads`).
     threads: usize,
+    /// `--raw-csv`: the streamed reports' cells as read.
+    raw_csv: bool,
 }
 
 impl Reports {
-    /// Starts the streamed reports in `dir` (which must exist) for `inputs` input files;
-    /// `decisions`: also `decisions.csv`. Nothing stands under a final name before
-    /// [`Reports::commit`].
+    /// Starts the streamed reports in `dir` (the run's staging directory) for `inputs` input
+    /// files; `decisions`: also `decisions.csv`.
     pub fn create(dir: &Path, inputs: usize, decisions: bool) -> io::Result<Reports> {
-        let violations = Streamed::create(dir, VIOLATIONS, violations::HEADER, inputs)?;
+        let violations = Streamed::create(dir, files::VIOLATIONS, violations::HEADER, inputs)?;
         let conflicts = Streamed::create(
             dir,
-            preference_conflicts::FILE,
+            files::PREFERENCE_CONFLICTS,
             preference_conflicts::HEADER,
             inputs,
         )?;
         let decisions = if decisions {
-            Some(Streamed::create(dir, DECISIONS, decisions::HEADER, inputs)?)
+            Some(Streamed::create(
+                dir,
+                files::DECISIONS,
+                decisions::HEADER,
+                inputs,
+            )?)
         } else {
             None
         };
@@ -113,10 +115,19 @@ impl Reports {
             decisions,
             html: true,
             threads: 1,
+            raw_csv: false,
         })
     }
 
-    /// Whether [`Reports::commit`] also writes `report.html` (by default it does).
+    /// Whether the streamed reports' cells are written as read (`--raw-csv`) instead of by the
+    /// spreadsheet-safe rule (by default they are not). The settings given to
+    /// [`Reports::finish`] must say the same.
+    pub fn with_raw_csv(mut self, raw: bool) -> Reports {
+        self.raw_csv = raw;
+        self
+    }
+
+    /// Whether [`Reports::finish`] also writes `report.html` (by default it does).
     pub fn with_html(mut self, html: bool) -> Reports {
         self.html = html;
         self
@@ -128,56 +139,55 @@ impl Reports {
         self
     }
 
-    /// Completes the streamed reports, then writes the state of `result` (made with
-    /// `settings`) and every other report rendered from it ([`render`]), and removes the tool's
-    /// reports this run did not write (the run owns `--out`: see [`super::owned`]). Returns
-    /// the state.
-    pub fn commit(self, result: &AuditResult, settings: Settings) -> io::Result<State> {
+    /// Completes the streamed reports, then writes the state of `run` (made with `settings`)
+    /// and every other report rendered from it ([`render`]). Returns the state.
+    pub fn finish(self, run: RunTally, settings: Settings) -> io::Result<State> {
         let mut streamed = vec![
-            (VIOLATIONS, self.violations.commit()?),
-            (preference_conflicts::FILE, self.conflicts.commit()?),
+            (files::VIOLATIONS, self.violations.finish()?),
+            (files::PREFERENCE_CONFLICTS, self.conflicts.finish()?),
         ];
         if let Some(decisions) = self.decisions {
-            streamed.push((DECISIONS, decisions.commit()?));
+            streamed.push((files::DECISIONS, decisions.finish()?));
         }
-        let state = State::of(settings, result, &streamed)
+        let state = State::of(settings, run, &streamed)
             .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
-        render(&self.dir, &state, self.html, self.threads)?;
+        let view =
+            View::of(&state).map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
+        render(&self.dir, &view, self.html, self.threads)?;
         Ok(state)
     }
 }
 
-/// Writes into `dir` every report of `state` but the streamed ones (which must be there
-/// already), `report.html` when `html`, and `state.json`; then removes the tool's reports that
-/// were not written. The audit and `merge` both end here.
+/// Writes into `dir` (a staging directory) every report of `view` but the streamed ones (which
+/// must be there already), `report.html` when `html`, and `state.json`. The audit and `merge`
+/// both end here.
 ///
 /// The reports read the state and write files of their own, so they are written side by side
 /// on the thread pool: after the workers are done, this is all the run has left to do, and one
 /// thread would leave the other cores idle while the night's reports are written. The page
 /// comes last, as it reads the CSV files back. `threads` bounds the threads used (at least 1).
-/// Returns what was rendered, for the run's summary and exit code.
-pub fn render(dir: &Path, state: &State, html: bool, threads: usize) -> io::Result<AuditResult> {
-    let result = state
-        .to_result()
-        .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
-    let rendered = &result;
+pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Result<()> {
+    let state = view.state;
+    let rendered = view;
     // The state is the longest to write: first, so that it starts at once beside the rest.
     let writers: [(&str, &(dyn Fn() -> io::Result<()> + Sync)); 9] = [
-        (state::FILE, &|| {
-            let mut file = AtomicFile::create(dir, state::FILE)?;
-            state.write_json(&mut file)?;
-            file.commit()
+        (files::STATE, &|| {
+            let mut file = NewFile::create(dir, files::STATE)?;
+            json::write(state, &mut file)?;
+            file.finish()
         }),
-        ("agents.csv", &|| agents::write(dir, rendered)),
-        ("agent_origins.csv", &|| agent_origins::write(dir, rendered)),
-        ("rules.csv", &|| rules::write(dir, rendered)),
-        ("robots.csv", &|| robots::write(dir, rendered)),
-        ("inputs.csv", &|| inputs::write(dir, rendered)),
-        (unknown_agents::FILE, &|| {
+        (files::AGENTS, &|| agents::write(dir, rendered)),
+        (files::AGENT_ORIGINS, &|| {
+            agent_origins::write(dir, rendered)
+        }),
+        (files::RULES, &|| rules::write(dir, rendered)),
+        (files::ROBOTS, &|| robots::write(dir, rendered)),
+        (files::INPUTS, &|| inputs::write(dir, rendered)),
+        (files::UNKNOWN_AGENTS, &|| {
             unknown_agents::write(dir, rendered)
         }),
-        (crawl_rate::FILE, &|| crawl_rate::write(dir, rendered)),
-        (hourly::FILE, &|| hourly::write(dir, rendered)),
+        (files::CRAWL_RATE, &|| crawl_rate::write(dir, rendered)),
+        (files::HOURLY, &|| hourly::write(dir, rendered)),
     ];
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
@@ -190,15 +200,10 @@ pub fn render(dir: &Path, state: &State, html: bool, threads: usize) -> io::Resu
             .map(|(_, write)| write())
             .collect::<io::Result<()>>()
     })?;
-    let mut written: Vec<&str> = writers.iter().map(|(name, _)| *name).collect();
-    written.push("skipped_lines.csv");
-    written.extend(state.streamed.iter().map(String::as_str));
     if html {
         html::write(dir)?;
-        written.push(html::FILE);
     }
-    owned::remove_unwritten(dir, &written)?;
-    Ok(result)
+    Ok(())
 }
 
 impl<'r> Output for &'r Reports {
@@ -208,21 +213,12 @@ impl<'r> Output for &'r Reports {
         RowSink {
             reports: self,
             with_decisions: self.decisions.is_some(),
-            violations: RowWriter::new(),
+            violations: RowWriter::new(self.raw_csv),
             violation_rows: 0,
-            conflicts: RowWriter::new(),
+            conflicts: RowWriter::new(self.raw_csv),
             conflict_rows: 0,
-            decisions: RowWriter::new(),
+            decisions: RowWriter::new(self.raw_csv),
             decision_rows: 0,
-        }
-    }
-
-    fn input_done(&self, input: usize, blocks: u64) -> io::Result<()> {
-        self.violations.end(input, blocks)?;
-        self.conflicts.end(input, blocks)?;
-        match &self.decisions {
-            Some(decisions) => decisions.end(input, blocks),
-            None => Ok(()),
         }
     }
 }
@@ -245,7 +241,7 @@ pub struct RowSink<'r> {
 
 impl Sink for RowSink<'_> {
     #[inline]
-    fn verdict(&mut self, verdict: &Verdict<'_>) {
+    fn agent_request(&mut self, verdict: &AgentRequest<'_>) {
         let outcome = verdict.judgement.outcome;
         if outcome == Outcome::Disallowed {
             self.violations.violation(verdict);
@@ -260,7 +256,7 @@ impl Sink for RowSink<'_> {
         }
     }
 
-    fn block_done(&mut self, input: usize, seq: u64) -> io::Result<()> {
+    fn block_done(&mut self, input: usize, seq: u64, _: u64) -> io::Result<()> {
         let rows = std::mem::take(&mut self.violation_rows);
         self.reports
             .violations
@@ -272,6 +268,16 @@ impl Sink for RowSink<'_> {
         let rows = std::mem::take(&mut self.decision_rows);
         match &self.reports.decisions {
             Some(report) => report.submit(input, seq, self.decisions.rows(), rows),
+            None => Ok(()),
+        }
+    }
+
+    fn input_ended(&mut self, ended: &InputEnded) -> io::Result<()> {
+        let reports = self.reports;
+        reports.violations.end(ended.input, ended.blocks)?;
+        reports.conflicts.end(ended.input, ended.blocks)?;
+        match &reports.decisions {
+            Some(decisions) => decisions.end(ended.input, ended.blocks),
             None => Ok(()),
         }
     }

@@ -2,10 +2,7 @@
 //! no to its agent's use, in input order, streamed like `violations.csv`.
 
 use super::RowWriter;
-use crate::audit::sink::Verdict;
-
-/// The file name.
-pub const FILE: &str = "preference_conflicts.csv";
+use crate::audit::sink::AgentRequest;
 
 /// The header of `preference_conflicts.csv`.
 pub const HEADER: &str =
@@ -14,14 +11,14 @@ pub const HEADER: &str =
 impl RowWriter {
     /// Appends the row of `row`, an allowed request with a preference conflict; nothing when it
     /// has none.
-    pub fn preference_conflict(&mut self, row: &Verdict<'_>) {
+    pub fn preference_conflict(&mut self, row: &AgentRequest<'_>) {
         let Some(conflict) = row.judgement.conflict else {
             return;
         };
         let directive = row
             .judgement
             .version
-            .and_then(|id| row.policy.version(id).robots.as_ref())
+            .and_then(|id| row.robots.version(id).robots.as_ref())
             .and_then(|robots| robots.directives().iter().find(|d| d.line == conflict.line));
         self.time_field(row.request.time);
         self.field(row.origin_name.as_bytes());
@@ -31,7 +28,7 @@ impl RowWriter {
         self.word_field(conflict.value_name());
         self.field(directive.map_or(&b""[..], |d| d.text.as_bytes()));
         self.number_field(conflict.line);
-        self.version_field(row.policy, &row.judgement);
+        self.version_field(row.robots, &row.judgement);
         self.source_field(row.source);
         self.end_row();
     }

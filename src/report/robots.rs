@@ -3,18 +3,17 @@
 use std::io;
 use std::path::Path;
 
-use super::write_csv;
-use crate::audit::AuditResult;
-use crate::policy::summary::ParseSummary;
+use super::{View, files, write_csv};
+use crate::versions::summary::ParseSummary;
 
 /// The header of `robots.csv`.
 pub const HEADER: &str =
     "origin,robots_version,status,source,bytes,truncated,lines,groups,rules,ignored_lines";
 
 /// Writes `robots.csv` into `dir`.
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let rows = result.robots.sorted().into_iter().map(|id| {
-        let v = result.robots.version(id);
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let rows = view.state.robots.sorted().into_iter().map(|id| {
+        let v = view.state.robots.version(id);
         let stats = v.parse;
         let n = |f: fn(&ParseSummary) -> u32| stats.map_or(String::new(), |s| f(&s).to_string());
         vec![
@@ -30,5 +29,5 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             n(|s| s.ignored_lines),
         ]
     });
-    write_csv(dir, "robots.csv", HEADER, rows)
+    write_csv(dir, files::ROBOTS, HEADER, view.raw_csv(), rows)
 }

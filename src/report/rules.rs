@@ -5,25 +5,24 @@ use std::path::Path;
 
 use robots_audit_engine::RuleId;
 
-use super::write_csv;
-use crate::audit::AuditResult;
+use super::{View, files, write_csv};
 use crate::audit::stats::{RuleCounts, RuleKey};
-use crate::policy::summary::Decides;
+use crate::versions::summary::Decides;
 
 /// The header of `rules.csv`.
 pub const HEADER: &str = "origin,robots_version,group,line,rule,decided,violations,agents";
 
 /// Writes `rules.csv` into `dir`, one version's rows at a time: a night over many origins has
 /// millions of rules, and holding their rows would cost more than every counter of the run.
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
     let empty = RuleCounts::default();
-    let rows = result.robots.sorted().into_iter().flat_map(|id| {
-        let version = result.robots.version(id);
+    let rows = view.state.robots.sorted().into_iter().flat_map(|id| {
+        let version = view.state.robots.version(id);
         let row = |group: String, line: String, rule: String, counts: &RuleCounts| {
             let mut agents: Vec<&str> = counts
                 .agents
                 .iter()
-                .map(|&a| result.agent_name(a))
+                .map(|&a| view.state.agent_name(a))
                 .collect();
             agents.sort_unstable();
             [
@@ -38,7 +37,7 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             ]
         };
         let counts = |rule: Option<RuleId>| {
-            result
+            view.totals
                 .stats
                 .rules
                 .get(&RuleKey { version: id, rule })
@@ -65,5 +64,5 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
             Decides::AllowAll => Vec::new(),
         }
     });
-    write_csv(dir, "rules.csv", HEADER, rows)
+    write_csv(dir, files::RULES, HEADER, view.raw_csv(), rows)
 }

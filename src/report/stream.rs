@@ -1,5 +1,6 @@
 //! Reports written while the audit runs (violations, decisions): rows leave the worker threads
-//! out of order and reach the file in input order.
+//! out of order and reach the file in input order. The report and its spill files live in the
+//! run's staging directory (`src/commit`), each created exclusively.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError, mpsc};
 use std::thread::JoinHandle;
 
-use super::atomic::{AtomicFile, temporary_name, with_path};
+use crate::commit::{NewFile, with_path};
 
 /// One CSV report streamed to disk during the run, its rows in input order: files in the order
 /// given, the blocks of a file in the order they were read, whatever thread formatted them.
@@ -28,7 +29,7 @@ use super::atomic::{AtomicFile, temporary_name, with_path};
 /// report.end(1, 1).unwrap();
 /// report.submit(0, 0, &mut b"a\n".to_vec()).unwrap();
 /// report.end(0, 1).unwrap();
-/// report.commit().unwrap();
+/// report.finish().unwrap();
 /// assert_eq!(std::fs::read(dir.path().join("rows.csv")).unwrap(), b"n\na\nb\n");
 /// ```
 #[derive(Debug)]
@@ -65,25 +66,16 @@ impl InputRows {
     }
 }
 
-impl Drop for InputRows {
-    /// Removes a spill file left by a run that failed or stopped.
-    fn drop(&mut self) {
-        if let Route::Spill(Some(_)) = self.route {
-            let _ = fs::remove_file(&self.spill_path);
-        }
-    }
-}
-
 impl StreamedReport {
-    /// Starts `dir/name` (under its temporary name) with its `header` line, for `inputs` input
-    /// files.
+    /// Starts `dir/name` (a staging directory's: nothing may stand under that name) with its
+    /// `header` line, for `inputs` input files.
     pub fn create(
         dir: &Path,
         name: &str,
         header: &str,
         inputs: usize,
     ) -> io::Result<StreamedReport> {
-        let mut file = AtomicFile::create(dir, name)?;
+        let mut file = NewFile::create(dir, name)?;
         file.write_all(header.as_bytes())?;
         file.write_all(b"\n")?;
         let inputs = (0..inputs)
@@ -97,7 +89,7 @@ impl StreamedReport {
                     } else {
                         Route::Spill(None)
                     },
-                    spill_path: dir.join(temporary_name(&format!("{name}.part-{i}"))),
+                    spill_path: dir.join(format!(".{name}.part-{i}")),
                 })
             })
             .collect();
@@ -152,9 +144,8 @@ impl StreamedReport {
         Ok(())
     }
 
-    /// Syncs the report and gives it its final name. Fails if an input never ended or a block
-    /// never arrived.
-    pub fn commit(self) -> io::Result<()> {
+    /// Syncs the report. Fails if an input never ended or a block never arrived.
+    pub fn finish(self) -> io::Result<()> {
         for rows_of in &self.inputs {
             let rows_of = rows_of.lock().unwrap_or_else(PoisonError::into_inner);
             if !matches!(rows_of.route, Route::Done) {
@@ -164,7 +155,7 @@ impl StreamedReport {
         self.file
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner)
-            .commit()
+            .finish()
     }
 
     fn lock_input(&self, input: usize) -> io::Result<std::sync::MutexGuard<'_, InputRows>> {
@@ -193,8 +184,7 @@ impl StreamedReport {
                         OpenOptions::new()
                             .read(true)
                             .write(true)
-                            .create(true)
-                            .truncate(true)
+                            .create_new(true)
                             .open(&rows_of.spill_path)
                             .map_err(|e| with_path(e, &rows_of.spill_path))?,
                     ),
@@ -251,7 +241,7 @@ const SYNC_EVERY: u64 = 32 << 20;
 /// megabytes with `--decisions`).
 #[derive(Debug)]
 struct Output {
-    file: AtomicFile,
+    file: NewFile,
     /// Bytes written since the last background sync was asked for.
     unsynced: u64,
     /// Started with the first background sync.
@@ -294,7 +284,7 @@ impl Output {
         Ok(())
     }
 
-    fn commit(self) -> io::Result<()> {
+    fn finish(self) -> io::Result<()> {
         if let Some(syncer) = self.syncer {
             drop(syncer.wake);
             syncer
@@ -302,7 +292,7 @@ impl Output {
                 .join()
                 .map_err(|_| io::Error::other("the thread syncing a report failed"))??;
         }
-        self.file.commit()
+        self.file.finish()
     }
 }
 
@@ -401,7 +391,7 @@ mod tests {
             for event in events(&shape, &order) {
                 apply(&report, &shape, event);
             }
-            report.commit().unwrap();
+            report.finish().unwrap();
             prop_assert_eq!(fs::read(dir.path().join("r.csv")).unwrap(), expected(&shape));
             prop_assert_eq!(entries(dir.path()), vec!["r.csv".to_owned()]);
         }
@@ -426,7 +416,7 @@ mod tests {
                 });
             }
         });
-        report.commit().unwrap();
+        report.finish().unwrap();
         assert_eq!(
             fs::read(dir.path().join("r.csv")).unwrap(),
             expected(&shape)
@@ -438,14 +428,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let report = StreamedReport::create(dir.path(), "r.csv", "h", 2).unwrap();
         report.submit(1, 0, &mut b"second\n".to_vec()).unwrap();
-        let spill = format!(".r.csv.part-1.tmp-{}", std::process::id());
+        let spill = ".r.csv.part-1".to_owned();
         assert!(entries(dir.path()).contains(&spill));
         report.submit(0, 0, &mut b"first\n".to_vec()).unwrap();
         report.end(0, 1).unwrap();
         assert!(!entries(dir.path()).contains(&spill));
         report.submit(1, 1, &mut b"third\n".to_vec()).unwrap();
         report.end(1, 2).unwrap();
-        report.commit().unwrap();
+        report.finish().unwrap();
         assert_eq!(
             fs::read(dir.path().join("r.csv")).unwrap(),
             b"h\nfirst\nsecond\nthird\n"
@@ -464,33 +454,32 @@ mod tests {
         }
         assert!(report.lock_file().syncer.is_some());
         report.end(0, blocks).unwrap();
-        report.commit().unwrap();
+        report.finish().unwrap();
         let written = fs::metadata(dir.path().join("r.csv")).unwrap().len();
         assert_eq!(written, 2 + blocks * (1 << 20));
         assert_eq!(entries(dir.path()), vec!["r.csv".to_owned()]);
     }
 
     #[test]
-    fn a_missing_block_fails_the_commit_and_leaves_nothing() {
+    fn a_missing_block_fails_the_report() {
         let dir = tempfile::tempdir().unwrap();
         let report = StreamedReport::create(dir.path(), "r.csv", "h", 2).unwrap();
         report.submit(1, 0, &mut b"spilled\n".to_vec()).unwrap();
         report.submit(0, 1, &mut b"late\n".to_vec()).unwrap();
         report.end(0, 2).unwrap();
         report.end(1, 1).unwrap();
-        assert!(report.commit().is_err());
-        assert!(entries(dir.path()).is_empty());
+        assert!(report.finish().is_err());
     }
 
     #[test]
     fn a_spill_that_cannot_be_created_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
-        let spill = format!(".r.csv.part-1.tmp-{}", std::process::id());
+        let spill = ".r.csv.part-1".to_owned();
         fs::create_dir(dir.path().join(&spill)).unwrap();
         let report = StreamedReport::create(dir.path(), "r.csv", "h", 2).unwrap();
         let error = report.submit(1, 0, &mut b"x\n".to_vec()).unwrap_err();
         assert!(error.to_string().contains(&spill), "{error}");
         drop(report);
-        assert_eq!(entries(dir.path()), vec![spill]);
+        assert_eq!(entries(dir.path()), vec![spill, "r.csv".to_owned()]);
     }
 }

@@ -1,36 +1,41 @@
 //! The summary table on standard error: the top agents by violations.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::agents::{coverage, totals};
-use super::rate;
+use jiff::Timestamp;
+
+use crate::ids::OriginId;
+use crate::origin::Origin;
+
+use super::agents::coverage;
 use super::unknown_agents::estimate_note;
-use crate::audit::AuditResult;
+use super::{View, rate};
 
 /// How many agents the table shows.
 pub const TOP: usize = 10;
 
 /// Renders the summary: totals, then the agents with the most violations.
-pub fn render(result: &AuditResult, out_dir: &str) -> String {
-    let mut totals = totals(result);
+pub fn render(view: &View<'_>, out_dir: &str) -> String {
+    let mut totals = view.agents.clone();
     totals.sort_by(|a, b| {
         b.counts
             .disallowed
             .cmp(&a.counts.disallowed)
             .then_with(|| b.counts.requests.cmp(&a.counts.requests))
     });
-    let lines: u64 = result.files.iter().map(|f| f.lines).sum();
-    let skipped: u64 = result.files.iter().map(|f| f.skipped).sum();
-    let bots: u64 = result.files.iter().map(|f| f.bot_requests).sum();
-    let errors = result.files.iter().filter(|f| f.error.is_some()).count();
+    let lines: u64 = view.files().map(|f| f.lines).sum();
+    let skipped: u64 = view.files().map(|f| f.skipped).sum();
+    let bots: u64 = view.files().map(|f| f.bot_requests).sum();
+    let errors = view.files().filter(|f| f.error.is_some()).count();
     let mut s = String::new();
     let _ = writeln!(
         s,
         "{} files ({errors} with errors), {lines} lines ({skipped} skipped), {bots} bot requests, {} agents; reports in {out_dir}",
-        result.files.len(),
+        view.state.inputs.len(),
         totals.len()
     );
-    if let Some(note) = estimate_note(result) {
+    if let Some(note) = estimate_note(view) {
         let _ = writeln!(s, "{note}");
     }
     if totals.is_empty() {
@@ -39,7 +44,7 @@ pub fn render(result: &AuditResult, out_dir: &str) -> String {
     let width = totals
         .iter()
         .take(TOP)
-        .map(|t| result.agent_name(t.agent).chars().count())
+        .map(|t| view.state.agent_name(t.agent).chars().count())
         .max()
         .unwrap_or(5)
         .max(5);
@@ -53,7 +58,7 @@ pub fn render(result: &AuditResult, out_dir: &str) -> String {
         let _ = writeln!(
             s,
             "{:<width$}  {:>10}  {:>10}  {:>10}  {:>7}  {:>8}  {:>8}",
-            result.agent_name(t.agent),
+            view.state.agent_name(t.agent),
             c.requests,
             c.judged(),
             c.disallowed,
@@ -63,4 +68,195 @@ pub fn render(result: &AuditResult, out_dir: &str) -> String {
         );
     }
     s
+}
+
+/// Why nothing was judged, in one line, when lines were read and no request was judged (exit
+/// code 3): every line was skipped (a forced `--format` that is not the log's, say), no request
+/// was a bot's, the bots only fetched robots.txt, or the requests could not be judged (the lines
+/// carried no host and no `--origin` stood in, no robots source names the origins seen, or no
+/// version was in force yet at the requests' times). `None` when something was judged or no
+/// line was read.
+pub fn nothing_judged(view: &View<'_>) -> Option<String> {
+    let lines: u64 = view.files().map(|f| f.lines).sum();
+    let judged: u64 = view.agents.iter().map(|t| t.counts.judged()).sum();
+    if lines == 0 || judged > 0 {
+        return None;
+    }
+    unjudged(view).or_else(|| {
+        Some(format!(
+            "nothing judged: {}",
+            no_request_to_judge(view, lines)
+        ))
+    })
+}
+
+/// Why no request was there to judge, when none was left unjudged either.
+fn no_request_to_judge(view: &View<'_>, lines: u64) -> String {
+    let parsed: u64 = view.files().map(|f| f.parsed).sum();
+    let skipped: u64 = view.files().map(|f| f.skipped).sum();
+    let fetches: u64 = view.agents.iter().map(|t| t.counts.robots_fetches).sum();
+    if parsed > 0 && fetches > 0 {
+        return format!(
+            "the {} requests of bots were all robots.txt fetches, which are never judged",
+            grouped(fetches)
+        );
+    }
+    if parsed > 0 {
+        return format!(
+            "none of the {} requests read was a bot's (--all-agents judges every request)",
+            grouped(parsed)
+        );
+    }
+    if skipped == 0 {
+        return format!("the {} lines read hold no request", grouped(lines));
+    }
+    // The reasons the samples show, the most frequent first.
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for sample in view.files().flat_map(|f| &f.samples) {
+        match reasons
+            .iter_mut()
+            .find(|(reason, _)| *reason == sample.reason)
+        {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((sample.reason, 1)),
+        }
+    }
+    reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let reasons: Vec<&str> = reasons.iter().map(|(reason, _)| *reason).collect();
+    let format = match view.state.settings.format.as_str() {
+        "auto" => String::new(),
+        forced => format!(" for --format {forced}"),
+    };
+    let why = match reasons.as_slice() {
+        [reason] => (*reason).to_owned(),
+        _ => format!("skipped ({})", reasons.join(", ")),
+    };
+    format!(
+        "{} of {} lines {why}{format}",
+        grouped(skipped),
+        grouped(lines)
+    )
+}
+
+/// `1473` as `1,473`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// Why the requests read could not be judged: the previous causes, or `None` when no request
+/// was left unjudged.
+fn unjudged(view: &View<'_>) -> Option<String> {
+    let mut judged = 0u64;
+    let mut unjudged: BTreeMap<OriginId, u64> = BTreeMap::new();
+    for (&(_, origin), counts) in &view.totals.stats.pairs {
+        judged += counts.judged();
+        if counts.unjudged > 0 {
+            *unjudged.entry(origin).or_default() += counts.unjudged;
+        }
+    }
+    let total: u64 = unjudged.values().sum();
+    if judged > 0 || total == 0 {
+        return None;
+    }
+    let mut hostless = 0u64;
+    // Origins with unjudged requests, the most requested first (ties by name).
+    let mut unnamed: Vec<(&str, u64)> = Vec::new();
+    let mut not_yet: Vec<(&str, u64, Option<Timestamp>)> = Vec::new();
+    for (&origin, &count) in &unjudged {
+        let name = view.state.origin_name(origin);
+        if name.is_empty() {
+            hostless += count;
+            continue;
+        }
+        let first = Origin::parse(name)
+            .ok()
+            .and_then(|o| view.state.robots.first_version_of(&o));
+        match first {
+            None => unnamed.push((name, count)),
+            Some(first) => not_yet.push((name, count, first.valid_from)),
+        }
+    }
+    unnamed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    not_yet.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut causes = Vec::new();
+    if hostless > 0 {
+        let mut cause = "the lines carry no host and --origin was not given".to_owned();
+        if hostless < total {
+            cause.push_str(&format!(" ({hostless} requests)"));
+        }
+        causes.push(cause);
+    }
+    if let Some((first, _)) = unnamed.first() {
+        let seen = unnamed.len() + not_yet.len();
+        let which = if not_yet.is_empty() {
+            format!("any of the {seen} origins seen")
+        } else {
+            format!("{} of the {seen} origins seen", unnamed.len())
+        };
+        let mut cause = format!("no robots source names {which} (most requested: {first})");
+        let mut named: Vec<&str> = view
+            .state
+            .robots
+            .versions
+            .iter()
+            .map(|v| v.origin.as_str())
+            .collect();
+        named.sort_unstable();
+        named.dedup();
+        if named.is_empty() {
+            cause.push_str("; the robots sources hold no robots.txt");
+        } else {
+            let shown = named.len().min(NAMED_SHOWN);
+            cause.push_str(&format!(
+                "; the robots sources name {}",
+                named[..shown].join(", ")
+            ));
+            if named.len() > shown {
+                cause.push_str(&format!(" and {} more", named.len() - shown));
+            }
+        }
+        causes.push(cause);
+    }
+    if let Some((first, _, from)) = not_yet.first() {
+        let from = from.map_or_else(String::new, |t| {
+            format!(", whose first version is valid from {t}")
+        });
+        causes.push(format!(
+            "no robots.txt version was in force yet when {} origins were requested \
+             (e.g. {first}{from})",
+            not_yet.len()
+        ));
+    }
+    Some(format!(
+        "nothing judged: {total} requests could not be judged: {}",
+        causes.join("; ")
+    ))
+}
+
+/// How many of the origins the robots sources name a "nothing judged" message shows.
+const NAMED_SHOWN: usize = 3;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        for (n, text) in [
+            (0, "0"),
+            (999, "999"),
+            (1_473, "1,473"),
+            (1_000_000, "1,000,000"),
+        ] {
+            assert_eq!(grouped(n), text);
+        }
+    }
 }

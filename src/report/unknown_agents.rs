@@ -4,14 +4,10 @@
 use std::io;
 use std::path::Path;
 
-use super::{text, time, write_csv};
-use crate::audit::AuditResult;
+use super::{View, files, text, time, write_csv};
 
 /// The header of `unknown_agents.csv`.
 pub const HEADER: &str = "user_agent,requests,first_seen,last_seen,sample_path";
-
-/// The file's name.
-pub const FILE: &str = "unknown_agents.csv";
 
 /// How many headers the report lists.
 pub const ROWS: usize = 1_000;
@@ -19,8 +15,9 @@ pub const ROWS: usize = 1_000;
 /// Writes `unknown_agents.csv` into `dir`: the [`ROWS`] headers with the most requests, most
 /// first, ties by the header's bytes; `sample_path` is the path of the header's earliest request
 /// in input order (files as given, then line number).
-pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
-    let rows = result
+pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
+    let rows = view
+        .totals
         .unknown_agents
         .top(ROWS)
         .into_iter()
@@ -37,16 +34,17 @@ pub fn write(dir: &Path, result: &AuditResult) -> io::Result<()> {
                     .unwrap_or_default(),
             ]
         });
-    write_csv(dir, FILE, HEADER, rows)
+    write_csv(dir, files::UNKNOWN_AGENTS, HEADER, view.raw_csv(), rows)
 }
 
 /// The line the summary on standard error adds when the counts are estimates.
-pub fn estimate_note(result: &AuditResult) -> Option<String> {
-    let unknown = &result.unknown_agents;
+pub fn estimate_note(view: &View<'_>) -> Option<String> {
+    let unknown = &view.totals.unknown_agents;
     unknown.is_approximate().then(|| {
         format!(
-            "{FILE}: more than {} distinct user-agent headers that are not bots; its counts are \
+            "{}: more than {} distinct user-agent headers that are not bots; its counts are \
              estimates from a bounded summary, each at most {} above the true count",
+            files::UNKNOWN_AGENTS,
             unknown.limit(),
             unknown.max_error()
         )

@@ -2,15 +2,15 @@
 
 use super::RowWriter;
 use crate::audit::judge::{Decider, Judgement};
-use crate::audit::sink::Verdict;
-use crate::policy::PolicySet;
+use crate::audit::sink::AgentRequest;
+use crate::versions::VersionSet;
 
 /// The header of `violations.csv`.
 pub const HEADER: &str = "time,origin,agent,user_agent,client_ip,verification,method,path,status,bytes,rule,rule_line,group,robots_version,holds_under_1994,source";
 
 impl RowWriter {
     /// Appends the violation row of `row` (a disallowed request).
-    pub fn violation(&mut self, row: &Verdict<'_>) {
+    pub fn violation(&mut self, row: &AgentRequest<'_>) {
         let request = row.request;
         self.time_field(request.time);
         self.field(row.origin_name.as_bytes());
@@ -22,8 +22,8 @@ impl RowWriter {
         self.text_field(row.path);
         self.number_field(request.status);
         self.number_field(request.bytes);
-        self.rule_fields(row.policy, &row.judgement, true);
-        self.version_field(row.policy, &row.judgement);
+        self.rule_fields(row.robots, &row.judgement, true);
+        self.version_field(row.robots, &row.judgement);
         self.word_field(if row.judgement.holds_under_1994 {
             "true"
         } else {
@@ -36,12 +36,12 @@ impl RowWriter {
     /// What decided a verdict, as the reports show it: the rule as written and its line, and
     /// with `group` the label of the rule's group; `status 503` and empty fields when the
     /// version's fetch status decided; empty fields when nothing did.
-    pub(super) fn rule_fields(&mut self, policy: &PolicySet, judgement: &Judgement, group: bool) {
+    pub(super) fn rule_fields(&mut self, robots: &VersionSet, judgement: &Judgement, group: bool) {
         let fields = if group { 3 } else { 2 };
         let Some(id) = judgement.version else {
             return self.empty_fields(fields);
         };
-        let version = policy.version(id);
+        let version = robots.version(id);
         match judgement.decider {
             Decider::Nothing => self.empty_fields(fields),
             Decider::Status => {
@@ -65,10 +65,10 @@ impl RowWriter {
         }
     }
 
-    /// The version in force ([`Version::label`](crate::policy::Version::label)), or empty.
-    pub(super) fn version_field(&mut self, policy: &PolicySet, judgement: &Judgement) {
+    /// The version in force ([`Version::label`](crate::versions::Version::label)), or empty.
+    pub(super) fn version_field(&mut self, robots: &VersionSet, judgement: &Judgement) {
         match judgement.version {
-            Some(id) => self.version_label_field(policy, id),
+            Some(id) => self.version_label_field(robots, id),
             None => self.word_field(""),
         }
     }

@@ -1,7 +1,7 @@
 //! What the reports show of the robots versions, without the compiled files: the rows of
 //! `robots.csv` and `rules.csv` and each version's content hash.
 //!
-//! The audit judges with the live [`PolicySet`]; the reports render from this summary, which
+//! The audit judges with the live [`VersionSet`]; the reports render from this summary, which
 //! `state.json` stores, so that `merge` renders `robots.csv` and `rules.csv` without the robots
 //! sources. Invariant: `versions` is in the set's load order, so a [`VersionId`] of the run
 //! indexes it.
@@ -9,7 +9,7 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use super::{Effect, PolicySet, Version, VersionId};
+use super::{Effect, Version, VersionId, VersionSet};
 use crate::origin::Origin;
 
 /// The parse counts of a version's file, as `robots.csv` shows them.
@@ -145,10 +145,10 @@ pub struct RobotsSummary {
 }
 
 impl RobotsSummary {
-    /// The summary of every version of `policy`.
-    pub fn of(policy: &PolicySet) -> RobotsSummary {
+    /// The summary of every version of `set`.
+    pub fn of(set: &VersionSet) -> RobotsSummary {
         RobotsSummary {
-            versions: policy.versions().iter().map(VersionSummary::of).collect(),
+            versions: set.versions().iter().map(VersionSummary::of).collect(),
         }
     }
 
@@ -198,13 +198,13 @@ pub fn hex(bytes: impl AsRef<[u8]>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::FetchStatus;
+    use crate::versions::FetchStatus;
     use robots_audit_engine::Robots;
 
     #[test]
     fn a_version_summarised_keeps_what_the_reports_show() {
         let body = b"User-agent: a\nDisallow: /x\n";
-        let mut set = PolicySet::new();
+        let mut set = VersionSet::new();
         set.add(Version {
             origin: "https://e.com".into(),
             valid_from: None,

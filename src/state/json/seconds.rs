@@ -11,6 +11,7 @@ use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::SerializeTuple as _;
 use serde::{Deserializer, Serializer};
 
+/// Writes `time` as `state.json` holds it.
 pub fn serialize<S: Serializer>(
     time: &Option<Timestamp>,
     serializer: S,
@@ -29,6 +30,7 @@ pub fn serialize<S: Serializer>(
     }
 }
 
+/// Reads a time as `state.json` holds it.
 pub fn deserialize<'de, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<Timestamp>, D::Error> {

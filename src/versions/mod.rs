@@ -1,6 +1,6 @@
 //! Robots sources and the robots.txt version in force at a given time.
 //!
-//! A [`PolicySet`] holds every loaded robots.txt version of every origin, parsed and compiled
+//! A [`VersionSet`] holds every loaded robots.txt version of every origin, parsed and compiled
 //! once and shared by all worker threads. Versions come from the sources of README "Robots
 //! sources" ([`source`]): one file with `--origin`, a directory with dated versions, or a
 //! manifest CSV that also records fetch failures.
@@ -131,16 +131,16 @@ pub struct InForce {
 
 /// Every loaded robots.txt version, indexed by origin.
 #[derive(Debug, Default)]
-pub struct PolicySet {
+pub struct VersionSet {
     versions: Vec<Version>,
     by_origin: HashMap<String, Timeline>,
     by_host: HashMap<String, Timeline>,
 }
 
-impl PolicySet {
+impl VersionSet {
     /// An empty set.
-    pub fn new() -> PolicySet {
-        PolicySet::default()
+    pub fn new() -> VersionSet {
+        VersionSet::default()
     }
 
     /// Adds a version. Its `origin` is `https://host[:port]` for one scheme or `host[:port]` for
@@ -204,7 +204,7 @@ impl PolicySet {
         }
     }
 
-    /// All versions, in load order (by origin and time once [`PolicySet::sort_versions`] ran).
+    /// All versions, in load order (by origin and time once [`VersionSet::sort_versions`] ran).
     pub fn versions(&self) -> &[Version] {
         &self.versions
     }
@@ -236,7 +236,7 @@ impl PolicySet {
 
     /// The version in force at `time` among `versions` (as returned by [`versions_of`]).
     ///
-    /// [`versions_of`]: PolicySet::versions_of
+    /// [`versions_of`]: VersionSet::versions_of
     pub fn in_force(&self, versions: &[VersionId], time: Timestamp) -> Option<InForce> {
         let at = self.in_force_at(versions, time)?;
         let current = *versions.get(at)?;
@@ -247,7 +247,7 @@ impl PolicySet {
     /// The position in `versions` (as returned by [`versions_of`]) of the version in force at
     /// `time`; the versions before it came earlier, in order.
     ///
-    /// [`versions_of`]: PolicySet::versions_of
+    /// [`versions_of`]: VersionSet::versions_of
     pub fn in_force_at(&self, versions: &[VersionId], time: Timestamp) -> Option<usize> {
         let after = versions.partition_point(|&v| match self.versions[v.index()].valid_from {
             None => true,
@@ -293,7 +293,7 @@ mod tests {
 
     #[test]
     fn versions_in_time() {
-        let mut set = PolicySet::new();
+        let mut set = VersionSet::new();
         let late = set
             .add(version(
                 "example.com",
@@ -341,7 +341,7 @@ mod tests {
     /// origin finds the same versions in force as before.
     #[test]
     fn sorted_versions_keep_their_timelines() {
-        let mut set = PolicySet::new();
+        let mut set = VersionSet::new();
         let loaded = [
             ("b.example", Some("2026-01-02T00:00:00Z"), 503),
             ("https://a.example", None, 200),
@@ -352,7 +352,7 @@ mod tests {
             set.add(version(origin, from, FetchStatus::Http(status)))
                 .unwrap();
         }
-        let in_force = |set: &PolicySet, origin: &str, at: &str| {
+        let in_force = |set: &VersionSet, origin: &str, at: &str| {
             let versions = set.versions_of(&Origin::parse(origin).unwrap());
             set.in_force(&versions, at.parse().unwrap())
                 .map(|f| set.version(f.current).status.to_string())
@@ -396,7 +396,7 @@ mod tests {
 
     #[test]
     fn scheme_specific_wins_over_any_scheme() {
-        let mut set = PolicySet::new();
+        let mut set = VersionSet::new();
         let any = set
             .add(version("example.com", None, FetchStatus::Http(404)))
             .unwrap();

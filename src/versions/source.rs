@@ -10,7 +10,7 @@ use jiff::Timestamp;
 use robots_audit_engine::{GOOGLEBOT_MAX_BYTES, ParseOptions, Robots};
 use sha2::{Digest, Sha256};
 
-use super::{FetchStatus, PolicySet, Version};
+use super::{FetchStatus, Version, VersionSet};
 use crate::origin::{Origin, normalize_host};
 
 /// The manifest's header row.
@@ -46,13 +46,13 @@ impl Default for LoadOptions {
     }
 }
 
-/// Loads every `--robots` path into one [`PolicySet`], its versions sorted by origin and time
-/// ([`PolicySet::sort_versions`]).
+/// Loads every `--robots` path into one [`VersionSet`], its versions sorted by origin and time
+/// ([`VersionSet::sort_versions`]).
 ///
 /// A path is a directory (`<host>.txt` and `<host>/<RFC3339>.txt`), a manifest CSV (recognised
 /// by its header row), or a single robots.txt file, which needs `options.origin`.
-pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<PolicySet, SourceError> {
-    let mut set = PolicySet::new();
+pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<VersionSet, SourceError> {
+    let mut set = VersionSet::new();
     for path in paths {
         let meta = fs::metadata(path)
             .map_err(|e| SourceError(format!("robots source {}: {e}", path.display())))?;
@@ -157,7 +157,7 @@ fn manifest_columns(header: &csv::ByteRecord) -> Result<[usize; 4], String> {
 }
 
 fn add(
-    set: &mut PolicySet,
+    set: &mut VersionSet,
     origin: String,
     valid_from: Option<Timestamp>,
     status: FetchStatus,
@@ -244,7 +244,7 @@ pub fn manifest_origin_key(origin: &str) -> Result<String, String> {
 }
 
 fn load_directory(
-    set: &mut PolicySet,
+    set: &mut VersionSet,
     dir: &Path,
     options: &LoadOptions,
 ) -> Result<(), SourceError> {
@@ -295,7 +295,7 @@ fn load_directory(
 }
 
 fn load_dated_versions(
-    set: &mut PolicySet,
+    set: &mut VersionSet,
     dir: &Path,
     key: &str,
     options: &LoadOptions,
@@ -339,7 +339,7 @@ fn load_dated_versions(
 }
 
 fn load_manifest(
-    set: &mut PolicySet,
+    set: &mut VersionSet,
     path: &Path,
     body: &[u8],
     options: &LoadOptions,

@@ -1,0 +1,324 @@
+//! The audit's counters as a sink: every event of an input counted into that input's tally.
+//!
+//! Each worker thread has a [`Tally`], which owns, by input, everything the run learns of it
+//! ([`InputTally`]: its `inputs.csv` row and skipped-line samples, its counters, its requests of
+//! headers that are not bots). At the end of the run the threads' tallies of each input are
+//! folded into one ([`fold`]); merging is associative and commutative (sums, minima, maxima, set
+//! unions; the table of unknown headers below its exact limit), so the result depends neither
+//! on `--threads` nor on how blocks were spread over threads. The run's
+//! [`State`](crate::state::State) is made of these tallies.
+//!
+//! Per line this is a few additions into the input's tally, found by index; a header that is not
+//! a bot's finds its slot in the input's table of unknown headers by its identity key, and is
+//! hashed only once per thread, table and key.
+
+use std::sync::Arc;
+
+use jiff::Timestamp;
+use robots_audit_bots::Verification;
+
+use super::Input;
+use super::checked::CountError;
+use super::file_report::{FileReport, SAMPLES_PER_FILE, Sample};
+use super::identity::AgentInfo;
+use super::judge::{Decider, Outcome, match_path};
+use super::sink::{AgentRequest, InputEnded, NotABot, Sink, Skipped};
+use super::stats::{RuleKey, Stats};
+use super::unknown::{HeaderSlot, UnknownAgents};
+use crate::versions::summary::RobotsSummary;
+
+/// What the run learnt of one input.
+#[derive(Debug, Clone, Default)]
+pub struct InputTally {
+    /// Its `inputs.csv` row and its first skipped lines.
+    pub file: FileReport,
+    /// Its counters.
+    pub stats: Stats,
+    /// Its requests of user-agent headers that are not bots.
+    pub unknown_agents: UnknownAgents,
+}
+
+impl InputTally {
+    fn new(input: usize, unknown_agents_limit: usize) -> InputTally {
+        let mut unknown_agents = UnknownAgents::new(unknown_agents_limit);
+        // The table is named after its input, so that a slot of another input's is not
+        // current in it.
+        unknown_agents.set_table(u32::try_from(input).unwrap_or(u32::MAX));
+        InputTally {
+            file: FileReport::default(),
+            stats: Stats::default(),
+            unknown_agents,
+        }
+    }
+
+    /// Adds another thread's tally of the same input.
+    fn merge(&mut self, other: InputTally) -> Result<(), CountError> {
+        self.file.merge(other.file);
+        self.stats.merge(other.stats)?;
+        self.unknown_agents.merge(other.unknown_agents)
+    }
+
+    /// Counts a parsed request at `time`.
+    #[inline]
+    fn parsed(&mut self, time: Timestamp) {
+        let file = &mut self.file;
+        file.parsed += 1;
+        file.first_time = Some(file.first_time.map_or(time, |t| t.min(time)));
+        file.last_time = Some(file.last_time.map_or(time, |t| t.max(time)));
+    }
+}
+
+/// What a run produced: its tables and each input's tally, in input order. The caller makes the
+/// run's [`State`](crate::state::State) of it.
+#[derive(Debug)]
+pub struct RunTally {
+    /// The agents seen, indexed by [`AgentId`](crate::ids::AgentId).
+    pub agents: Vec<AgentInfo>,
+    /// The origins seen, indexed by [`OriginId`](crate::ids::OriginId); the empty string for
+    /// lines without one.
+    pub origins: Vec<String>,
+    /// What the reports show of the robots versions, indexed by
+    /// [`VersionId`](crate::ids::VersionId).
+    pub robots: Arc<RobotsSummary>,
+    /// One per input, in argument order.
+    pub inputs: Vec<InputTally>,
+}
+
+/// One worker thread's counting sink.
+#[derive(Debug)]
+pub struct Tally {
+    /// By input: what this thread counted of it (inputs it never saw stay empty).
+    inputs: Vec<InputTally>,
+    /// How many distinct headers that are not bots each table counts exactly.
+    unknown_agents_limit: usize,
+    /// By identity key: the header's slot in the table it was last counted in.
+    slots: Vec<Option<HeaderSlot>>,
+    /// The identity cache's epoch `slots` is for.
+    epoch: u32,
+    /// Reused to build a sample's path.
+    path: Vec<u8>,
+}
+
+impl Tally {
+    /// An empty tally; tables of unknown headers exact up to `unknown_agents_limit`.
+    pub fn new(unknown_agents_limit: usize) -> Tally {
+        Tally {
+            inputs: Vec::new(),
+            unknown_agents_limit,
+            slots: Vec::new(),
+            epoch: 0,
+            path: Vec::new(),
+        }
+    }
+
+    /// The tally of input `input`.
+    #[inline]
+    fn input(&mut self, input: usize) -> &mut InputTally {
+        if self.inputs.len() <= input {
+            self.grow(input);
+        }
+        &mut self.inputs[input]
+    }
+
+    #[cold]
+    fn grow(&mut self, input: usize) {
+        let limit = self.unknown_agents_limit;
+        let first = self.inputs.len();
+        self.inputs
+            .extend((first..=input).map(|i| InputTally::new(i, limit)));
+    }
+
+    /// The slot of the header of `request` in its input's table: by key when this thread has
+    /// counted it in that table since its last purge, else by hashing the header.
+    #[inline]
+    fn slot(&mut self, request: &NotABot<'_>) -> HeaderSlot {
+        let key = request.key;
+        if key.epoch() != self.epoch {
+            self.slots.clear();
+            self.epoch = key.epoch();
+        }
+        let known = self.slots.get(key.index()).copied().flatten();
+        let table = &mut self.input(request.input).unknown_agents;
+        match known {
+            Some(slot) if table.is_current(slot) => slot,
+            _ => self.resolve_slot(request),
+        }
+    }
+
+    #[cold]
+    fn resolve_slot(&mut self, request: &NotABot<'_>) -> HeaderSlot {
+        let slot = self
+            .input(request.input)
+            .unknown_agents
+            .slot_of(&request.header());
+        let at = request.key.index();
+        if self.slots.len() <= at {
+            self.slots.resize(at + 1, None);
+        }
+        self.slots[at] = Some(slot);
+        slot
+    }
+}
+
+/// Every event counts into its input's tally.
+impl Sink for Tally {
+    #[inline]
+    fn agent_request(&mut self, request: &AgentRequest<'_>) {
+        let tally = self.input(request.input);
+        if request.agent_info.is_bot {
+            tally.parsed(request.request.time);
+            tally.file.bot_requests += 1;
+        }
+        count(&mut tally.stats, request);
+    }
+
+    #[inline]
+    fn not_a_bot(&mut self, request: &NotABot<'_>) {
+        let slot = self.slot(request);
+        let path = &mut self.path;
+        let tally = match self.inputs.get_mut(request.input) {
+            Some(tally) => tally,
+            None => return,
+        };
+        tally.parsed(request.request.time);
+        tally.file.other_requests += 1;
+        let parsed = request.request;
+        tally
+            .unknown_agents
+            .count(slot, parsed.time, (request.input, request.line), || {
+                match_path(parsed.target, parsed.query, path).into()
+            });
+    }
+
+    fn not_fetched(&mut self, input: usize, time: Timestamp) {
+        let tally = self.input(input);
+        tally.parsed(time);
+        tally.file.other_requests += 1;
+    }
+
+    fn skipped(&mut self, line: &Skipped<'_>) {
+        let file = &mut self.input(line.input).file;
+        file.skipped += 1;
+        keep_sample(
+            &mut file.samples,
+            Sample::new(line.line, line.reason.as_str(), line.text),
+        );
+    }
+
+    fn block_done(&mut self, input: usize, _: u64, lines: u64) -> std::io::Result<()> {
+        self.input(input).file.lines += lines;
+        Ok(())
+    }
+
+    fn input_ended(&mut self, ended: &InputEnded) -> std::io::Result<()> {
+        let file = &mut self.input(ended.input).file;
+        file.format = ended.format.map(|f| f.name());
+        file.compression.clone_from(&ended.compression);
+        file.bytes_read = ended.bytes_read;
+        file.bytes = ended.bytes;
+        file.error.clone_from(&ended.error);
+        file.fingerprint = ended.fingerprint;
+        Ok(())
+    }
+}
+
+/// Counts a request of a resolved agent: for its agent and origin, its hour, its crawl rate,
+/// and the rule that decided it.
+#[inline]
+fn count(stats: &mut Stats, request: &AgentRequest<'_>) {
+    let judgement = &request.judgement;
+    stats.hourly.record(
+        request.request.time,
+        request.agent,
+        judgement.outcome,
+        request.request.status,
+        request.verification,
+        judgement.conflict.is_some(),
+    );
+    if let Some(delay_ms) = judgement.crawl_delay {
+        let key = super::rate::RateKey {
+            agent: request.agent,
+            origin: request.origin,
+            delay_ms,
+        };
+        stats.rates.record(key, request.request.time.as_second());
+    }
+    let counts = stats.pair(request.agent, request.origin);
+    counts.preference_conflicts += u64::from(judgement.conflict.is_some());
+    counts.record(
+        request.request.time,
+        judgement.outcome,
+        request.request.status,
+    );
+    let verified = match request.verification {
+        // agents.csv's `verified`: by published ranges or by DNS.
+        Verification::Verified | Verification::VerifiedDns => {
+            counts.verified += 1;
+            true
+        }
+        Verification::Spoofed => {
+            counts.spoofed += 1;
+            false
+        }
+        Verification::Unverified => {
+            counts.unverified += 1;
+            false
+        }
+    };
+    if verified && judgement.outcome == Outcome::Disallowed {
+        counts.disallowed_verified += 1;
+    }
+    if !judgement.outcome.is_judged() {
+        return;
+    }
+    let Some(version) = judgement.version else {
+        return;
+    };
+    let rule = match judgement.decider {
+        Decider::Rule(rule) => Some(rule),
+        Decider::Status => None,
+        Decider::Nothing => return,
+    };
+    stats.rule_decided(
+        RuleKey { version, rule },
+        request.agent,
+        judgement.outcome == Outcome::Disallowed,
+    );
+}
+
+/// Keeps the [`SAMPLES_PER_FILE`] lowest-numbered samples, so that the union over threads holds
+/// the first ones of the file whatever order blocks were processed in.
+fn keep_sample(samples: &mut Vec<Sample>, sample: Sample) {
+    if samples.len() < SAMPLES_PER_FILE {
+        samples.push(sample);
+        return;
+    }
+    if let Some((i, worst)) = samples.iter().enumerate().max_by_key(|(_, s)| s.line)
+        && worst.line > sample.line
+    {
+        samples[i] = sample;
+    }
+}
+
+/// The tally of each of `inputs` over the worker threads' tallies: each input's parts merged in
+/// thread order, named as the input is, with its first [`SAMPLES_PER_FILE`] samples.
+pub fn fold(
+    tallies: Vec<Tally>,
+    inputs: &[Input],
+    unknown_agents_limit: usize,
+) -> Result<Vec<InputTally>, CountError> {
+    let mut folded: Vec<InputTally> = (0..inputs.len())
+        .map(|i| InputTally::new(i, unknown_agents_limit))
+        .collect();
+    for tally in tallies {
+        for (total, part) in folded.iter_mut().zip(tally.inputs) {
+            total.merge(part)?;
+        }
+    }
+    for (tally, input) in folded.iter_mut().zip(inputs) {
+        tally.file.name.clone_from(&input.name);
+        tally.file.samples.sort_by_key(|s| s.line);
+        tally.file.samples.truncate(SAMPLES_PER_FILE);
+    }
+    Ok(folded)
+}

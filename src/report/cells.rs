@@ -1,0 +1,135 @@
+//! Cells an analyst opens in a spreadsheet: the one rule every CSV of the tool follows.
+//!
+//! Spreadsheet programs evaluate a cell that starts with `=`, `+`, `-`, `@`, TAB or CR as a
+//! formula (OWASP, "CSV Injection"): a user-agent `=HYPERLINK(...)` becomes a link, `=1+1` is
+//! computed. Logs and robots.txt files are written by whoever sends requests, so by default:
+//!
+//! 1. every control byte (0x00 to 0x1F, and 0x7F) of a cell is written visibly as `\xHH` (two
+//!    lower-case hex digits: a NUL is `\x00`, a TAB `\x09`), so no cell holds a byte a
+//!    spreadsheet or a terminal acts on; this comes first, so a TAB or CR never starts a cell;
+//! 2. a cell that then starts with `=`, `+`, `-` or `@`, and is not a number, gets a leading
+//!    `'`, which spreadsheets read as "text" and do not show. A lone `-` or `+` (the logs' own
+//!    mark of a missing field) computes nothing and is left as it is.
+//!
+//! Numbers, times and fixed words the tool writes never start with one of those (except a
+//! negative number, which is not a formula). `--raw-csv` writes cells as read, for pipelines
+//! that want the bytes; it is a setting of the state, so `merge` never mixes the two.
+
+use std::borrow::Cow;
+
+/// Whether `byte` is a control byte, written visibly.
+#[inline]
+pub fn is_control(byte: u8) -> bool {
+    byte < 0x20 || byte == 0x7F
+}
+
+/// Whether `cell` (its control bytes already written visibly) would be read as a formula.
+#[inline]
+pub fn starts_formula(cell: &[u8]) -> bool {
+    matches!(
+        cell.first(),
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r')
+    ) && !matches!(cell, b"-" | b"+")
+        && !is_number(cell)
+}
+
+/// `-12`, `+3.5`: a number, which a spreadsheet reads as one, not as a formula.
+fn is_number(cell: &[u8]) -> bool {
+    let digits = match cell {
+        [b'-' | b'+', rest @ ..] => rest,
+        _ => cell,
+    };
+    let (whole, fraction) = match digits.iter().position(|&b| b == b'.') {
+        Some(dot) => (&digits[..dot], Some(&digits[dot + 1..])),
+        None => (digits, None),
+    };
+    !whole.is_empty()
+        && whole.iter().all(u8::is_ascii_digit)
+        && fraction.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit))
+}
+
+/// `cell` as the rule writes it: control bytes as `\xHH`, then a `'` before a formula. Borrows
+/// `cell` when nothing changes.
+pub fn safe(cell: &[u8]) -> Cow<'_, [u8]> {
+    if !cell.iter().any(|&b| is_control(b)) && !starts_formula(cell) {
+        return Cow::Borrowed(cell);
+    }
+    let mut out = Vec::with_capacity(cell.len() + 8);
+    write_safe(cell, &mut out);
+    Cow::Owned(out)
+}
+
+/// Appends `cell` to `out` as the rule writes it.
+pub fn write_safe(cell: &[u8], out: &mut Vec<u8>) {
+    let start = out.len();
+    for &byte in cell {
+        if is_control(byte) {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(&[
+                b'\\',
+                b'x',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xF)],
+            ]);
+        } else {
+            out.push(byte);
+        }
+    }
+    if starts_formula(&out[start..]) {
+        out.insert(start, b'\'');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formulas_get_a_quote_and_control_bytes_are_written_visibly() {
+        let cases: [(&[u8], &[u8]); 14] = [
+            (b"Mozilla/5.0", b"Mozilla/5.0"),
+            (
+                b"=HYPERLINK(\"http://x\",\"y\")",
+                b"'=HYPERLINK(\"http://x\",\"y\")",
+            ),
+            (b"=1+1", b"'=1+1"),
+            (b"+1", b"+1"),
+            (b"+1+1", b"'+1+1"),
+            (b"-12.5", b"-12.5"),
+            (b"-x", b"'-x"),
+            (b"@SUM(A1)", b"'@SUM(A1)"),
+            (b"\tcmd", b"\\x09cmd"),
+            (b"\r=1", b"\\x0d=1"),
+            (b"a\x00b\x7f", b"a\\x00b\\x7f"),
+            (b"\x1b[31m", b"\\x1b[31m"),
+            (b"", b""),
+            (b"-", b"-"),
+        ];
+        for (cell, written) in cases {
+            assert_eq!(
+                safe(cell).as_ref(),
+                written,
+                "{}",
+                String::from_utf8_lossy(cell)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever a cell holds, what is written has no control byte and starts no formula.
+        #[test]
+        fn no_cell_holds_a_control_byte_or_starts_a_formula(
+            prefix in proptest::sample::select(vec![b'=', b'+', b'-', b'@', b'\t', b'\r', b'a', b'1', 0u8, 0x7f]),
+            rest in proptest::collection::vec(proptest::num::u8::ANY, 0..20),
+        ) {
+            let mut cell = vec![prefix];
+            cell.extend(rest);
+            let written = safe(&cell);
+            proptest::prop_assert!(!written.iter().any(|&b| is_control(b)));
+            proptest::prop_assert!(!starts_formula(&written));
+            if !cell.iter().any(|&b| is_control(b)) && !starts_formula(&cell) {
+                proptest::prop_assert_eq!(written.as_ref(), cell.as_slice());
+            }
+        }
+    }
+}

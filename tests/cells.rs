@@ -1,0 +1,194 @@
+//! Cells an analyst opens: user-agents, paths, robots.txt lines and excerpts that start with a
+//! formula or hold control bytes, through every CSV of a run (spreadsheet-safe by default,
+//! as read with `--raw-csv`), and exit 3 when lines were read and nothing was judged.
+
+use std::fs;
+use std::path::Path;
+
+use crate::common::*;
+
+/// Cell prefixes a spreadsheet evaluates or acts on, each followed by something of its own.
+const PREFIXES: [&str; 7] = [
+    "=1+1",
+    "+SUM(1)",
+    "-2+3",
+    "@A1",
+    "\t=x",
+    "\r=y",
+    "=HYPERLINK(\"http://x.example\",\"y\")",
+];
+
+/// A night whose user-agents, paths, robots.txt rules and skipped lines carry every prefix
+/// (the rules and the robots.txt's group too), with `--decisions`.
+fn night(dir: &Path) {
+    let mut robots = String::new();
+    let mut log = String::new();
+    for (i, prefix) in PREFIXES.iter().enumerate() {
+        let clean = prefix.replace(['\t', '\r', '"'], "");
+        robots.push_str(&format!("User-agent: {clean}bot\nDisallow: /{clean}\n\n"));
+        let path = format!("/{clean}{i}");
+        let bot = format!(
+            "{}Bot/1.0 (+http://x{i}.example/)",
+            prefix.replace('"', "'")
+        );
+        let browser = format!("{} Mozilla/5.0", prefix.replace('"', "'"));
+        for ua in [bot, browser] {
+            log.push_str(&format!(
+                "203.0.113.{i} - - [01/Jan/2026:10:00:0{i} +0000] \"GET {path} HTTP/1.1\" 200 10 \"-\" \"{ua}\"\n"
+            ));
+        }
+        log.push_str(&format!("{prefix} not a log line\n"));
+    }
+    robots.push_str("User-agent: *\nDisallow: /\n");
+    write(dir, "robots.txt", robots);
+    write(dir, "=cmd.log", log);
+}
+
+fn audit(dir: &Path, out: &str, extra: &[&str]) -> std::process::Output {
+    robots_audit()
+        .current_dir(dir)
+        .args(["audit", "-q", "--decisions", "--robots", "robots.txt"])
+        .args(["--origin", "https://example.com", "--out", out])
+        .args(extra)
+        .arg("=cmd.log")
+        .output()
+        .unwrap()
+}
+
+/// Every cell of every CSV in `out`.
+fn cells(out: &Path) -> Vec<(String, String)> {
+    let mut all = Vec::new();
+    for entry in fs::read_dir(out).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".csv") {
+            continue;
+        }
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_path(entry.path())
+            .unwrap();
+        for record in reader.records() {
+            for cell in record.unwrap().iter() {
+                all.push((name.clone(), cell.to_owned()));
+            }
+        }
+    }
+    all
+}
+
+/// What a spreadsheet evaluates: a cell that starts with `=`, `+`, `-`, `@`, TAB or CR, unless
+/// it is a number.
+fn is_formula(cell: &str) -> bool {
+    cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && cell.parse::<f64>().is_err()
+}
+
+#[test]
+fn no_cell_of_any_csv_is_a_formula_or_holds_a_control_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    night(dir.path());
+    let output = audit(dir.path(), "out", &[]);
+    assert!(
+        matches!(output.status.code(), Some(0 | 3)),
+        "{}",
+        stderr_text(&output)
+    );
+    let all = cells(&dir.path().join("out"));
+    let guarded: Vec<_> = all
+        .iter()
+        .filter(|(_, cell)| cell.starts_with('\''))
+        .collect();
+    for (file, cell) in &all {
+        assert!(!is_formula(cell), "{file}: {cell:?} is a formula");
+        assert!(!cell.chars().any(|c| c.is_control()), "{file}: {cell:?}");
+    }
+    // The prefixes reached the reports that show user-agents, paths, rules, excerpts and
+    // sources, and each got its quote there.
+    for file in [
+        "violations.csv",
+        "decisions.csv",
+        "unknown_agents.csv",
+        "skipped_lines.csv",
+        "rules.csv",
+    ] {
+        assert!(
+            guarded.iter().any(|(f, _)| f == file),
+            "no guarded cell in {file}: {all:?}"
+        );
+    }
+    assert!(
+        all.iter().any(|(_, cell)| cell.contains("\\x09")),
+        "TAB written visibly"
+    );
+    // --raw-csv: as read.
+    let output = audit(dir.path(), "raw", &["--raw-csv"]);
+    assert!(
+        matches!(output.status.code(), Some(0 | 3)),
+        "{}",
+        stderr_text(&output)
+    );
+    let raw = cells(&dir.path().join("raw"));
+    assert!(raw.iter().any(|(_, cell)| cell.starts_with("=1+1")));
+    assert!(!raw.iter().any(|(_, cell)| cell.starts_with('\'')));
+    // merge never mixes the two.
+    let mixed = robots_audit()
+        .current_dir(dir.path())
+        .args(["merge", "-q", "--out", "mixed", "out", "raw"])
+        .output()
+        .unwrap();
+    assert_eq!(mixed.status.code(), Some(1), "{}", stderr_text(&mixed));
+    assert!(
+        stderr_text(&mixed).contains("raw_csv"),
+        "{}",
+        stderr_text(&mixed)
+    );
+    for (flag, report, code) in [
+        (None, "out", 0),
+        (Some("--raw-csv"), "raw", 0),
+        (Some("--raw-csv"), "out", 1),
+        (None, "raw", 1),
+    ] {
+        let merged = robots_audit()
+            .current_dir(dir.path())
+            .args(["merge", "-q", "--out", "merged"])
+            .args(flag)
+            .arg(report)
+            .output()
+            .unwrap();
+        let got = merged.status.code().map(|c| if c == 3 { 0 } else { c });
+        assert_eq!(
+            got,
+            Some(code),
+            "{flag:?} {report}: {}",
+            stderr_text(&merged)
+        );
+    }
+}
+
+/// A forced `--format` that is not the log's skips every line: exit 3, the cause in one line.
+#[test]
+fn a_forced_format_that_skips_every_line_exits_3_saying_so() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "robots.txt", "User-agent: *\nDisallow: /\n");
+    let line = "203.0.113.9 - - [01/Jan/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 10 \"-\" \"Googlebot/2.1\"\n";
+    write(dir.path(), "access.log", line.repeat(1_473));
+    let output = robots_audit()
+        .current_dir(dir.path())
+        .args(["audit", "-q", "--robots", "robots.txt", "--format", "w3c"])
+        .args([
+            "--origin",
+            "https://example.com",
+            "--out",
+            "out",
+            "access.log",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3), "{}", stderr_text(&output));
+    let stderr = stderr_text(&output);
+    assert!(
+        stderr.contains("nothing judged: 1,473 of 1,473 lines")
+            && stderr.contains("for --format w3c"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
