@@ -41,8 +41,8 @@ mod formats;
 mod open;
 mod parser;
 mod record;
+mod scratch;
 mod skip;
-mod state;
 pub mod time;
 
 pub use chunk::{Block, DEFAULT_BLOCK_SIZE, Lines, LogReader, MAX_LINE_LEN, ReadError};
@@ -52,5 +52,5 @@ pub use formats::json::{FieldMap, FieldName};
 pub use open::{Compression, Source};
 pub use parser::LineParser;
 pub use record::{OriginParts, Request, TargetForm, Text, TextEncoding};
+pub use scratch::{BlockState, Scratch};
 pub use skip::SkipReason;
-pub use state::{BlockState, Scratch};

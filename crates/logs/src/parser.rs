@@ -9,8 +9,8 @@ use crate::formats::header::Layout;
 use crate::formats::json::{FieldMap, JsonParser};
 use crate::formats::{alb, cloudfront, crawl, w3c};
 use crate::record::Request;
+use crate::scratch::{BlockState, Buffers, Scratch};
 use crate::skip::SkipReason;
-use crate::state::{BlockState, Buffers, Scratch};
 use crate::time::ClfMinute;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";

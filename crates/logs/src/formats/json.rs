@@ -13,8 +13,8 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use crate::format::Format;
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text};
+use crate::scratch::Buffers;
 use crate::skip::SkipReason;
-use crate::state::Buffers;
 use crate::time;
 
 /// A request property that a JSON log's fields can be mapped to with `--field NAME=PATH`.
@@ -902,7 +902,7 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::Scratch;
+    use crate::scratch::Scratch;
 
     fn parse<'a>(
         format: Format,

@@ -4,8 +4,8 @@
 use crate::formats::header::{Column, Layout, Values};
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text, TextEncoding};
+use crate::scratch::BlockState;
 use crate::skip::SkipReason;
-use crate::state::BlockState;
 use crate::time;
 
 /// Reads the fields of a data line into the columns `layout` names. A field may be quoted when

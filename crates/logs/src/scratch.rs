@@ -1,6 +1,6 @@
-//! What parsing carries from line to line: reusable buffers ([`Scratch`]) and the state within
-//! a block ([`BlockState`]). A leaf below the parsers: they read and update it, it names none
-//! of them.
+//! What parsing carries from line to line: reusable buffers ([`Scratch`]) and what is known
+//! within a block ([`BlockState`]). A leaf below the parsers: they read and update it, it
+//! names none of them.
 
 use crate::format::Format;
 use crate::formats::header::Layout;
