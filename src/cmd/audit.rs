@@ -194,7 +194,9 @@ impl JudgeArgs {
                         "--field {mapping}: a preset must come before any other --field"
                     )));
                 }
-                None => fields.parse_mapping(mapping).map_err(usage)?,
+                None => fields
+                    .parse_mapping(mapping)
+                    .map_err(|e| usage(e.to_string()))?,
             }
         }
         fields.set_trust_forwarded(self.trust_forwarded);

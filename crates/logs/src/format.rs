@@ -1,8 +1,11 @@
-//! The names of the log formats. A leaf: the parsers ([`crate::formats`]), detection
-//! ([`crate::detect`]) and the line parser ([`crate::parser`]) all name formats through it.
+//! The names of the log formats. Below everything but the errors: the parsers
+//! ([`crate::formats`]), detection ([`crate::detect`]) and the line parser ([`crate::parser`])
+//! all name formats through it.
 
 use std::fmt;
 use std::str::FromStr;
+
+use crate::error::Error;
 
 /// A log format `--format` can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -90,16 +93,16 @@ impl fmt::Display for Format {
 }
 
 impl FromStr for Format {
-    type Err = String;
+    type Err = Error;
 
     /// Parses a `--format` value; the error lists the valid names.
-    fn from_str(name: &str) -> Result<Format, String> {
+    fn from_str(name: &str) -> Result<Format, Error> {
         Format::from_name(name).ok_or_else(|| {
             let names: Vec<&str> = Format::ALL.iter().map(Format::name).collect();
-            format!(
-                "unknown log format {name:?}; known formats: {}",
-                names.join(", ")
-            )
+            Error::UnknownFormat {
+                name: name.to_owned(),
+                known: names.join(", "),
+            }
         })
     }
 }
@@ -118,6 +121,7 @@ mod tests {
             "Combined"
                 .parse::<Format>()
                 .unwrap_err()
+                .to_string()
                 .contains("known formats: combined, common")
         );
     }

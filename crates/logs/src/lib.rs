@@ -36,6 +36,7 @@
 
 mod chunk;
 mod detect;
+mod error;
 mod format;
 mod formats;
 mod open;
@@ -47,6 +48,7 @@ pub mod time;
 
 pub use chunk::{Block, DEFAULT_BLOCK_SIZE, Lines, LogReader, MAX_LINE_LEN, ReadError};
 pub use detect::{DETECT_MAX_BYTES, DETECT_MAX_LINES, Detector};
+pub use error::Error;
 pub use format::Format;
 pub use formats::json::{FieldMap, FieldName};
 pub use open::{Compression, Source};

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::error::Error;
+
 /// A request property that a JSON log's fields can be mapped to with `--field NAME=PATH`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FieldName {
@@ -95,7 +97,7 @@ impl fmt::Display for FieldName {
 /// fields.parse_mapping("time=ts")?;
 /// assert_eq!(fields.paths(FieldName::UserAgent).collect::<Vec<_>>(), ["request.headers.User-Agent"]);
 /// assert!(fields.parse_mapping("agent=ua").is_err());
-/// # Ok::<(), String>(())
+/// # Ok::<(), robots_audit_logs::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FieldMap {
@@ -143,30 +145,34 @@ impl FieldMap {
     ///
     /// # Errors
     ///
-    /// A message for the user when the spec has no `=`, names an unknown field, or has an
+    /// [`Error`] for the user when the spec has no `=`, names an unknown field, or has an
     /// empty path or path segment.
-    pub fn parse_mapping(&mut self, spec: &str) -> Result<(), String> {
+    pub fn parse_mapping(&mut self, spec: &str) -> Result<(), Error> {
         let Some((name, path)) = spec.split_once('=') else {
-            return Err(format!(
-                "--field {spec:?}: expected NAME=JSON.PATH, e.g. user_agent=request.headers.User-Agent"
-            ));
+            return Err(Error::MappingWithoutPath {
+                spec: spec.to_owned(),
+            });
         };
         let name = name.trim();
         let Some(field) = FieldName::from_name(name) else {
             let known: Vec<&str> = FieldName::ALL.iter().map(|f| f.as_str()).collect();
-            return Err(format!(
-                "--field {spec:?}: unknown field name {name:?}; known names: {}",
-                known.join(", ")
-            ));
+            return Err(Error::UnknownFieldName {
+                spec: spec.to_owned(),
+                name: name.to_owned(),
+                known: known.join(", "),
+            });
         };
         let path = path.trim();
         if path.is_empty() {
-            return Err(format!("--field {spec:?}: the JSON path is empty"));
+            return Err(Error::EmptyPath {
+                spec: spec.to_owned(),
+            });
         }
         if path.split('.').any(str::is_empty) {
-            return Err(format!(
-                "--field {spec:?}: the JSON path {path:?} has an empty segment"
-            ));
+            return Err(Error::EmptyPathSegment {
+                spec: spec.to_owned(),
+                path: path.to_owned(),
+            });
         }
         self.mappings.push((field, path.to_owned()));
         Ok(())
@@ -176,10 +182,8 @@ impl FieldMap {
     ///
     /// # Errors
     ///
-    /// The message of the first spec that does not parse.
-    pub fn from_mappings<'s, I: IntoIterator<Item = &'s str>>(
-        specs: I,
-    ) -> Result<FieldMap, String> {
+    /// The error of the first spec that does not parse.
+    pub fn from_mappings<'s, I: IntoIterator<Item = &'s str>>(specs: I) -> Result<FieldMap, Error> {
         let mut map = FieldMap::new();
         for spec in specs {
             map.parse_mapping(spec)?;
@@ -242,7 +246,7 @@ mod tests {
             ("time=a..b", "has an empty segment"),
         ];
         for (spec, message) in cases {
-            let error = fields.parse_mapping(spec).unwrap_err();
+            let error = fields.parse_mapping(spec).unwrap_err().to_string();
             assert!(error.contains(message), "{spec}: {error}");
         }
         assert!(fields.is_empty());
