@@ -199,7 +199,9 @@ impl Kind {
             Kind::W3c => w3c::parse(line, state),
             Kind::Cloudfront => cloudfront::parse(line, state),
             _ if line.starts_with(b"#") => Ok(None),
-            Kind::Clf(layout) => clf::parse(line, *layout, &mut state.clf_minute).map(Some),
+            Kind::Clf(layout) => {
+                clf::parse(line, *layout, &mut state.clf_minute, &mut buffers.unescaped).map(Some)
+            }
             Kind::Alb => alb::parse(line).map(Some),
             Kind::Json(parser) => parser.parse(line, buffers).map(Some),
             Kind::Crawl(parser) if line.trim_ascii_start().starts_with(b"{") => {

@@ -254,18 +254,22 @@ fn percent_decode(raw: &[u8]) -> Cow<'_, [u8]> {
 /// Undoes the escaping Apache (`\"`, `\\`, `\n`, `\xhh`) and nginx (`\xHH`) apply to logged
 /// request lines and headers. An unknown escape is kept as written.
 fn backslash_decode(raw: &[u8]) -> Cow<'_, [u8]> {
-    let Some(first) = memchr::memchr(b'\\', raw) else {
+    if memchr::memchr(b'\\', raw).is_none() {
         return Cow::Borrowed(raw);
-    };
+    }
     let mut out = Vec::with_capacity(raw.len());
-    out.extend_from_slice(raw.get(..first).unwrap_or_default());
-    let mut rest = raw.get(first..).unwrap_or_default();
-    while let Some((&byte, tail)) = rest.split_first() {
-        if byte != b'\\' {
-            out.push(byte);
-            rest = tail;
-            continue;
-        }
+    backslash_decode_into(raw, &mut out);
+    Cow::Owned(out)
+}
+
+/// [`backslash_decode`] appending to `out`, so that a caller can decode into a buffer it
+/// reuses from line to line.
+pub(crate) fn backslash_decode_into(raw: &[u8], out: &mut Vec<u8>) {
+    let mut rest = raw;
+    while let Some(at) = memchr::memchr(b'\\', rest) {
+        let (plain, escape) = rest.split_at(at);
+        out.extend_from_slice(plain);
+        let tail = escape.get(1..).unwrap_or_default();
         let (decoded, used) = match tail {
             [b'"', ..] => (Some(b'"'), 1),
             [b'\\', ..] => (Some(b'\\'), 1),
@@ -283,12 +287,12 @@ fn backslash_decode(raw: &[u8]) -> Cow<'_, [u8]> {
                 rest = tail.get(used..).unwrap_or_default();
             }
             None => {
-                out.push(byte);
+                out.push(b'\\');
                 rest = tail;
             }
         }
     }
-    Cow::Owned(out)
+    out.extend_from_slice(rest);
 }
 
 #[cfg(test)]
