@@ -5,8 +5,7 @@ use std::fmt;
 use std::io::{self, Read};
 use std::sync::Arc;
 
-use memchr::memmem;
-
+use crate::directives;
 use crate::open::{Compression, Decoder, Source};
 
 /// The block size [`LogReader`] aims for unless told otherwise: big enough that per-block costs
@@ -23,9 +22,6 @@ pub const MAX_LINE_LEN: usize = 4 << 20;
 /// files and fewer calls into the decompressor.
 const READ_SIZE: usize = 256 * 1024;
 
-const FIELDS_DIRECTIVE: &[u8] = b"#Fields:";
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
 /// A run of complete lines, cut from the input at a line end.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
@@ -33,8 +29,9 @@ pub struct Block {
     pub data: Vec<u8>,
     /// The number of the block's first line in the input, counting from 1.
     pub first_line: u64,
-    /// The last W3C/CloudFront `#Fields:` line before the block (without its line end), so that
-    /// header-driven formats can parse the block on its own.
+    /// The W3C/CloudFront directives in force before the block, so that header-driven formats
+    /// can parse the block on its own: the last `#Fields:` line, after the last `#GMT-Offset:`
+    /// line when the input has one (lines without their line ends, joined by `\n`).
     pub header: Option<Arc<[u8]>>,
 }
 
@@ -152,7 +149,6 @@ pub struct LogReader {
     /// Decompressed bytes accounted for by delivered blocks.
     delivered: u64,
     header: Option<Arc<[u8]>>,
-    fields: memmem::Finder<'static>,
     /// Whether blocks are searched for `#Fields:` lines (see [`LogReader::ignore_headers`]).
     track_headers: bool,
     /// Blocks (and the damage after them) read ahead by [`LogReader::detect_format`], handed
@@ -199,7 +195,6 @@ impl LogReader {
             consumed: 0,
             delivered: 0,
             header: None,
-            fields: memmem::Finder::new(FIELDS_DIRECTIVE),
             track_headers: true,
             lookahead: VecDeque::new(),
         }
@@ -403,27 +398,11 @@ impl LogReader {
         }
     }
 
-    /// Keeps the last `#Fields:` line of `data` (one that starts a line) for the next block.
+    /// Keeps the W3C directives in force after `data` for the next block (see
+    /// [`directives::in_force`]).
     fn remember_header(&mut self, data: &[u8]) {
-        let starts_line = |at: usize| {
-            at == 0
-                || data.get(at - 1) == Some(&b'\n')
-                || (at == BOM.len() && data.starts_with(BOM))
-        };
-        let Some(start) = self
-            .fields
-            .find_iter(data)
-            .filter(|&at| starts_line(at))
-            .last()
-        else {
-            return;
-        };
-        let rest = data.get(start..).unwrap_or_default();
-        let line =
-            memchr::memchr(b'\n', rest).map_or(rest, |end| rest.get(..end).unwrap_or_default());
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if self.header.as_deref() != Some(line) {
-            self.header = Some(Arc::from(line));
+        if let Some(header) = directives::in_force(self.header.as_deref(), data) {
+            self.header = Some(header);
         }
     }
 }

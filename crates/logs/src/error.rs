@@ -47,4 +47,12 @@ pub enum Error {
         /// The path in it.
         path: String,
     },
+    /// `--timezone NAME` names no zone of the IANA time zone database.
+    #[error("--timezone {name:?}: no such time zone (an IANA name such as Europe/Paris): {reason}")]
+    UnknownTimeZone {
+        /// The name given.
+        name: String,
+        /// What the time zone database said.
+        reason: String,
+    },
 }

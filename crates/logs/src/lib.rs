@@ -36,6 +36,7 @@
 
 mod chunk;
 mod detect;
+mod directives;
 mod error;
 mod format;
 mod formats;
@@ -45,6 +46,7 @@ mod record;
 mod scratch;
 mod skip;
 pub mod time;
+mod zone;
 
 pub use chunk::{Block, DEFAULT_BLOCK_SIZE, Lines, LogReader, MAX_LINE_LEN, ReadError};
 pub use detect::{DETECT_MAX_BYTES, DETECT_MAX_LINES, Detector};
@@ -56,3 +58,4 @@ pub use parser::LineParser;
 pub use record::{OriginParts, Request, TargetForm, Text, TextEncoding};
 pub use scratch::{BlockState, Scratch};
 pub use skip::SkipReason;
+pub use zone::LocalZone;

@@ -3,6 +3,7 @@
 
 use crate::chunk::{Block, MAX_LINE_LEN};
 use crate::detect;
+use crate::directives;
 use crate::format::Format;
 use crate::formats::clf::{self, ClfLayout};
 use crate::formats::header::Layout;
@@ -11,7 +12,8 @@ use crate::formats::{alb, cloudfront, crawl, w3c};
 use crate::record::Request;
 use crate::scratch::{BlockState, Buffers, Scratch};
 use crate::skip::SkipReason;
-use crate::time::ClfMinute;
+use crate::time;
+use crate::zone::LocalZone;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -42,6 +44,8 @@ enum Kind {
 pub struct LineParser {
     format: Format,
     kind: Kind,
+    /// The zone of times written without an offset.
+    local_zone: LocalZone,
     /// For a detected format: the readers of the formats a line of another shape may be in.
     others: Option<Box<[(Format, Kind)]>>,
 }
@@ -53,6 +57,7 @@ impl LineParser {
         LineParser {
             format,
             kind: Kind::of(format, fields),
+            local_zone: fields.local_zone().clone(),
             others: None,
         }
     }
@@ -81,6 +86,7 @@ impl LineParser {
         LineParser {
             format,
             kind: Kind::of(format, fields),
+            local_zone: fields.local_zone().clone(),
             others: Some(others),
         }
     }
@@ -95,17 +101,25 @@ impl LineParser {
         self.format
     }
 
-    /// The state to parse `block` with: the layout of the `#Fields:` line before it, for
-    /// W3C and CloudFront.
+    /// The zone this parser reads times written without an offset in (see
+    /// [`Request::zone_assumed`]): the [`FieldMap`]'s, UTC unless the user named one.
+    pub fn local_zone(&self) -> &LocalZone {
+        &self.local_zone
+    }
+
+    /// The state to parse `block` with: for W3C and CloudFront, the layout of the `#Fields:`
+    /// line before it and the offset a `#GMT-Offset:` line declared.
     pub fn block_state(&self, block: &Block) -> BlockState {
-        let layout = match self.kind {
-            Kind::W3c | Kind::Cloudfront => block.header.as_deref().map(Layout::parse),
+        let header = match self.kind {
+            Kind::W3c | Kind::Cloudfront => block.header.as_deref(),
             _ => None,
         };
         BlockState {
-            layout,
-            clf_minute: ClfMinute::default(),
-            current: None,
+            layout: header.and_then(directives::fields_line).map(Layout::parse),
+            gmt_offset: header
+                .and_then(directives::gmt_offset)
+                .and_then(time::offset_seconds),
+            ..BlockState::default()
         }
     }
 
@@ -129,7 +143,7 @@ impl LineParser {
         }
         let Scratch { first, retry } = scratch;
         let Some(others) = &self.others else {
-            return self.kind.parse(line, state, first);
+            return self.kind.parse(line, state, first, &self.local_zone);
         };
         // Directives and comments belong to the file's own format (a `#Fields:` line lays out
         // the lines after it).
@@ -140,7 +154,7 @@ impl LineParser {
                 .map_or(&self.kind, |(_, kind)| kind),
             _ => &self.kind,
         };
-        match current.parse(line, state, first) {
+        match current.parse(line, state, first, &self.local_zone) {
             Err(SkipReason::WrongFormat) => self.parse_other(line, state, retry),
             read => read,
         }
@@ -168,7 +182,7 @@ impl LineParser {
             None => return Err(SkipReason::WrongFormat),
         };
         state.current = (format != self.format).then_some(format);
-        kind.parse(line, state, buffers)
+        kind.parse(line, state, buffers, &self.local_zone)
     }
 }
 
@@ -194,9 +208,10 @@ impl Kind {
         line: &'a [u8],
         state: &mut BlockState,
         buffers: &'a mut Buffers,
+        zone: &LocalZone,
     ) -> Result<Option<Request<'a>>, SkipReason> {
         match self {
-            Kind::W3c => w3c::parse(line, state),
+            Kind::W3c => w3c::parse(line, state, zone),
             Kind::Cloudfront => cloudfront::parse(line, state),
             _ if line.starts_with(b"#") => Ok(None),
             Kind::Clf(layout) => {
@@ -269,6 +284,25 @@ mod tests {
                 .layout
                 .is_none()
         );
+    }
+
+    #[test]
+    fn block_state_takes_the_gmt_offset_before_the_block() {
+        let block = Block {
+            data: b"2026-11-20 17:00:00 /x\n".to_vec(),
+            first_line: 9,
+            header: Some(b"#GMT-Offset: -0800\n#Fields: date time cs-uri"[..].into()),
+        };
+        let parser = LineParser::new(Format::W3c, &FieldMap::new());
+        let mut state = parser.block_state(&block);
+        let mut scratch = Scratch::new();
+        let request = parser
+            .parse(&block.data, &mut state, &mut scratch)
+            .unwrap()
+            .unwrap();
+        assert_eq!(request.time.to_string(), "2026-11-21T01:00:00Z");
+        assert!(!request.zone_assumed);
+        assert_eq!(parser.local_zone().name(), "UTC");
     }
 
     const COMBINED: &[u8] =

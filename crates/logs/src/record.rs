@@ -69,6 +69,12 @@ pub struct Request<'a> {
     pub user_agent: Text<'a>,
     /// The origin, as far as the line says.
     pub origin: OriginParts<'a>,
+    /// The line wrote its time without an offset (HAProxy's accept date, W3C `date-local` and
+    /// `time-local`), so [`Request::time`] was read in an assumed zone: the parser's
+    /// [`LineParser::local_zone`](crate::LineParser::local_zone), UTC unless the user named
+    /// one. An input with such lines says which zone it was read in (`inputs.csv`'s
+    /// `assumed_zone`).
+    pub zone_assumed: bool,
 }
 
 /// The form of a request's target (RFC 9110 section 7.1): only the origin and absolute forms
@@ -354,6 +360,7 @@ mod tests {
             bytes: 0,
             user_agent: Text::default(),
             origin: OriginParts::default(),
+            zone_assumed: false,
         };
         let cases: &[(&[u8], &[u8], TargetForm)] = &[
             (b"GET", b"/a?b", TargetForm::Origin),

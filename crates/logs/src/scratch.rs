@@ -5,6 +5,7 @@
 use crate::format::Format;
 use crate::formats::header::Layout;
 use crate::time::ClfMinute;
+use crate::zone::ZoneMinute;
 
 /// Reusable buffers for the values a line cannot lend (JSON strings with escapes, lines that
 /// are not valid UTF-8). One per worker thread; the buffers grow to the largest line's needs
@@ -32,14 +33,18 @@ impl Scratch {
     }
 }
 
-/// What a parser carries from one line of a block to the next: the `#Fields:` layout of the
-/// header-driven formats, which a directive line can change mid-block; the minute of the last
-/// CLF time; and, for a parser that decides the format per line, the format the last line of
+/// What a parser carries from one line of a block to the next: the `#Fields:` layout and the
+/// `#GMT-Offset:` of the header-driven formats, which a directive line can change mid-block;
+/// the minute of the last CLF time and of the last time read in an assumed zone; and, for a parser that decides the format per line, the format the last line of
 /// another format was read in.
 #[derive(Debug, Clone, Default)]
 pub struct BlockState {
     pub(crate) layout: Option<Layout>,
+    /// The offset, in seconds east of UTC, a W3C `#GMT-Offset:` directive declared.
+    pub(crate) gmt_offset: Option<i64>,
     pub(crate) clf_minute: ClfMinute,
+    /// The last minute of a time without an offset read in the parser's zone.
+    pub(crate) zone_minute: ZoneMinute,
     /// The format lines are tried in first, when it is not the parser's own: a stream that
     /// changed format keeps its new format from line to line without being detected again.
     pub(crate) current: Option<Format>,

@@ -89,6 +89,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
         bytes: lex::bytes(field(10))?,
         user_agent,
         origin: lex::url_origin(target).unwrap_or_default(),
+        zone_assumed: false,
     })
 }
 

@@ -284,6 +284,7 @@ pub(crate) fn parse<'a>(
         bytes,
         user_agent,
         origin,
+        zone_assumed: false,
     })
 }
 
@@ -539,6 +540,7 @@ mod tests {
             bytes,
             user_agent,
             origin,
+            zone_assumed: false,
         })
     }
 

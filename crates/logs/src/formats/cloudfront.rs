@@ -71,6 +71,7 @@ pub(crate) fn parse<'a>(
             host: values.get(Column::HostHeader).or(values.get(Column::Host)),
             port: None,
         },
+        zone_assumed: false,
     }))
 }
 

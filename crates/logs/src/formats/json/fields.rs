@@ -1,10 +1,11 @@
 //! How a JSON log names each request property: the names `--field` knows ([`FieldName`]) and
-//! the mappings and reading options a parser is built with ([`FieldMap`]). A leaf below the
-//! JSON parser.
+//! the mappings and reading options every parser is built with ([`FieldMap`]: also whether
+//! forwarded headers are trusted and the zone of times without an offset). Below the parsers.
 
 use std::fmt;
 
 use crate::error::Error;
+use crate::zone::LocalZone;
 
 /// A request property that a JSON log's fields can be mapped to with `--field NAME=PATH`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -103,6 +104,7 @@ impl fmt::Display for FieldName {
 pub struct FieldMap {
     mappings: Vec<(FieldName, String)>,
     trust_forwarded: bool,
+    local_zone: LocalZone,
 }
 
 impl FieldMap {
@@ -131,7 +133,7 @@ impl FieldMap {
                 .iter()
                 .map(|&(name, path)| (name, path.to_owned()))
                 .collect(),
-            trust_forwarded: false,
+            ..FieldMap::default()
         }
     }
 
@@ -213,6 +215,28 @@ impl FieldMap {
     /// ([`FieldMap::set_trust_forwarded`]).
     pub fn trusts_forwarded(&self) -> bool {
         self.trust_forwarded
+    }
+
+    /// Names the zone that times written without an offset are read in (`--timezone`):
+    /// HAProxy's accept date, IIS Advanced Logging's `date-local` and `time-local`. UTC unless
+    /// set. A request read this way says so ([`Request::zone_assumed`](crate::Request::zone_assumed)).
+    ///
+    /// ```
+    /// use robots_audit_logs::{FieldMap, LocalZone};
+    ///
+    /// let mut fields = FieldMap::new();
+    /// assert_eq!(fields.local_zone().name(), "UTC");
+    /// fields.set_local_zone(LocalZone::named("Europe/Paris")?);
+    /// assert_eq!(fields.local_zone().name(), "Europe/Paris");
+    /// # Ok::<(), robots_audit_logs::Error>(())
+    /// ```
+    pub fn set_local_zone(&mut self, zone: LocalZone) {
+        self.local_zone = zone;
+    }
+
+    /// The zone times without an offset are read in ([`FieldMap::set_local_zone`]).
+    pub fn local_zone(&self) -> &LocalZone {
+        &self.local_zone
     }
 
     /// The paths mapped to `name`, first choice first.

@@ -331,6 +331,7 @@ impl JsonParser {
             bytes,
             user_agent: text(FieldName::UserAgent).map_or_else(Text::default, Text::raw),
             origin,
+            zone_assumed: false,
         })
     }
 }
