@@ -30,11 +30,13 @@ pub enum Format {
     Json,
     /// Crawler fetch logs: Heritrix `crawl.log`, or JSON lines with an absolute `url`.
     Crawl,
+    /// HAProxy `option httplog` lines (usually behind a syslog prefix).
+    Haproxy,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 10] = [
         Format::Combined,
         Format::Common,
         Format::VhostCombined,
@@ -44,6 +46,7 @@ impl Format {
         Format::Caddy,
         Format::Json,
         Format::Crawl,
+        Format::Haproxy,
     ];
 
     /// Whether lines of this format are laid out by a `#Fields:` directive, which blocks then
@@ -70,6 +73,7 @@ impl Format {
             Format::Caddy => "caddy",
             Format::Json => "json",
             Format::Crawl => "crawl",
+            Format::Haproxy => "haproxy",
         }
     }
 

@@ -8,7 +8,7 @@ use crate::format::Format;
 use crate::formats::clf::{self, ClfLayout};
 use crate::formats::header::Layout;
 use crate::formats::json::{FieldMap, JsonParser};
-use crate::formats::{alb, cloudfront, crawl, w3c};
+use crate::formats::{alb, cloudfront, crawl, haproxy, w3c};
 use crate::record::Request;
 use crate::scratch::{BlockState, Buffers, Scratch};
 use crate::skip::SkipReason;
@@ -25,6 +25,7 @@ enum Kind {
     Alb,
     Json(Box<JsonParser>),
     Crawl(Box<JsonParser>),
+    Haproxy,
 }
 
 /// Parses the lines of one format. Immutable and `Sync`: one parser serves every worker
@@ -197,6 +198,7 @@ impl Kind {
             Format::Alb => Kind::Alb,
             Format::Caddy | Format::Json => Kind::Json(Box::new(JsonParser::new(format, fields))),
             Format::Crawl => Kind::Crawl(Box::new(JsonParser::new(format, fields))),
+            Format::Haproxy => Kind::Haproxy,
         }
     }
 
@@ -223,6 +225,7 @@ impl Kind {
                 parser.parse(line, buffers).map(Some)
             }
             Kind::Crawl(_) => crawl::parse(line).map(Some),
+            Kind::Haproxy => haproxy::parse(line, state, buffers, zone).map(Some),
         }
     }
 }

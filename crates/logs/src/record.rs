@@ -301,6 +301,29 @@ pub(crate) fn backslash_decode_into(raw: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(rest);
 }
 
+/// Undoes HAProxy's escaping of logged request lines and captured headers, appending to `out`:
+/// `#` and two hex digits for `"`, `#` itself, control bytes and bytes above `~` (and `{`, `|`,
+/// `}` in headers). A `#` not followed by two hex digits is kept as written.
+pub(crate) fn hash_decode_into(raw: &[u8], out: &mut Vec<u8>) {
+    let mut rest = raw;
+    while let Some(at) = memchr::memchr(b'#', rest) {
+        let (plain, escape) = rest.split_at(at);
+        out.extend_from_slice(plain);
+        let tail = escape.get(1..).unwrap_or_default();
+        match hex_pair(tail) {
+            Some(decoded) => {
+                out.push(decoded);
+                rest = tail.get(2..).unwrap_or_default();
+            }
+            None => {
+                out.push(b'#');
+                rest = tail;
+            }
+        }
+    }
+    out.extend_from_slice(rest);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

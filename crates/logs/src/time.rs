@@ -348,6 +348,18 @@ fn wall((year, month, day): (i64, u32, u32), time: &[u8]) -> Option<WallTime> {
     .wall()
 }
 
+/// HAProxy's accept date, `06/Feb/2009:12:14:14.655`: a CLF time with milliseconds and without
+/// an offset (HAProxy writes its own local time).
+pub(crate) fn haproxy_wall(bytes: &[u8]) -> Option<WallTime> {
+    if bytes.get(2) != Some(&b'/') || bytes.get(6) != Some(&b'/') || bytes.get(11) != Some(&b':') {
+        return None;
+    }
+    let day = two(bytes, 0)?;
+    let month = month_number(bytes.get(3..6)?)?;
+    let year = i64::try_from(digits(bytes.get(7..11)?)?).ok()?;
+    wall((year, month, day), bytes.get(12..)?)
+}
+
 /// An offset from UTC as a `#GMT-Offset` directive writes it (`-0800`, `+05:30`, `+02`), in
 /// seconds east of UTC.
 pub(crate) fn offset_seconds(zone: &[u8]) -> Option<i64> {

@@ -4,6 +4,7 @@ pub(crate) mod alb;
 pub(crate) mod clf;
 pub(crate) mod cloudfront;
 pub(crate) mod crawl;
+pub(crate) mod haproxy;
 pub(crate) mod header;
 pub(crate) mod json;
 pub(crate) mod lex;
