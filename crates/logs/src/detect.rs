@@ -6,7 +6,7 @@
 
 use crate::chunk::{Block, LogReader, MAX_LINE_LEN};
 use crate::format::Format;
-use crate::formats::{alb, clf, cloudfront, crawl, haproxy, json};
+use crate::formats::{alb, clf, cloudfront, crawl, envoy, haproxy, json};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -224,6 +224,7 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
     }
     clf::classify(line)
         .or_else(|| haproxy::looks_like(line).then_some(Format::Haproxy))
+        .or_else(|| envoy::looks_like(line).then_some(Format::Envoy))
         .or_else(|| alb::looks_like(line).then_some(Format::Alb))
         .or_else(|| crawl::looks_like(line).then_some(Format::Crawl))
         .or_else(|| cloudfront::looks_like(line).then_some(Format::Cloudfront))

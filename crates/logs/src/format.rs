@@ -32,11 +32,13 @@ pub enum Format {
     Crawl,
     /// HAProxy `option httplog` lines (usually behind a syslog prefix).
     Haproxy,
+    /// Envoy's default access log (and Istio's).
+    Envoy,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 11] = [
         Format::Combined,
         Format::Common,
         Format::VhostCombined,
@@ -47,6 +49,7 @@ impl Format {
         Format::Json,
         Format::Crawl,
         Format::Haproxy,
+        Format::Envoy,
     ];
 
     /// Whether lines of this format are laid out by a `#Fields:` directive, which blocks then
@@ -74,6 +77,7 @@ impl Format {
             Format::Json => "json",
             Format::Crawl => "crawl",
             Format::Haproxy => "haproxy",
+            Format::Envoy => "envoy",
         }
     }
 

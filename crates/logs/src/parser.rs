@@ -8,7 +8,7 @@ use crate::format::Format;
 use crate::formats::clf::{self, ClfLayout};
 use crate::formats::header::Layout;
 use crate::formats::json::{FieldMap, JsonParser};
-use crate::formats::{alb, cloudfront, crawl, haproxy, w3c};
+use crate::formats::{alb, cloudfront, crawl, envoy, haproxy, w3c};
 use crate::record::Request;
 use crate::scratch::{BlockState, Buffers, Scratch};
 use crate::skip::SkipReason;
@@ -26,6 +26,7 @@ enum Kind {
     Json(Box<JsonParser>),
     Crawl(Box<JsonParser>),
     Haproxy,
+    Envoy,
 }
 
 /// Parses the lines of one format. Immutable and `Sync`: one parser serves every worker
@@ -199,6 +200,7 @@ impl Kind {
             Format::Caddy | Format::Json => Kind::Json(Box::new(JsonParser::new(format, fields))),
             Format::Crawl => Kind::Crawl(Box::new(JsonParser::new(format, fields))),
             Format::Haproxy => Kind::Haproxy,
+            Format::Envoy => Kind::Envoy,
         }
     }
 
@@ -226,6 +228,7 @@ impl Kind {
             }
             Kind::Crawl(_) => crawl::parse(line).map(Some),
             Kind::Haproxy => haproxy::parse(line, state, buffers, zone).map(Some),
+            Kind::Envoy => envoy::parse(line).map(Some),
         }
     }
 }

@@ -389,6 +389,9 @@ mod tests {
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /robots.txt HTTP/1.1" 304 - "-" "-" "#, COMBINED, Ok((b"1.2.3.4", b"/robots.txt", 304, 0, b""))),
             // nginx with X-Forwarded-For after the user-agent
             (br#"1.2.3.4 - - [22/Jan/2019:03:56:14 +0330] "GET /a HTTP/1.1" 200 5 "-" "Bot/1.0" "5.6.7.8, 9.9.9.9""#, COMBINED, Ok((b"1.2.3.4", b"/a", 200, 5, b"Bot/1.0"))),
+            // Traefik: CLF, then the request count, router, server URL and duration
+            (br#"192.0.2.1 - - [20/Nov/2026:01:00:00 +0000] "GET /t HTTP/1.1" 200 512 "-" "ExampleBot/1.0" 42 "web-router@docker" "http://10.0.0.5:80" 3ms"#, COMBINED, Ok((b"192.0.2.1", b"/t", 200, 512, b"ExampleBot/1.0"))),
+            (br#"192.0.2.1 - - [20/Nov/2026:01:00:00 +0000] "GET /t HTTP/1.1" 499 0 "-" "-" 43 "-" "-" 0ms"#, COMBINED, Ok((b"192.0.2.1", b"/t", 499, 0, b""))),
             // escaped quotes inside the user-agent
             (br#"1.2.3.4 - - [17/Oct/2019:14:30:07 +0200] "GET / HTTP/1.1" 200 10 "-" "}__test|O:21:\"JDatabase\":3:{s:2:\"fc\"}""#, COMBINED, Ok((b"1.2.3.4", b"/", 200, 10, br#"}__test|O:21:\"JDatabase\":3:{s:2:\"fc\"}"#))),
             // a user name with a space, CRLF already stripped, IPv6 client
