@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::directives;
 use crate::open::{Compression, Decoder, Source};
+use crate::prefix;
 
 /// The block size [`LogReader`] aims for unless told otherwise: big enough that per-block costs
 /// vanish, small enough that blocks can be handed to worker threads one by one.
@@ -134,7 +135,8 @@ pub struct LogReader {
     decoder: Decoder,
     block_size: usize,
     input: Input,
-    /// The start of a line whose end has not been read yet (never holds a `\n`).
+    /// The start of a line whose end has not been read yet, after the whole lines of a CRI
+    /// record a block kept back for the next one.
     carry: Vec<u8>,
     /// The memory of a block handed back by [`LogReader::recycle`], for the next block.
     spare: Option<Vec<u8>>,
@@ -202,7 +204,9 @@ impl LogReader {
 
     /// Sets the size blocks aim for (at least 1 byte). A block is cut at the last line end
     /// read once it holds this many bytes of complete lines, so every block but the last is at
-    /// least this big and at most one read (256 KiB) bigger, or one over-long line.
+    /// least this big and at most one read (256 KiB) bigger, or one over-long line; in a
+    /// Kubernetes CRI log, the cut moves back or on to the end of a record that no partial
+    /// record continues.
     pub fn with_block_size(mut self, bytes: usize) -> LogReader {
         self.block_size = bytes.max(1);
         self
@@ -266,8 +270,9 @@ impl LogReader {
         let mut filled = 0;
         put(&mut data, &mut filled, &self.carry);
         self.carry.clear();
-        // Where the line being read starts: everything before it is complete.
-        let mut line_start = 0;
+        // Where the line being read starts: everything before it is complete (the carry may
+        // hold whole lines a block kept back, see below).
+        let mut line_start = memchr::memrchr(b'\n', &self.carry).map_or(0, |end| end + 1);
         loop {
             if filled - line_start >= MAX_LINE_LEN {
                 filled = line_start + MAX_LINE_LEN;
@@ -275,8 +280,17 @@ impl LogReader {
                 line_start = filled;
                 self.skipping = true;
             }
-            if !matches!(self.input, Input::Open) || line_start >= self.block_size {
+            if !matches!(self.input, Input::Open) {
                 break;
+            }
+            if line_start >= self.block_size {
+                // A block ends after whole records: never between a container runtime's
+                // partial record and its continuation, unless they reach the line cap.
+                let whole = prefix::whole_records_end(data.get(..line_start).unwrap_or_default());
+                if whole > 0 || line_start >= MAX_LINE_LEN {
+                    line_start = if whole > 0 { whole } else { line_start };
+                    break;
+                }
             }
             self.read_more(&mut data, &mut filled, &mut line_start);
         }

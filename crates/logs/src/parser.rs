@@ -1,5 +1,6 @@
 //! The line parser: one format's reader of lines, or, for a detected format, a reader that
-//! also reads lines of the other formats a stream changes to.
+//! also reads lines of the other formats a stream changes to; either reads lines behind the
+//! prefixes collectors add ([`crate::prefix`]).
 
 use crate::chunk::{Block, MAX_LINE_LEN};
 use crate::detect;
@@ -9,6 +10,7 @@ use crate::formats::clf::{self, ClfLayout};
 use crate::formats::header::Layout;
 use crate::formats::json::{FieldMap, JsonParser};
 use crate::formats::{alb, cloudfront, crawl, envoy, haproxy, w3c};
+use crate::prefix::{self, Assembled, Prefix};
 use crate::record::Request;
 use crate::scratch::{BlockState, Buffers, Scratch};
 use crate::skip::SkipReason;
@@ -48,6 +50,8 @@ pub struct LineParser {
     kind: Kind,
     /// The zone of times written without an offset.
     local_zone: LocalZone,
+    /// The prefix the input's lines were detected with: each block starts with it.
+    prefix: Option<Prefix>,
     /// For a detected format: the readers of the formats a line of another shape may be in.
     others: Option<Box<[(Format, Kind)]>>,
 }
@@ -60,6 +64,7 @@ impl LineParser {
             format,
             kind: Kind::of(format, fields),
             local_zone: fields.local_zone().clone(),
+            prefix: None,
             others: None,
         }
     }
@@ -89,8 +94,23 @@ impl LineParser {
             format,
             kind: Kind::of(format, fields),
             local_zone: fields.local_zone().clone(),
+            prefix: None,
             others: Some(others),
         }
+    }
+
+    /// This parser, reading each block's lines behind `prefix` from the start (the prefix
+    /// detection found, [`Detection::prefix`](crate::Detection::prefix)). Without it, the first
+    /// prefixed line of each block has its prefix recognised on its own, at a little more cost.
+    #[must_use]
+    pub fn with_prefix(mut self, prefix: Option<Prefix>) -> LineParser {
+        self.prefix = prefix;
+        self
+    }
+
+    /// The prefix each block's lines are first read behind ([`LineParser::with_prefix`]).
+    pub fn prefix(&self) -> Option<Prefix> {
+        self.prefix
     }
 
     /// Whether this parser reads lines of other formats too ([`LineParser::detected`]).
@@ -121,12 +141,19 @@ impl LineParser {
             gmt_offset: header
                 .and_then(directives::gmt_offset)
                 .and_then(time::offset_seconds),
+            prefix: self.prefix,
             ..BlockState::default()
         }
     }
 
     /// Parses one line (with or without its `\n` or `\r\n`). `Ok(None)` for a blank line, a
-    /// comment or a directive (which may update `state`); `Err` says why a line was skipped.
+    /// comment or a directive (which may update `state`), and for a piece of a record that
+    /// later lines continue; `Err` says why a line was skipped.
+    ///
+    /// A line may carry a collector's [`Prefix`]: the one the block's lines have had so far is
+    /// split off first; a line without it, or without any, is read as it is; a line that does
+    /// not have the format's shape then has its prefix (or its format, for a detected format)
+    /// recognised anew, and the lines after it are read with that.
     #[inline]
     pub fn parse<'a>(
         &self,
@@ -143,9 +170,43 @@ impl LineParser {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
-        let Scratch { first, retry } = scratch;
+        let Scratch {
+            first,
+            retry,
+            records,
+        } = scratch;
+        if let Some(prefix) = state.prefix
+            && let Some(record) = prefix.split(line)
+        {
+            let message = match prefix::assemble(record, &mut state.open_records, records) {
+                Assembled::Message(message) => message,
+                Assembled::Pending => return Ok(None),
+                Assembled::TooLong => return Err(SkipReason::TooLong),
+            };
+            if message.iter().all(u8::is_ascii_whitespace) {
+                return Ok(None);
+            }
+            return match self.parse_current(message, state, first) {
+                Err(SkipReason::WrongFormat) => self.parse_other_format(message, state, retry),
+                read => read,
+            };
+        }
+        match self.parse_current(line, state, first) {
+            Err(reason) => self.parse_other(line, state, retry, records, reason),
+            read => read,
+        }
+    }
+
+    /// Parses a line (or a prefixed line's message) in the format the block's lines are in.
+    #[inline(always)]
+    fn parse_current<'a>(
+        &self,
+        line: &'a [u8],
+        state: &mut BlockState,
+        buffers: &'a mut Buffers,
+    ) -> Result<Option<Request<'a>>, SkipReason> {
         let Some(others) = &self.others else {
-            return self.kind.parse(line, state, first, &self.local_zone);
+            return self.kind.parse(line, state, buffers, &self.local_zone);
         };
         // Directives and comments belong to the file's own format (a `#Fields:` line lays out
         // the lines after it).
@@ -156,16 +217,48 @@ impl LineParser {
                 .map_or(&self.kind, |(_, kind)| kind),
             _ => &self.kind,
         };
-        match current.parse(line, state, first, &self.local_zone) {
-            Err(SkipReason::WrongFormat) => self.parse_other(line, state, retry),
-            read => read,
-        }
+        current.parse(line, state, buffers, &self.local_zone)
     }
 
-    /// Reads a line that does not have the shape of the format it was tried in, in the format
-    /// detection recognises it as, and remembers that format for the lines after it.
+    /// Reads a line the format it was tried in skipped for `reason`: behind the prefix it has,
+    /// if it has one (a prefix is no part of any format, so a line that has one is never read
+    /// as it stands), else, when it does not have the format's shape, in the format detection
+    /// recognises it as.
     #[cold]
     fn parse_other<'a>(
+        &self,
+        line: &'a [u8],
+        state: &mut BlockState,
+        buffers: &'a mut Buffers,
+        records: &'a mut [Vec<u8>; 2],
+        reason: SkipReason,
+    ) -> Result<Option<Request<'a>>, SkipReason> {
+        let Some((prefix, record)) = Prefix::detect(line) else {
+            return match reason {
+                SkipReason::WrongFormat => self.parse_other_format(line, state, buffers),
+                reason => Err(reason),
+            };
+        };
+        state.prefix = Some(prefix);
+        let message = match prefix::assemble(record, &mut state.open_records, records) {
+            Assembled::Message(message) => message,
+            Assembled::Pending => return Ok(None),
+            Assembled::TooLong => return Err(SkipReason::TooLong),
+        };
+        if message.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        if self.others.is_none() {
+            // A named format reads every message in its own format.
+            return self.kind.parse(message, state, buffers, &self.local_zone);
+        }
+        self.parse_other_format(message, state, buffers)
+    }
+
+    /// Reads a line (or message) in the format detection recognises it as, and remembers that
+    /// format for the lines after it. A named format reads only its own.
+    #[cold]
+    fn parse_other_format<'a>(
         &self,
         line: &'a [u8],
         state: &mut BlockState,
@@ -186,6 +279,11 @@ impl LineParser {
         state.current = (format != self.format).then_some(format);
         kind.parse(line, state, buffers, &self.local_zone)
     }
+}
+
+/// Whether `line` is one of docker's json-file records, which wrap a line of a log.
+fn is_docker_record(line: &[u8]) -> bool {
+    line.starts_with(b"{\"log\":\"") && Prefix::DockerJson.split(line).is_some()
 }
 
 impl Kind {
@@ -222,6 +320,10 @@ impl Kind {
                 clf::parse(line, *layout, &mut state.clf_minute, &mut buffers.unescaped).map(Some)
             }
             Kind::Alb => alb::parse(line).map(Some),
+            // A docker json-file record is an object too, but not of these formats' shape.
+            Kind::Json(_) | Kind::Crawl(_) if is_docker_record(line) => {
+                Err(SkipReason::WrongFormat)
+            }
             Kind::Json(parser) => parser.parse(line, buffers).map(Some),
             Kind::Crawl(parser) if line.trim_ascii_start().starts_with(b"{") => {
                 parser.parse(line, buffers).map(Some)
