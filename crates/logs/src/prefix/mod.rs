@@ -145,6 +145,18 @@ pub(crate) fn assemble<'a>(
         buffer.clear();
         *too_long = false;
     }
+    // A decoded JSON string is never longer than its text: the bound is checked before the
+    // buffer grows.
+    if *too_long || buffer.len() + record.body.len() >= MAX_LINE_LEN {
+        *too_long = true;
+        buffer.clear();
+        *is_open = record.partial;
+        return if record.partial {
+            Assembled::Pending
+        } else {
+            Assembled::TooLong
+        };
+    }
     if record.json {
         docker::decode_into(record.body, buffer);
         if !record.partial {
@@ -157,17 +169,9 @@ pub(crate) fn assemble<'a>(
     } else {
         buffer.extend_from_slice(record.body);
     }
-    let partial = record.partial;
-    if buffer.len() >= MAX_LINE_LEN {
-        *too_long = true;
-        buffer.clear();
-    }
-    *is_open = partial;
-    if partial {
+    *is_open = record.partial;
+    if record.partial {
         return Assembled::Pending;
-    }
-    if *too_long {
-        return Assembled::TooLong;
     }
     Assembled::Message(buffer)
 }
