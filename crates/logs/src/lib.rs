@@ -5,7 +5,10 @@
 //! [`LineParser`] for the log's [`Format`] (given, or [`Format::detect`]ed from the first
 //! block) turns each line into a borrowed [`Request`] without allocating, or says why it
 //! skipped the line. Blocks carry what they need to be parsed on their own, so they can be
-//! handed to worker threads.
+//! handed to worker threads. Lines may carry a collector's [`Prefix`] (syslog, journald,
+//! docker, Kubernetes), split off before the format's parser sees them
+//! ([`LogReader::detect`] finds it with the format); times written without an offset are read
+//! in the [`LocalZone`] the user names, and the requests read so say it.
 //!
 //! ```
 //! use robots_audit_logs::{FieldMap, Format, LineParser, LogReader, Scratch};
