@@ -16,6 +16,7 @@ mod history;
 mod hourly;
 mod html_report;
 mod library;
+mod log_escapes;
 mod manifests;
 mod merge;
 mod mixed_formats;

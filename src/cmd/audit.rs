@@ -14,7 +14,7 @@ use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, Nam
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::commit::Staging;
 use robots_audit::error::Error;
-use robots_audit::logs::{FieldMap, Format};
+use robots_audit::logs::{FieldMap, Format, LocalZone};
 use robots_audit::origin::Origin;
 use robots_audit::report::summary;
 use robots_audit::report::{Reports, View};
@@ -71,6 +71,11 @@ pub struct JudgeArgs {
     /// lines that carry them take their scheme and host from them.
     #[arg(long)]
     pub trust_forwarded: bool,
+    /// The time zone of log times written without an offset (HAProxy's accept date, IIS
+    /// Advanced Logging's date-local and time-local), an IANA name such as Europe/Paris;
+    /// without it they are read as UTC.
+    #[arg(long, value_name = "ZONE")]
+    pub timezone: Option<String>,
     /// How long after a robots.txt change a request only the new version forbids counts as grace.
     #[arg(long, default_value = "24h", value_name = "DURATION")]
     pub grace: String,
@@ -211,10 +216,15 @@ impl JudgeArgs {
                         "--field {mapping}: a preset must come before any other --field"
                     )));
                 }
-                None => fields.parse_mapping(mapping).map_err(usage)?,
+                None => fields
+                    .parse_mapping(mapping)
+                    .map_err(|e| usage(e.to_string()))?,
             }
         }
         fields.set_trust_forwarded(self.trust_forwarded);
+        if let Some(name) = &self.timezone {
+            fields.set_local_zone(LocalZone::named(name).map_err(|e| usage(e.to_string()))?);
+        }
         let defaults = AuditConfig::default();
         Ok(AuditConfig {
             origin,

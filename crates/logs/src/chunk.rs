@@ -5,9 +5,9 @@ use std::fmt;
 use std::io::{self, Read};
 use std::sync::Arc;
 
-use memchr::memmem;
-
+use crate::directives;
 use crate::open::{Compression, Decoder, Source};
+use crate::prefix;
 
 /// The block size [`LogReader`] aims for unless told otherwise: big enough that per-block costs
 /// vanish, small enough that blocks can be handed to worker threads one by one.
@@ -23,9 +23,6 @@ pub const MAX_LINE_LEN: usize = 4 << 20;
 /// files and fewer calls into the decompressor.
 const READ_SIZE: usize = 256 * 1024;
 
-const FIELDS_DIRECTIVE: &[u8] = b"#Fields:";
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
 /// A run of complete lines, cut from the input at a line end.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
@@ -33,8 +30,9 @@ pub struct Block {
     pub data: Vec<u8>,
     /// The number of the block's first line in the input, counting from 1.
     pub first_line: u64,
-    /// The last W3C/CloudFront `#Fields:` line before the block (without its line end), so that
-    /// header-driven formats can parse the block on its own.
+    /// The W3C/CloudFront directives in force before the block, so that header-driven formats
+    /// can parse the block on its own: the last `#Fields:` line, after the last `#GMT-Offset:`
+    /// line when the input has one (lines without their line ends, joined by `\n`).
     pub header: Option<Arc<[u8]>>,
 }
 
@@ -137,7 +135,8 @@ pub struct LogReader {
     decoder: Decoder,
     block_size: usize,
     input: Input,
-    /// The start of a line whose end has not been read yet (never holds a `\n`).
+    /// The start of a line whose end has not been read yet, after the whole lines of a CRI
+    /// record a block kept back for the next one.
     carry: Vec<u8>,
     /// The memory of a block handed back by [`LogReader::recycle`], for the next block.
     spare: Option<Vec<u8>>,
@@ -152,7 +151,6 @@ pub struct LogReader {
     /// Decompressed bytes accounted for by delivered blocks.
     delivered: u64,
     header: Option<Arc<[u8]>>,
-    fields: memmem::Finder<'static>,
     /// Whether blocks are searched for `#Fields:` lines (see [`LogReader::ignore_headers`]).
     track_headers: bool,
     /// Blocks (and the damage after them) read ahead by [`LogReader::detect_format`], handed
@@ -199,7 +197,6 @@ impl LogReader {
             consumed: 0,
             delivered: 0,
             header: None,
-            fields: memmem::Finder::new(FIELDS_DIRECTIVE),
             track_headers: true,
             lookahead: VecDeque::new(),
         }
@@ -207,7 +204,9 @@ impl LogReader {
 
     /// Sets the size blocks aim for (at least 1 byte). A block is cut at the last line end
     /// read once it holds this many bytes of complete lines, so every block but the last is at
-    /// least this big and at most one read (256 KiB) bigger, or one over-long line.
+    /// least this big and at most one read (256 KiB) bigger, or one over-long line; in a
+    /// Kubernetes CRI log, the cut moves back or on to the end of a record that no partial
+    /// record continues.
     pub fn with_block_size(mut self, bytes: usize) -> LogReader {
         self.block_size = bytes.max(1);
         self
@@ -271,8 +270,9 @@ impl LogReader {
         let mut filled = 0;
         put(&mut data, &mut filled, &self.carry);
         self.carry.clear();
-        // Where the line being read starts: everything before it is complete.
-        let mut line_start = 0;
+        // Where the line being read starts: everything before it is complete (the carry may
+        // hold whole lines a block kept back, see below).
+        let mut line_start = memchr::memrchr(b'\n', &self.carry).map_or(0, |end| end + 1);
         loop {
             if filled - line_start >= MAX_LINE_LEN {
                 filled = line_start + MAX_LINE_LEN;
@@ -280,8 +280,17 @@ impl LogReader {
                 line_start = filled;
                 self.skipping = true;
             }
-            if !matches!(self.input, Input::Open) || line_start >= self.block_size {
+            if !matches!(self.input, Input::Open) {
                 break;
+            }
+            if line_start >= self.block_size {
+                // A block ends after whole records: never between a container runtime's
+                // partial record and its continuation, unless they reach the line cap.
+                let whole = prefix::whole_records_end(data.get(..line_start).unwrap_or_default());
+                if whole > 0 || line_start >= MAX_LINE_LEN {
+                    line_start = if whole > 0 { whole } else { line_start };
+                    break;
+                }
             }
             self.read_more(&mut data, &mut filled, &mut line_start);
         }
@@ -403,27 +412,11 @@ impl LogReader {
         }
     }
 
-    /// Keeps the last `#Fields:` line of `data` (one that starts a line) for the next block.
+    /// Keeps the W3C directives in force after `data` for the next block (see
+    /// [`directives::in_force`]).
     fn remember_header(&mut self, data: &[u8]) {
-        let starts_line = |at: usize| {
-            at == 0
-                || data.get(at - 1) == Some(&b'\n')
-                || (at == BOM.len() && data.starts_with(BOM))
-        };
-        let Some(start) = self
-            .fields
-            .find_iter(data)
-            .filter(|&at| starts_line(at))
-            .last()
-        else {
-            return;
-        };
-        let rest = data.get(start..).unwrap_or_default();
-        let line =
-            memchr::memchr(b'\n', rest).map_or(rest, |end| rest.get(..end).unwrap_or_default());
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if self.header.as_deref() != Some(line) {
-            self.header = Some(Arc::from(line));
+        if let Some(header) = directives::in_force(self.header.as_deref(), data) {
+            self.header = Some(header);
         }
     }
 }

@@ -6,7 +6,8 @@
 
 use crate::chunk::{Block, LogReader, MAX_LINE_LEN};
 use crate::format::Format;
-use crate::formats::{alb, clf, cloudfront, crawl, json};
+use crate::formats::{alb, clf, cloudfront, crawl, envoy, haproxy, json};
+use crate::prefix::{self, Assembled, OpenRecords, Prefix};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -25,7 +26,8 @@ pub const DETECT_MAX_BYTES: u64 = 64 << 20;
 ///
 /// A `#Fields:` directive decides at once (CloudFront when it names CloudFront's own fields
 /// such as `x-edge-location`, W3C otherwise). Otherwise each data line votes for the format it
-/// parses as. Detection decides when 100 lines have been looked at and at
+/// parses as, behind the prefix it carries (records that continue one another joined first),
+/// and for that prefix ([`Detector::prefix`]). Detection decides when 100 lines have been looked at and at
 /// least one was recognised, the most votes winning; lines that are blank, comments, junk or
 /// over-long do not stop it, until [`DETECT_MAX_LINES`] lines or [`DETECT_MAX_BYTES`] bytes
 /// have been looked at.
@@ -42,6 +44,11 @@ pub const DETECT_MAX_BYTES: u64 = 64 << 20;
 #[derive(Debug, Clone, Default)]
 pub struct Detector {
     votes: [usize; Format::ALL.len()],
+    /// Recognised lines by their prefix, in [`Prefix::ALL`]'s order, the last for none.
+    prefix_votes: [usize; Prefix::ALL.len() + 1],
+    /// Prefixed records joined as the line parser joins them.
+    open_records: OpenRecords,
+    records: [Vec<u8>; 2],
     looked_at: usize,
     recognised: usize,
     bytes: u64,
@@ -90,7 +97,10 @@ impl Detector {
     }
 
     fn look_at(&mut self, line: &[u8]) {
-        let line = line.strip_prefix(BOM).unwrap_or(line).trim_ascii_end();
+        let untrimmed = line.strip_prefix(BOM).unwrap_or(line);
+        // A record's piece keeps its blanks: the next piece continues right after them.
+        let untrimmed = untrimmed.strip_suffix(b"\r").unwrap_or(untrimmed);
+        let line = untrimmed.trim_ascii_end();
         if line.trim_ascii_start().is_empty() {
             return;
         }
@@ -117,12 +127,51 @@ impl Detector {
         if line.len() >= MAX_LINE_LEN {
             return;
         }
-        if let Some(format) = classify(line)
+        let (prefix, message) = match Prefix::detect(untrimmed) {
+            Some((prefix, record)) => {
+                match prefix::assemble(record, &mut self.open_records, &mut self.records) {
+                    Assembled::Message(message) => (Some(prefix), message),
+                    Assembled::Pending | Assembled::TooLong => return,
+                }
+            }
+            None => (None, line),
+        };
+        if let Some(format) = classify(message)
             && let Some(count) = self.votes.get_mut(format as usize)
         {
             *count += 1;
             self.recognised += 1;
+            let slot = prefix.map_or(Prefix::ALL.len(), |prefix| {
+                Prefix::ALL
+                    .iter()
+                    .position(|&p| p == prefix)
+                    .unwrap_or_default()
+            });
+            if let Some(count) = self.prefix_votes.get_mut(slot) {
+                *count += 1;
+            }
         }
+    }
+
+    /// The prefix most of the recognised lines had, `None` when most had none (or none was
+    /// recognised).
+    ///
+    /// ```
+    /// use robots_audit_logs::{Detector, Format, Prefix};
+    ///
+    /// let mut detector = Detector::new();
+    /// detector.feed(br#"web-1  | 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 1 "-" "UA""#);
+    /// assert_eq!((detector.finish(), detector.prefix()), (Some(Format::Combined), Some(Prefix::Compose)));
+    /// ```
+    pub fn prefix(&self) -> Option<Prefix> {
+        let mut best: Option<(Option<Prefix>, usize)> = None;
+        let choices = Prefix::ALL.iter().copied().map(Some).chain([None]);
+        for (prefix, &count) in choices.zip(&self.prefix_votes) {
+            if count > 0 && best.is_none_or(|(_, most)| count > most) {
+                best = Some((prefix, count));
+            }
+        }
+        best.and_then(|(prefix, _)| prefix)
     }
 
     fn best(&self) -> Option<Format> {
@@ -184,16 +233,41 @@ impl LogReader {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn detect_format(&mut self, first: &Block) -> Option<Format> {
+        self.detect(first).map(|detection| detection.format)
+    }
+
+    /// [`LogReader::detect_format`], with the prefix the log's lines carry ([`Detector::prefix`]),
+    /// for [`LineParser::with_prefix`](crate::LineParser::with_prefix).
+    ///
+    /// ```
+    /// use robots_audit_logs::{Detection, Format, LogReader, Prefix};
+    ///
+    /// let log = b"Jul  4 12:00:01 web nginx: 1.2.3.4 - - [04/Jul/2026:12:00:01 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"UA\"\n";
+    /// let mut reader = LogReader::from_reader(&log[..])?;
+    /// let first = reader.next_block()?.expect("a block");
+    /// assert_eq!(
+    ///     reader.detect(&first),
+    ///     Some(Detection { format: Format::Combined, prefix: Some(Prefix::Syslog) })
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn detect(&mut self, first: &Block) -> Option<Detection> {
         let mut detector = Detector::new();
+        let detection = |detector: &Detector, format: Option<Format>| {
+            format.map(|format| Detection {
+                format,
+                prefix: detector.prefix(),
+            })
+        };
         if let Some(decided) = detector.feed(&first.data) {
-            return decided;
+            return detection(&detector, decided);
         }
         // Blocks already read ahead were fed by an earlier call; only new ones are read.
         for read in &self.lookahead {
             if let Ok(block) = read
                 && let Some(decided) = detector.feed(&block.data)
             {
-                return decided;
+                return detection(&detector, decided);
             }
         }
         while !detector.is_decided() {
@@ -202,7 +276,7 @@ impl LogReader {
                     let decided = detector.feed(&block.data);
                     self.lookahead.push_back(Ok(block));
                     if let Some(decided) = decided {
-                        return decided;
+                        return detection(&detector, decided);
                     }
                 }
                 Ok(None) => break,
@@ -212,8 +286,18 @@ impl LogReader {
                 }
             }
         }
-        detector.finish()
+        let format = detector.finish();
+        detection(&detector, format)
     }
+}
+
+/// What detection found of a log: its format, and the prefix its lines carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detection {
+    /// The format of the lines (behind their prefix).
+    pub format: Format,
+    /// The prefix most lines carry, if any.
+    pub prefix: Option<Prefix>,
 }
 
 /// The format one data line (without its line end) parses as, if any. W3C lines are never
@@ -223,6 +307,8 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
         return json::classify(line);
     }
     clf::classify(line)
+        .or_else(|| haproxy::looks_like(line).then_some(Format::Haproxy))
+        .or_else(|| envoy::looks_like(line).then_some(Format::Envoy))
         .or_else(|| alb::looks_like(line).then_some(Format::Alb))
         .or_else(|| crawl::looks_like(line).then_some(Format::Crawl))
         .or_else(|| cloudfront::looks_like(line).then_some(Format::Cloudfront))

@@ -1,8 +1,11 @@
-//! The names of the log formats. A leaf: the parsers ([`crate::formats`]), detection
-//! ([`crate::detect`]) and the line parser ([`crate::parser`]) all name formats through it.
+//! The names of the log formats. Below everything but the errors: the parsers
+//! ([`crate::formats`]), detection ([`crate::detect`]) and the line parser ([`crate::parser`])
+//! all name formats through it.
 
 use std::fmt;
 use std::str::FromStr;
+
+use crate::error::Error;
 
 /// A log format `--format` can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,11 +30,15 @@ pub enum Format {
     Json,
     /// Crawler fetch logs: Heritrix `crawl.log`, or JSON lines with an absolute `url`.
     Crawl,
+    /// HAProxy `option httplog` lines (usually behind a syslog prefix).
+    Haproxy,
+    /// Envoy's default access log (and Istio's).
+    Envoy,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 11] = [
         Format::Combined,
         Format::Common,
         Format::VhostCombined,
@@ -41,6 +48,8 @@ impl Format {
         Format::Caddy,
         Format::Json,
         Format::Crawl,
+        Format::Haproxy,
+        Format::Envoy,
     ];
 
     /// Whether lines of this format are laid out by a `#Fields:` directive, which blocks then
@@ -67,6 +76,8 @@ impl Format {
             Format::Caddy => "caddy",
             Format::Json => "json",
             Format::Crawl => "crawl",
+            Format::Haproxy => "haproxy",
+            Format::Envoy => "envoy",
         }
     }
 
@@ -90,16 +101,16 @@ impl fmt::Display for Format {
 }
 
 impl FromStr for Format {
-    type Err = String;
+    type Err = Error;
 
     /// Parses a `--format` value; the error lists the valid names.
-    fn from_str(name: &str) -> Result<Format, String> {
+    fn from_str(name: &str) -> Result<Format, Error> {
         Format::from_name(name).ok_or_else(|| {
             let names: Vec<&str> = Format::ALL.iter().map(Format::name).collect();
-            format!(
-                "unknown log format {name:?}; known formats: {}",
-                names.join(", ")
-            )
+            Error::UnknownFormat {
+                name: name.to_owned(),
+                known: names.join(", "),
+            }
         })
     }
 }
@@ -118,6 +129,7 @@ mod tests {
             "Combined"
                 .parse::<Format>()
                 .unwrap_err()
+                .to_string()
                 .contains("known formats: combined, common")
         );
     }

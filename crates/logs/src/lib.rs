@@ -5,7 +5,10 @@
 //! [`LineParser`] for the log's [`Format`] (given, or [`Format::detect`]ed from the first
 //! block) turns each line into a borrowed [`Request`] without allocating, or says why it
 //! skipped the line. Blocks carry what they need to be parsed on their own, so they can be
-//! handed to worker threads.
+//! handed to worker threads. Lines may carry a collector's [`Prefix`] (syslog, journald,
+//! docker, Kubernetes), split off before the format's parser sees them
+//! ([`LogReader::detect`] finds it with the format); times written without an offset are read
+//! in the [`LocalZone`] the user names, and the requests read so say it.
 //!
 //! ```
 //! use robots_audit_logs::{FieldMap, Format, LineParser, LogReader, Scratch};
@@ -36,21 +39,28 @@
 
 mod chunk;
 mod detect;
+mod directives;
+mod error;
 mod format;
 mod formats;
 mod open;
 mod parser;
+mod prefix;
 mod record;
+mod scratch;
 mod skip;
-mod state;
 pub mod time;
+mod zone;
 
 pub use chunk::{Block, DEFAULT_BLOCK_SIZE, Lines, LogReader, MAX_LINE_LEN, ReadError};
-pub use detect::{DETECT_MAX_BYTES, DETECT_MAX_LINES, Detector};
+pub use detect::{DETECT_MAX_BYTES, DETECT_MAX_LINES, Detection, Detector};
+pub use error::Error;
 pub use format::Format;
 pub use formats::json::{FieldMap, FieldName};
 pub use open::{Compression, Source};
 pub use parser::LineParser;
+pub use prefix::Prefix;
 pub use record::{OriginParts, Request, TargetForm, Text, TextEncoding};
+pub use scratch::{BlockState, Scratch};
 pub use skip::SkipReason;
-pub use state::{BlockState, Scratch};
+pub use zone::LocalZone;

@@ -1,17 +1,21 @@
 //! The line parser: one format's reader of lines, or, for a detected format, a reader that
-//! also reads lines of the other formats a stream changes to.
+//! also reads lines of the other formats a stream changes to; either reads lines behind the
+//! prefixes collectors add ([`crate::prefix`]).
 
 use crate::chunk::{Block, MAX_LINE_LEN};
 use crate::detect;
+use crate::directives;
 use crate::format::Format;
 use crate::formats::clf::{self, ClfLayout};
 use crate::formats::header::Layout;
 use crate::formats::json::{FieldMap, JsonParser};
-use crate::formats::{alb, cloudfront, crawl, w3c};
+use crate::formats::{alb, cloudfront, crawl, envoy, haproxy, w3c};
+use crate::prefix::{self, Assembled, Prefix};
 use crate::record::Request;
+use crate::scratch::{BlockState, Buffers, Scratch};
 use crate::skip::SkipReason;
-use crate::state::{BlockState, Buffers, Scratch};
-use crate::time::ClfMinute;
+use crate::time;
+use crate::zone::LocalZone;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -23,6 +27,8 @@ enum Kind {
     Alb,
     Json(Box<JsonParser>),
     Crawl(Box<JsonParser>),
+    Haproxy,
+    Envoy,
 }
 
 /// Parses the lines of one format. Immutable and `Sync`: one parser serves every worker
@@ -42,6 +48,10 @@ enum Kind {
 pub struct LineParser {
     format: Format,
     kind: Kind,
+    /// The zone of times written without an offset.
+    local_zone: LocalZone,
+    /// The prefix the input's lines were detected with: each block starts with it.
+    prefix: Option<Prefix>,
     /// For a detected format: the readers of the formats a line of another shape may be in.
     others: Option<Box<[(Format, Kind)]>>,
 }
@@ -53,6 +63,8 @@ impl LineParser {
         LineParser {
             format,
             kind: Kind::of(format, fields),
+            local_zone: fields.local_zone().clone(),
+            prefix: None,
             others: None,
         }
     }
@@ -81,8 +93,24 @@ impl LineParser {
         LineParser {
             format,
             kind: Kind::of(format, fields),
+            local_zone: fields.local_zone().clone(),
+            prefix: None,
             others: Some(others),
         }
+    }
+
+    /// This parser, reading each block's lines behind `prefix` from the start (the prefix
+    /// detection found, [`Detection::prefix`](crate::Detection::prefix)). Without it, the first
+    /// prefixed line of each block has its prefix recognised on its own, at a little more cost.
+    #[must_use]
+    pub fn with_prefix(mut self, prefix: Option<Prefix>) -> LineParser {
+        self.prefix = prefix;
+        self
+    }
+
+    /// The prefix each block's lines are first read behind ([`LineParser::with_prefix`]).
+    pub fn prefix(&self) -> Option<Prefix> {
+        self.prefix
     }
 
     /// Whether this parser reads lines of other formats too ([`LineParser::detected`]).
@@ -95,22 +123,37 @@ impl LineParser {
         self.format
     }
 
-    /// The state to parse `block` with: the layout of the `#Fields:` line before it, for
-    /// W3C and CloudFront.
+    /// The zone this parser reads times written without an offset in (see
+    /// [`Request::zone_assumed`]): the [`FieldMap`]'s, UTC unless the user named one.
+    pub fn local_zone(&self) -> &LocalZone {
+        &self.local_zone
+    }
+
+    /// The state to parse `block` with: for W3C and CloudFront, the layout of the `#Fields:`
+    /// line before it and the offset a `#GMT-Offset:` line declared.
     pub fn block_state(&self, block: &Block) -> BlockState {
-        let layout = match self.kind {
-            Kind::W3c | Kind::Cloudfront => block.header.as_deref().map(Layout::parse),
+        let header = match self.kind {
+            Kind::W3c | Kind::Cloudfront => block.header.as_deref(),
             _ => None,
         };
         BlockState {
-            layout,
-            clf_minute: ClfMinute::default(),
-            current: None,
+            layout: header.and_then(directives::fields_line).map(Layout::parse),
+            gmt_offset: header
+                .and_then(directives::gmt_offset)
+                .and_then(time::offset_seconds),
+            prefix: self.prefix,
+            ..BlockState::default()
         }
     }
 
     /// Parses one line (with or without its `\n` or `\r\n`). `Ok(None)` for a blank line, a
-    /// comment or a directive (which may update `state`); `Err` says why a line was skipped.
+    /// comment or a directive (which may update `state`), and for a piece of a record that
+    /// later lines continue; `Err` says why a line was skipped.
+    ///
+    /// A line may carry a collector's [`Prefix`]: the one the block's lines have had so far is
+    /// split off first; a line without it, or without any, is read as it is; a line that does
+    /// not have the format's shape then has its prefix (or its format, for a detected format)
+    /// recognised anew, and the lines after it are read with that.
     #[inline]
     pub fn parse<'a>(
         &self,
@@ -127,9 +170,43 @@ impl LineParser {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
-        let Scratch { first, retry } = scratch;
+        let Scratch {
+            first,
+            retry,
+            records,
+        } = scratch;
+        if let Some(prefix) = state.prefix
+            && let Some(record) = prefix.split(line)
+        {
+            let message = match prefix::assemble(record, &mut state.open_records, records) {
+                Assembled::Message(message) => message,
+                Assembled::Pending => return Ok(None),
+                Assembled::TooLong => return Err(SkipReason::TooLong),
+            };
+            if message.iter().all(u8::is_ascii_whitespace) {
+                return Ok(None);
+            }
+            return match self.parse_current(message, state, first) {
+                Err(SkipReason::WrongFormat) => self.parse_other_format(message, state, retry),
+                read => read,
+            };
+        }
+        match self.parse_current(line, state, first) {
+            Err(reason) => self.parse_other(line, state, retry, records, reason),
+            read => read,
+        }
+    }
+
+    /// Parses a line (or a prefixed line's message) in the format the block's lines are in.
+    #[inline(always)]
+    fn parse_current<'a>(
+        &self,
+        line: &'a [u8],
+        state: &mut BlockState,
+        buffers: &'a mut Buffers,
+    ) -> Result<Option<Request<'a>>, SkipReason> {
         let Some(others) = &self.others else {
-            return self.kind.parse(line, state, first);
+            return self.kind.parse(line, state, buffers, &self.local_zone);
         };
         // Directives and comments belong to the file's own format (a `#Fields:` line lays out
         // the lines after it).
@@ -140,16 +217,48 @@ impl LineParser {
                 .map_or(&self.kind, |(_, kind)| kind),
             _ => &self.kind,
         };
-        match current.parse(line, state, first) {
-            Err(SkipReason::WrongFormat) => self.parse_other(line, state, retry),
-            read => read,
-        }
+        current.parse(line, state, buffers, &self.local_zone)
     }
 
-    /// Reads a line that does not have the shape of the format it was tried in, in the format
-    /// detection recognises it as, and remembers that format for the lines after it.
+    /// Reads a line the format it was tried in skipped for `reason`: behind the prefix it has,
+    /// if it has one (a prefix is no part of any format, so a line that has one is never read
+    /// as it stands), else, when it does not have the format's shape, in the format detection
+    /// recognises it as.
     #[cold]
     fn parse_other<'a>(
+        &self,
+        line: &'a [u8],
+        state: &mut BlockState,
+        buffers: &'a mut Buffers,
+        records: &'a mut [Vec<u8>; 2],
+        reason: SkipReason,
+    ) -> Result<Option<Request<'a>>, SkipReason> {
+        let Some((prefix, record)) = Prefix::detect(line) else {
+            return match reason {
+                SkipReason::WrongFormat => self.parse_other_format(line, state, buffers),
+                reason => Err(reason),
+            };
+        };
+        state.prefix = Some(prefix);
+        let message = match prefix::assemble(record, &mut state.open_records, records) {
+            Assembled::Message(message) => message,
+            Assembled::Pending => return Ok(None),
+            Assembled::TooLong => return Err(SkipReason::TooLong),
+        };
+        if message.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        if self.others.is_none() {
+            // A named format reads every message in its own format.
+            return self.kind.parse(message, state, buffers, &self.local_zone);
+        }
+        self.parse_other_format(message, state, buffers)
+    }
+
+    /// Reads a line (or message) in the format detection recognises it as, and remembers that
+    /// format for the lines after it. A named format reads only its own.
+    #[cold]
+    fn parse_other_format<'a>(
         &self,
         line: &'a [u8],
         state: &mut BlockState,
@@ -168,8 +277,13 @@ impl LineParser {
             None => return Err(SkipReason::WrongFormat),
         };
         state.current = (format != self.format).then_some(format);
-        kind.parse(line, state, buffers)
+        kind.parse(line, state, buffers, &self.local_zone)
     }
+}
+
+/// Whether `line` is one of docker's json-file records, which wrap a line of a log.
+fn is_docker_record(line: &[u8]) -> bool {
+    line.starts_with(b"{\"log\":\"") && Prefix::DockerJson.split(line).is_some()
 }
 
 impl Kind {
@@ -183,6 +297,8 @@ impl Kind {
             Format::Alb => Kind::Alb,
             Format::Caddy | Format::Json => Kind::Json(Box::new(JsonParser::new(format, fields))),
             Format::Crawl => Kind::Crawl(Box::new(JsonParser::new(format, fields))),
+            Format::Haproxy => Kind::Haproxy,
+            Format::Envoy => Kind::Envoy,
         }
     }
 
@@ -194,18 +310,27 @@ impl Kind {
         line: &'a [u8],
         state: &mut BlockState,
         buffers: &'a mut Buffers,
+        zone: &LocalZone,
     ) -> Result<Option<Request<'a>>, SkipReason> {
         match self {
-            Kind::W3c => w3c::parse(line, state),
+            Kind::W3c => w3c::parse(line, state, zone),
             Kind::Cloudfront => cloudfront::parse(line, state),
             _ if line.starts_with(b"#") => Ok(None),
-            Kind::Clf(layout) => clf::parse(line, *layout, &mut state.clf_minute).map(Some),
+            Kind::Clf(layout) => {
+                clf::parse(line, *layout, &mut state.clf_minute, &mut buffers.unescaped).map(Some)
+            }
             Kind::Alb => alb::parse(line).map(Some),
+            // A docker json-file record is an object too, but not of these formats' shape.
+            Kind::Json(_) | Kind::Crawl(_) if is_docker_record(line) => {
+                Err(SkipReason::WrongFormat)
+            }
             Kind::Json(parser) => parser.parse(line, buffers).map(Some),
             Kind::Crawl(parser) if line.trim_ascii_start().starts_with(b"{") => {
                 parser.parse(line, buffers).map(Some)
             }
             Kind::Crawl(_) => crawl::parse(line).map(Some),
+            Kind::Haproxy => haproxy::parse(line, state, buffers, zone).map(Some),
+            Kind::Envoy => envoy::parse(line).map(Some),
         }
     }
 }
@@ -267,6 +392,25 @@ mod tests {
                 .layout
                 .is_none()
         );
+    }
+
+    #[test]
+    fn block_state_takes_the_gmt_offset_before_the_block() {
+        let block = Block {
+            data: b"2026-11-20 17:00:00 /x\n".to_vec(),
+            first_line: 9,
+            header: Some(b"#GMT-Offset: -0800\n#Fields: date time cs-uri"[..].into()),
+        };
+        let parser = LineParser::new(Format::W3c, &FieldMap::new());
+        let mut state = parser.block_state(&block);
+        let mut scratch = Scratch::new();
+        let request = parser
+            .parse(&block.data, &mut state, &mut scratch)
+            .unwrap()
+            .unwrap();
+        assert_eq!(request.time.to_string(), "2026-11-21T01:00:00Z");
+        assert!(!request.zone_assumed);
+        assert_eq!(parser.local_zone().name(), "UTC");
     }
 
     const COMBINED: &[u8] =

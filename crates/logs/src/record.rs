@@ -69,6 +69,12 @@ pub struct Request<'a> {
     pub user_agent: Text<'a>,
     /// The origin, as far as the line says.
     pub origin: OriginParts<'a>,
+    /// The line wrote its time without an offset (HAProxy's accept date, W3C `date-local` and
+    /// `time-local`), so [`Request::time`] was read in an assumed zone: the parser's
+    /// [`LineParser::local_zone`](crate::LineParser::local_zone), UTC unless the user named
+    /// one. An input with such lines says which zone it was read in (`inputs.csv`'s
+    /// `assumed_zone`).
+    pub zone_assumed: bool,
 }
 
 /// The form of a request's target (RFC 9110 section 7.1): only the origin and absolute forms
@@ -254,18 +260,22 @@ fn percent_decode(raw: &[u8]) -> Cow<'_, [u8]> {
 /// Undoes the escaping Apache (`\"`, `\\`, `\n`, `\xhh`) and nginx (`\xHH`) apply to logged
 /// request lines and headers. An unknown escape is kept as written.
 fn backslash_decode(raw: &[u8]) -> Cow<'_, [u8]> {
-    let Some(first) = memchr::memchr(b'\\', raw) else {
+    if memchr::memchr(b'\\', raw).is_none() {
         return Cow::Borrowed(raw);
-    };
+    }
     let mut out = Vec::with_capacity(raw.len());
-    out.extend_from_slice(raw.get(..first).unwrap_or_default());
-    let mut rest = raw.get(first..).unwrap_or_default();
-    while let Some((&byte, tail)) = rest.split_first() {
-        if byte != b'\\' {
-            out.push(byte);
-            rest = tail;
-            continue;
-        }
+    backslash_decode_into(raw, &mut out);
+    Cow::Owned(out)
+}
+
+/// [`backslash_decode`] appending to `out`, so that a caller can decode into a buffer it
+/// reuses from line to line.
+pub(crate) fn backslash_decode_into(raw: &[u8], out: &mut Vec<u8>) {
+    let mut rest = raw;
+    while let Some(at) = memchr::memchr(b'\\', rest) {
+        let (plain, escape) = rest.split_at(at);
+        out.extend_from_slice(plain);
+        let tail = escape.get(1..).unwrap_or_default();
         let (decoded, used) = match tail {
             [b'"', ..] => (Some(b'"'), 1),
             [b'\\', ..] => (Some(b'\\'), 1),
@@ -283,12 +293,35 @@ fn backslash_decode(raw: &[u8]) -> Cow<'_, [u8]> {
                 rest = tail.get(used..).unwrap_or_default();
             }
             None => {
-                out.push(byte);
+                out.push(b'\\');
                 rest = tail;
             }
         }
     }
-    Cow::Owned(out)
+    out.extend_from_slice(rest);
+}
+
+/// Undoes HAProxy's escaping of logged request lines and captured headers, appending to `out`:
+/// `#` and two hex digits for `"`, `#` itself, control bytes and bytes above `~` (and `{`, `|`,
+/// `}` in headers). A `#` not followed by two hex digits is kept as written.
+pub(crate) fn hash_decode_into(raw: &[u8], out: &mut Vec<u8>) {
+    let mut rest = raw;
+    while let Some(at) = memchr::memchr(b'#', rest) {
+        let (plain, escape) = rest.split_at(at);
+        out.extend_from_slice(plain);
+        let tail = escape.get(1..).unwrap_or_default();
+        match hex_pair(tail) {
+            Some(decoded) => {
+                out.push(decoded);
+                rest = tail.get(2..).unwrap_or_default();
+            }
+            None => {
+                out.push(b'#');
+                rest = tail;
+            }
+        }
+    }
+    out.extend_from_slice(rest);
 }
 
 #[cfg(test)]
@@ -350,6 +383,7 @@ mod tests {
             bytes: 0,
             user_agent: Text::default(),
             origin: OriginParts::default(),
+            zone_assumed: false,
         };
         let cases: &[(&[u8], &[u8], TargetForm)] = &[
             (b"GET", b"/a?b", TargetForm::Origin),

@@ -49,7 +49,8 @@ struct Civil {
 }
 
 impl Civil {
-    fn to_timestamp(&self) -> Option<Timestamp> {
+    /// The date and time as a wall clock shows it, when they are valid.
+    fn wall(&self) -> Option<WallTime> {
         let valid = (1..=12).contains(&self.month)
             && self.day >= 1
             && self.day <= days_in_month(self.year, self.month)
@@ -60,12 +61,38 @@ impl Civil {
         if !valid {
             return None;
         }
-        let seconds = days_from_civil(self.year, self.month, self.day) * SECONDS_PER_DAY
+        let second = days_from_civil(self.year, self.month, self.day) * SECONDS_PER_DAY
             + i64::from(self.hour) * 3600
             + i64::from(self.minute) * 60
-            + i64::from(self.second.min(59))
-            - self.offset_seconds;
-        Timestamp::new(seconds, i32::try_from(self.nanosecond).ok()?).ok()
+            + i64::from(self.second.min(59));
+        Some(WallTime {
+            second,
+            nanosecond: self.nanosecond,
+        })
+    }
+
+    fn to_timestamp(&self) -> Option<Timestamp> {
+        self.wall()?.at_offset(self.offset_seconds)
+    }
+}
+
+/// A date and time of day as a log wrote it without an offset: what a wall clock showed, in
+/// seconds from 1970-01-01T00:00:00 of that clock. Which instant it was depends on the zone the
+/// clock was in ([`LocalZone`](crate::LocalZone)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WallTime {
+    pub(crate) second: i64,
+    pub(crate) nanosecond: u32,
+}
+
+impl WallTime {
+    /// The instant, for a clock `offset_seconds` east of UTC.
+    pub(crate) fn at_offset(self, offset_seconds: i64) -> Option<Timestamp> {
+        Timestamp::new(
+            self.second - offset_seconds,
+            i32::try_from(self.nanosecond).ok()?,
+        )
+        .ok()
     }
 }
 
@@ -292,11 +319,18 @@ fn clf_general(bytes: &[u8]) -> Option<Timestamp> {
 /// W3C extended log `date` and `time` fields (`2015-01-13`, `00:32:17` or `00:32:17.250`),
 /// which the format defines as UTC.
 pub fn w3c(date: &[u8], time: &[u8]) -> Option<Timestamp> {
-    utc(ymd(date).filter(|_| date.len() == 10)?, time)
+    w3c_wall(date, time)?.at_offset(0)
 }
 
-/// A date and the time of day that is all of `time`, taken as UTC.
-fn utc((year, month, day): (i64, u32, u32), time: &[u8]) -> Option<Timestamp> {
+/// W3C `date` and `time` fields (or IIS Advanced Logging's `date-local` and `time-local`) as
+/// the wall time they write.
+pub(crate) fn w3c_wall(date: &[u8], time: &[u8]) -> Option<WallTime> {
+    let (year, month, day) = ymd(date).filter(|_| date.len() == 10)?;
+    wall((year, month, day), time)
+}
+
+/// A date and the time of day that is all of `time`, as a wall time.
+fn wall((year, month, day): (i64, u32, u32), time: &[u8]) -> Option<WallTime> {
     let (hour, minute, second, nanosecond, rest) = clock(time)?;
     if !rest.is_empty() {
         return None;
@@ -311,7 +345,25 @@ fn utc((year, month, day): (i64, u32, u32), time: &[u8]) -> Option<Timestamp> {
         nanosecond,
         offset_seconds: 0,
     }
-    .to_timestamp()
+    .wall()
+}
+
+/// HAProxy's accept date, `06/Feb/2009:12:14:14.655`: a CLF time with milliseconds and without
+/// an offset (HAProxy writes its own local time).
+pub(crate) fn haproxy_wall(bytes: &[u8]) -> Option<WallTime> {
+    if bytes.get(2) != Some(&b'/') || bytes.get(6) != Some(&b'/') || bytes.get(11) != Some(&b':') {
+        return None;
+    }
+    let day = two(bytes, 0)?;
+    let month = month_number(bytes.get(3..6)?)?;
+    let year = i64::try_from(digits(bytes.get(7..11)?)?).ok()?;
+    wall((year, month, day), bytes.get(12..)?)
+}
+
+/// An offset from UTC as a `#GMT-Offset` directive writes it (`-0800`, `+05:30`, `+02`), in
+/// seconds east of UTC.
+pub(crate) fn offset_seconds(zone: &[u8]) -> Option<i64> {
+    offset(zone)
 }
 
 /// RFC 3339 / ISO 8601 with an offset: `2020-01-01T00:55:04.127531Z`, `2013-10-10T16:52:00+02:00`.
@@ -357,7 +409,7 @@ fn naive_utc(bytes: &[u8]) -> Option<Timestamp> {
     if !matches!(bytes.get(10), Some(b'T' | b' ')) {
         return None;
     }
-    utc(date, bytes.get(11..)?)
+    wall(date, bytes.get(11..)?)?.at_offset(0)
 }
 
 /// The unit an epoch count is in, judged by its size: seconds up to 1e11 (the year 5138), then

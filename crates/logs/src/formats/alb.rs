@@ -58,13 +58,15 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
     let skip = usize::from(TYPES.contains(&first));
     let available = count.saturating_sub(skip);
     let field = |index: usize| all.get(skip + index).copied().unwrap_or_default();
-    if available < FIELDS - 1 {
-        return Err(SkipReason::MissingField);
-    }
+    // The shape before the field count: a line of another shape that starts with a time (a
+    // container runtime's record) is no damaged ALB line.
     let client = field(2);
     let client_ip = lex::strip_port(client);
     if client_ip.len() == client.len() || !lex::is_client(client_ip) {
         return Err(SkipReason::WrongFormat);
+    }
+    if available < FIELDS - 1 {
+        return Err(SkipReason::MissingField);
     }
     let time = time::rfc3339(field(0)).ok_or(SkipReason::BadTime)?;
     let request = field(11);
@@ -89,6 +91,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
         bytes: lex::bytes(field(10))?,
         user_agent,
         origin: lex::url_origin(target).unwrap_or_default(),
+        zone_assumed: false,
     })
 }
 

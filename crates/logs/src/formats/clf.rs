@@ -7,7 +7,7 @@
 
 use crate::format::Format;
 use crate::formats::lex;
-use crate::record::{OriginParts, Request, Text, TextEncoding};
+use crate::record::{self, OriginParts, Request, Text, TextEncoding};
 use crate::skip::SkipReason;
 use crate::time::ClfMinute;
 
@@ -185,11 +185,13 @@ fn usual_status_and_bytes(rest: &[u8]) -> Option<(u16, u64, &[u8])> {
 }
 
 /// Parses one line (without its line end). `minute` carries the time of the line before, which
-/// the next line usually shares its minute with.
+/// the next line usually shares its minute with; a target the server escaped is unescaped into
+/// `unescaped` (see [`unescaped_target`]).
 pub(crate) fn parse<'a>(
     line: &'a [u8],
     layout: ClfLayout,
     minute: &mut ClfMinute,
+    unescaped: &'a mut Vec<u8>,
 ) -> Result<Request<'a>, SkipReason> {
     let line = line.trim_ascii_end();
     let (origin, rest) = if !layout.vhost {
@@ -241,6 +243,7 @@ pub(crate) fn parse<'a>(
     }
     let (request, rest) = lex::quoted_field(rest)?;
     let (method, target) = lex::request_line(request)?;
+    let target = unescaped_target(target, unescaped);
     let (status, bytes, rest) = match usual_status_and_bytes(rest) {
         Some(read) => read,
         None => status_and_bytes(rest)?,
@@ -281,7 +284,23 @@ pub(crate) fn parse<'a>(
         bytes,
         user_agent,
         origin,
+        zone_assumed: false,
     })
+}
+
+/// The target as the client sent it. Apache writes a `"` or `\\` of the request line as `\\"` and
+/// `\\\\`, and control bytes as `\\xhh`; nginx writes all three (and bytes above `~`) as `\\xHH`.
+/// A backslash in the logged line is therefore always an escape, and the target is decoded as
+/// the user-agent is ([`TextEncoding::Backslash`]), into `buffer`, so that it is judged as the
+/// path the client asked for (`check '/q"x'` and the audit of `GET /q\\"x` agree).
+#[inline]
+fn unescaped_target<'a>(target: &'a [u8], buffer: &'a mut Vec<u8>) -> &'a [u8] {
+    if memchr::memchr(b'\\', target).is_none() {
+        return target;
+    }
+    buffer.clear();
+    record::backslash_decode_into(target, buffer);
+    buffer
 }
 
 /// The identity and user fields before the time's bracket (`- - `, `ident user `): two
@@ -306,7 +325,7 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
             vhost,
             require_agent,
         };
-        parse(line, layout, &mut ClfMinute::default()).is_ok()
+        parse(line, layout, &mut ClfMinute::default(), &mut Vec::new()).is_ok()
     };
     if fits(false, false) {
         Some(if fits(false, true) {
@@ -340,7 +359,8 @@ mod tests {
     #[test]
     fn the_apache_documentation_example() {
         let line = br#"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)""#;
-        let request = parse(line, COMBINED, &mut ClfMinute::default()).unwrap();
+        let mut unescaped = Vec::new();
+        let request = parse(line, COMBINED, &mut ClfMinute::default(), &mut unescaped).unwrap();
         assert_eq!(request.time.to_string(), "2000-10-10T20:55:36Z");
         assert_eq!(request.client_ip, b"127.0.0.1");
         assert_eq!(request.method, b"GET");
@@ -369,6 +389,9 @@ mod tests {
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /robots.txt HTTP/1.1" 304 - "-" "-" "#, COMBINED, Ok((b"1.2.3.4", b"/robots.txt", 304, 0, b""))),
             // nginx with X-Forwarded-For after the user-agent
             (br#"1.2.3.4 - - [22/Jan/2019:03:56:14 +0330] "GET /a HTTP/1.1" 200 5 "-" "Bot/1.0" "5.6.7.8, 9.9.9.9""#, COMBINED, Ok((b"1.2.3.4", b"/a", 200, 5, b"Bot/1.0"))),
+            // Traefik: CLF, then the request count, router, server URL and duration
+            (br#"192.0.2.1 - - [20/Nov/2026:01:00:00 +0000] "GET /t HTTP/1.1" 200 512 "-" "ExampleBot/1.0" 42 "web-router@docker" "http://10.0.0.5:80" 3ms"#, COMBINED, Ok((b"192.0.2.1", b"/t", 200, 512, b"ExampleBot/1.0"))),
+            (br#"192.0.2.1 - - [20/Nov/2026:01:00:00 +0000] "GET /t HTTP/1.1" 499 0 "-" "-" 43 "-" "-" 0ms"#, COMBINED, Ok((b"192.0.2.1", b"/t", 499, 0, b""))),
             // escaped quotes inside the user-agent
             (br#"1.2.3.4 - - [17/Oct/2019:14:30:07 +0200] "GET / HTTP/1.1" 200 10 "-" "}__test|O:21:\"JDatabase\":3:{s:2:\"fc\"}""#, COMBINED, Ok((b"1.2.3.4", b"/", 200, 10, br#"}__test|O:21:\"JDatabase\":3:{s:2:\"fc\"}"#))),
             // a user name with a space, CRLF already stripped, IPv6 client
@@ -383,7 +406,7 @@ mod tests {
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /q HTTP/1.1" 200 1 "-" "a "b"c""#, COMBINED, Ok((b"1.2.3.4", b"/q", 200, 1, br#"a "b"c"#))),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /e HTTP/1.1" 200 1 "-""#, COMBINED, Err(SkipReason::MissingField)),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /e HTTP/1.1" 200 1 "-""#, COMMON, Ok((b"1.2.3.4", b"/e", 200, 1, b""))),
-            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a\" HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Ok((b"1.2.3.4", br#"/a\""#, 200, 1, b"UA"))),
+            (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a\" HTTP/1.1" 200 1 "-" "UA""#, COMBINED, Ok((b"1.2.3.4", br#"/a""#, 200, 1, b"UA"))),
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "POST /p HTTP/1.1" 201 2 "-" "UA""#, COMBINED, Ok((b"1.2.3.4", b"/p", 201, 2, b"UA"))),
             // damage
             (br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200 1 "-" "unterminated"#, COMBINED, Err(SkipReason::BadQuoting)),
@@ -422,8 +445,14 @@ mod tests {
             (br#"[2001:db8::1]:443 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /v HTTP/1.1" 200 1 "-" "UA""#, VHOST, Ok((b"1.2.3.4", b"/v", 200, 1, b"UA"))),
         ];
         for (line, layout, want) in cases {
-            let request = parse(line, *layout, &mut ClfMinute::default());
-            let reference = reference_parse(line, *layout, &mut ClfMinute::default());
+            let (mut unescaped, mut reference_unescaped) = (Vec::new(), Vec::new());
+            let request = parse(line, *layout, &mut ClfMinute::default(), &mut unescaped);
+            let reference = reference_parse(
+                line,
+                *layout,
+                &mut ClfMinute::default(),
+                &mut reference_unescaped,
+            );
             assert_eq!(request, reference, "{}", String::from_utf8_lossy(line));
             let got = request.map(|r| (r.client_ip, r.target, r.status, r.bytes, r.user_agent.raw));
             assert_eq!(&got, want, "{}", String::from_utf8_lossy(line));
@@ -436,6 +465,7 @@ mod tests {
         line: &'a [u8],
         layout: ClfLayout,
         minute: &mut ClfMinute,
+        unescaped: &'a mut Vec<u8>,
     ) -> Result<Request<'a>, SkipReason> {
         let line = line.trim_ascii_end();
         let (origin, rest) = if layout.vhost {
@@ -478,6 +508,13 @@ mod tests {
         }
         let (request, _, rest) = lex::quoted_in_full(rest)?;
         let (method, target) = lex::request_line(request)?;
+        let target = match TextEncoding::Backslash.decode(target) {
+            std::borrow::Cow::Borrowed(target) => target,
+            std::borrow::Cow::Owned(decoded) => {
+                *unescaped = decoded;
+                &unescaped[..]
+            }
+        };
         let (status, bytes, rest) = status_and_bytes(rest)?;
         let mut user_agent = None;
         if rest.starts_with(b"\"") {
@@ -506,6 +543,7 @@ mod tests {
             bytes,
             user_agent,
             origin,
+            zone_assumed: false,
         })
     }
 
@@ -585,9 +623,10 @@ mod tests {
         fn the_fast_paths_agree_with_the_reference(line in edgy_line()) {
             for layout in [COMBINED, COMMON, VHOST] {
                 let (mut minute, mut reference_minute) = (ClfMinute::default(), ClfMinute::default());
+                let (mut unescaped, mut reference_unescaped) = (Vec::new(), Vec::new());
                 proptest::prop_assert_eq!(
-                    parse(&line, layout, &mut minute),
-                    reference_parse(&line, layout, &mut reference_minute),
+                    parse(&line, layout, &mut minute, &mut unescaped),
+                    reference_parse(&line, layout, &mut reference_minute, &mut reference_unescaped),
                     "{}", String::from_utf8_lossy(&line)
                 );
             }
@@ -631,9 +670,10 @@ mod tests {
                 for layout in [COMBINED, COMMON, VHOST] {
                     let (mut minute, mut reference_minute) =
                         (ClfMinute::default(), ClfMinute::default());
+                    let (mut unescaped, mut reference_unescaped) = (Vec::new(), Vec::new());
                     proptest::prop_assert_eq!(
-                        parse(line, layout, &mut minute),
-                        reference_parse(line, layout, &mut reference_minute),
+                        parse(line, layout, &mut minute, &mut unescaped),
+                        reference_parse(line, layout, &mut reference_minute, &mut reference_unescaped),
                         "{}", String::from_utf8_lossy(line)
                     );
                 }
@@ -644,7 +684,8 @@ mod tests {
     #[test]
     fn vhost_fields_become_the_origin() {
         let line = br#"www.example.com:8080 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
-        let request = parse(line, VHOST, &mut ClfMinute::default()).unwrap();
+        let mut unescaped = Vec::new();
+        let request = parse(line, VHOST, &mut ClfMinute::default(), &mut unescaped).unwrap();
         assert_eq!(
             request.origin,
             OriginParts {
@@ -654,7 +695,8 @@ mod tests {
             }
         );
         let line = br#"www.example.com 1.2.3.4 - theuser [10/Feb/2012:16:42:07 -0500] "GET / HTTP/1.0" 301 368"#;
-        let request = parse(line, VHOST, &mut ClfMinute::default()).unwrap();
+        let mut unescaped = Vec::new();
+        let request = parse(line, VHOST, &mut ClfMinute::default(), &mut unescaped).unwrap();
         assert_eq!(request.origin.host, Some(&b"www.example.com"[..]));
         assert_eq!(ClfLayout::of(Format::VhostCombined), VHOST);
         assert_eq!(ClfLayout::of(Format::Combined), COMBINED);
@@ -745,10 +787,101 @@ mod tests {
     }
 
     #[test]
+    fn escaped_targets_are_unescaped() {
+        let cases: &[(&[u8], &[u8])] = &[
+            // Apache: `\"`, `\\` and control bytes as `\xhh`
+            (br#"/q\"x"#, br#"/q"x"#),
+            (br"/back\\slash", br"/back\slash"),
+            (br"/tab\x09and\x0anewline", b"/tab\tand\nnewline"),
+            // nginx: the same bytes, and those above `~`, as `\xHH`
+            (br"/q\x22x", br#"/q"x"#),
+            (br"/caf\xC3\xA9?x=\x5C", "/caf\u{e9}?x=\\".as_bytes()),
+            // no escape: the target is the line's own bytes
+            (b"/plain?a=b", b"/plain?a=b"),
+            // what no server writes is kept as written
+            (br"/odd\q\x4", br"/odd\q\x4"),
+        ];
+        for &(logged, want) in cases {
+            let line = [
+                &br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET "#[..],
+                logged,
+                br#" HTTP/1.1" 200 1 "-" "UA""#,
+            ]
+            .concat();
+            let mut unescaped = Vec::new();
+            let request = parse(&line, COMBINED, &mut ClfMinute::default(), &mut unescaped);
+            assert_eq!(
+                request.map(|r| r.target),
+                Ok(want),
+                "{}",
+                String::from_utf8_lossy(&line)
+            );
+        }
+    }
+
+    /// A target as Apache writes it in a request line: `"` and `\` escaped with a backslash,
+    /// control bytes as `\xhh`.
+    fn apache_escaped(target: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &b in target {
+            match b {
+                b'"' | b'\\' => out.extend_from_slice(&[b'\\', b]),
+                0..0x20 | 0x7f => out.extend_from_slice(format!("\\x{b:02x}").as_bytes()),
+                _ => out.push(b),
+            }
+        }
+        out
+    }
+
+    /// A target as nginx writes it: `"`, `\` and every byte outside `!`..=`~` as `\xHH`.
+    fn nginx_escaped(target: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &b in target {
+            match b {
+                b'"' | b'\\' | 0..0x20 | 0x7f.. => {
+                    out.extend_from_slice(format!("\\x{b:02X}").as_bytes());
+                }
+                _ => out.push(b),
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Whatever bytes a client put in its target, the parser reads back exactly those
+        /// bytes from either server's escaping.
+        #[test]
+        fn escaped_targets_read_back_as_sent(
+            target in proptest::collection::vec(
+                prop_oneof![
+                    8 => proptest::sample::select(&b"/abc?=&%"[..]),
+                    2 => proptest::sample::select(&b"\"\\\t\n\x00\x7f"[..]),
+                    1 => 0x21u8..=0xff,
+                ],
+                0..40,
+            ),
+            nginx in proptest::bool::ANY,
+        ) {
+            let target = [&b"/"[..], &target].concat();
+            let logged = if nginx { nginx_escaped(&target) } else { apache_escaped(&target) };
+            let line = [
+                &br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET "#[..],
+                &logged,
+                br#" HTTP/1.1" 200 1 "-" "UA""#,
+            ]
+            .concat();
+            let mut unescaped = Vec::new();
+            let request = parse(&line, COMBINED, &mut ClfMinute::default(), &mut unescaped);
+            proptest::prop_assert_eq!(request.map(|r| r.target), Ok(&target[..]));
+        }
+    }
+
+    #[test]
     fn escaped_user_agents_say_so() {
         let line =
             br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "a \"b\"""#;
-        let agent = parse(line, COMBINED, &mut ClfMinute::default())
+        let mut unescaped = Vec::new();
+        let agent = parse(line, COMBINED, &mut ClfMinute::default(), &mut unescaped)
             .unwrap()
             .user_agent;
         assert_eq!(agent.encoding, TextEncoding::Backslash);

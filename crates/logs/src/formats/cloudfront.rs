@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 use crate::formats::header::{Column, Layout, Values};
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text, TextEncoding};
+use crate::scratch::BlockState;
 use crate::skip::SkipReason;
-use crate::state::BlockState;
 use crate::time;
 
 /// The documented field order of CloudFront standard logs, used when no `#Fields:` line has
@@ -71,6 +71,7 @@ pub(crate) fn parse<'a>(
             host: values.get(Column::HostHeader).or(values.get(Column::Host)),
             port: None,
         },
+        zone_assumed: false,
     }))
 }
 

@@ -56,6 +56,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
         bytes: lex::bytes(size)?,
         user_agent: Text::default(),
         origin: lex::url_origin(target).unwrap_or_default(),
+        zone_assumed: false,
     })
 }
 

@@ -9,6 +9,10 @@ pub(crate) enum Column {
     Ignored,
     Date,
     Time,
+    /// IIS Advanced Logging's `date-local`: the server's local date, no zone written.
+    LocalDate,
+    /// IIS Advanced Logging's `time-local`.
+    LocalTime,
     ClientIp,
     Method,
     UriStem,
@@ -41,6 +45,8 @@ impl Column {
         match &*lower {
             b"date" => Column::Date,
             b"time" => Column::Time,
+            b"date-local" => Column::LocalDate,
+            b"time-local" => Column::LocalTime,
             b"c-ip" => Column::ClientIp,
             b"cs-method" => Column::Method,
             b"cs-uri-stem" => Column::UriStem,
@@ -48,8 +54,9 @@ impl Column {
             b"cs-uri" => Column::Uri,
             b"sc-status" => Column::Status,
             b"sc-bytes" => Column::Bytes,
-            b"cs(user-agent)" => Column::UserAgent,
-            b"cs-host" | b"cs(host)" => Column::Host,
+            // Oracle Web Cache writes request headers as `csUser-Agent`, `csHost`.
+            b"cs(user-agent)" | b"csuser-agent" => Column::UserAgent,
+            b"cs-host" | b"cs(host)" | b"cshost" => Column::Host,
             b"x-host-header" => Column::HostHeader,
             b"s-port" => Column::Port,
             b"cs-protocol" => Column::Scheme,

@@ -4,6 +4,8 @@ pub(crate) mod alb;
 pub(crate) mod clf;
 pub(crate) mod cloudfront;
 pub(crate) mod crawl;
+pub(crate) mod envoy;
+pub(crate) mod haproxy;
 pub(crate) mod header;
 pub(crate) mod json;
 pub(crate) mod lex;

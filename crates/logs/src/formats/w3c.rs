@@ -1,29 +1,54 @@
-//! W3C extended logs as IIS (and NetScaler) write them: space-separated, laid out by the last
-//! `#Fields:` directive, `-` for an empty field, `+` for a space in the user-agent, UTC times.
+//! W3C extended logs as IIS, NetScaler and Oracle Web Cache write them: fields separated by
+//! runs of spaces or tabs, laid out by the last `#Fields:` directive, `-` for an empty field,
+//! `+` for a space in an unquoted user-agent. Times are UTC (`date`, `time`), or local at the
+//! offset a `#GMT-Offset:` directive declares (Oracle Web Cache), or local in an assumed zone
+//! (IIS Advanced Logging's `date-local`, `time-local`).
 
 use crate::formats::header::{Column, Layout, Values};
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text, TextEncoding};
+use crate::scratch::BlockState;
 use crate::skip::SkipReason;
-use crate::state::BlockState;
 use crate::time;
+use crate::zone::LocalZone;
 
-/// Reads the fields of a data line into the columns `layout` names. A field may be quoted when
-/// it holds spaces (IIS writes cookies that way).
+/// Whether `b` separates fields.
+fn is_separator(b: &u8) -> bool {
+    matches!(b, b' ' | b'\t')
+}
+
+/// A field that starts `input` (no separator before it): its value, whether it was quoted, and
+/// what follows it and the separators after it. A quoted field may hold spaces (IIS writes
+/// cookies that way); its closing quote is one followed by a separator or the line's end.
+fn field(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
+    let (value, quoted, after) = match input.strip_prefix(b"\"") {
+        Some(body) => {
+            let close = memchr::memchr_iter(b'"', body)
+                .find(|&at| body.get(at + 1).is_none_or(is_separator))
+                .ok_or(SkipReason::BadQuoting)?;
+            let (value, after) = body.split_at(close);
+            (value, true, after.get(1..).unwrap_or_default())
+        }
+        None => {
+            let end = input.iter().position(is_separator).unwrap_or(input.len());
+            let (value, after) = input.split_at(end);
+            (value, false, after)
+        }
+    };
+    let gap = after.iter().take_while(|b| is_separator(b)).count();
+    Ok((value, quoted, after.get(gap..).unwrap_or_default()))
+}
+
+/// Reads the fields of a data line into the columns `layout` names.
 fn fields<'a>(line: &'a [u8], layout: &Layout) -> Result<Values<'a>, SkipReason> {
     let mut values = Values::default();
-    let mut rest = line;
+    let gap = line.iter().take_while(|b| is_separator(b)).count();
+    let mut rest = line.get(gap..).unwrap_or_default();
     for &column in layout.columns() {
         if rest.is_empty() {
             break;
         }
-        let (value, quoted, after) = if rest.starts_with(b"\"") {
-            let (value, _, after) = lex::quoted(rest)?;
-            (value, true, after.strip_prefix(b" ").unwrap_or(after))
-        } else {
-            let (value, after) = lex::token(rest);
-            (value, false, after)
-        };
+        let (value, quoted, after) = field(rest)?;
         values.set(column, value);
         if column == Column::UserAgent {
             values.agent_quoted = quoted;
@@ -33,35 +58,65 @@ fn fields<'a>(line: &'a [u8], layout: &Layout) -> Result<Values<'a>, SkipReason>
     Ok(values)
 }
 
-/// Parses one line; directives update `state` and give `Ok(None)`.
+/// Reads a directive: `#Fields:` lays out the lines after it, `#GMT-Offset:` says the offset
+/// of their times.
+fn directive(line: &[u8], state: &mut BlockState) {
+    if line.starts_with(b"#Fields:") {
+        state.layout = Some(Layout::parse(line));
+    } else if let Some(offset) = line.strip_prefix(b"#GMT-Offset:") {
+        state.gmt_offset = time::offset_seconds(offset.trim_ascii());
+    }
+}
+
+/// The time of a line, and whether it was read in an assumed zone.
+fn line_time(
+    values: &Values<'_>,
+    state: &mut BlockState,
+    zone: &LocalZone,
+) -> Result<(jiff::Timestamp, bool), SkipReason> {
+    let utc = (values.get(Column::Date), values.get(Column::Time));
+    let local = (values.get(Column::LocalDate), values.get(Column::LocalTime));
+    let (date, clock, declared) = match (utc, local) {
+        ((Some(date), Some(clock)), _) => (date, clock, true),
+        (_, (Some(date), Some(clock))) => (date, clock, state.gmt_offset.is_some()),
+        _ => return Err(SkipReason::MissingField),
+    };
+    let wall = time::w3c_wall(date, clock).ok_or(SkipReason::BadTime)?;
+    let time = match (declared, state.gmt_offset) {
+        (true, offset) => wall.at_offset(offset.unwrap_or(0)),
+        (false, _) => zone.timestamp(wall, &mut state.zone_minute),
+    };
+    Ok((time.ok_or(SkipReason::BadTime)?, !declared))
+}
+
+/// Parses one line; directives update `state` and give `Ok(None)`. `zone` is the zone of
+/// `date-local` and `time-local`.
 pub(crate) fn parse<'a>(
     line: &'a [u8],
     state: &mut BlockState,
+    zone: &LocalZone,
 ) -> Result<Option<Request<'a>>, SkipReason> {
     let line = line.trim_ascii_end();
     if line.starts_with(b"#") {
-        if line.starts_with(b"#Fields:") {
-            state.layout = Some(Layout::parse(line));
-        }
+        directive(line, state);
         return Ok(None);
     }
     let layout = state.layout.as_ref().ok_or(SkipReason::NoFieldsHeader)?;
     let values = fields(line, layout)?;
-    if values
-        .get(Column::Date)
-        .is_some_and(|date| !lex::is_date_shaped(date))
-    {
+    let shaped = [Column::Date, Column::LocalDate]
+        .iter()
+        .filter_map(|&column| values.get(column))
+        .all(lex::is_date_shaped);
+    if !shaped {
         return Err(SkipReason::WrongFormat);
     }
-    let (date, clock) = match (values.get(Column::Date), values.get(Column::Time)) {
-        (Some(date), Some(clock)) => (date, clock),
-        _ => return Err(SkipReason::MissingField),
+    let (time, zone_assumed) = line_time(&values, state, zone)?;
+    // `cs-uri` is the whole target, its query included.
+    let (target, query) = match (values.get(Column::UriStem), values.get(Column::Uri)) {
+        (Some(stem), _) => (stem, values.get(Column::UriQuery)),
+        (None, Some(uri)) => (uri, None),
+        (None, None) => return Err(SkipReason::MissingField),
     };
-    let time = time::w3c(date, clock).ok_or(SkipReason::BadTime)?;
-    let target = values
-        .get(Column::UriStem)
-        .or(values.get(Column::Uri))
-        .ok_or(SkipReason::MissingField)?;
     let user_agent = match values.get(Column::UserAgent) {
         Some(raw) => Text {
             raw,
@@ -82,7 +137,7 @@ pub(crate) fn parse<'a>(
         client_ip: values.get(Column::ClientIp).unwrap_or_default(),
         method: values.get(Column::Method).unwrap_or_default(),
         target,
-        query: values.get(Column::UriQuery),
+        query,
         status: values.get(Column::Status).map_or(Ok(0), lex::status)?,
         fetch_status: None,
         bytes: values.get(Column::Bytes).map_or(Ok(0), lex::bytes)?,
@@ -92,6 +147,7 @@ pub(crate) fn parse<'a>(
             host: values.get(Column::Host),
             port,
         },
+        zone_assumed,
     }))
 }
 
@@ -103,7 +159,7 @@ mod tests {
 
     fn state(fields: &[u8]) -> BlockState {
         let mut state = BlockState::default();
-        assert_eq!(parse(fields, &mut state), Ok(None));
+        assert_eq!(parse(fields, &mut state, &LocalZone::default()), Ok(None));
         state
     }
 
@@ -111,7 +167,9 @@ mod tests {
     fn iis_default_layout() {
         let mut state = state(IIS_FIELDS);
         let line = b"2015-01-13 00:32:17 100.79.192.81 GET /robots.txt q=1 80 - 157.55.39.146 Mozilla/5.0+(compatible;+bingbot/2.0;++http://www.bing.com/bingbot.htm) - 404 0 2 1405 242 283";
-        let request = parse(line, &mut state).unwrap().unwrap();
+        let request = parse(line, &mut state, &LocalZone::default())
+            .unwrap()
+            .unwrap();
         assert_eq!(request.time.to_string(), "2015-01-13T00:32:17Z");
         assert_eq!(request.client_ip, b"157.55.39.146");
         assert_eq!(request.method, b"GET");
@@ -140,21 +198,121 @@ mod tests {
         assert_eq!(
             parse(
                 b"#Software: Microsoft Internet Information Services 6.0",
-                &mut state
+                &mut state,
+                &LocalZone::default()
             ),
             Ok(None)
         );
         assert_eq!(
-            parse(b"#Fields: date time cs-method cs-uri-stem cs-uri-query c-ip cs(User-Agent) cs(Cookie) cs-host sc-status", &mut state),
+            parse(b"#Fields: date time cs-method cs-uri-stem cs-uri-query c-ip cs(User-Agent) cs(Cookie) cs-host sc-status", &mut state, &LocalZone::default()),
             Ok(None)
         );
         let line = br#"2012-04-01 00:00:13 GET /foo/bar - 1.2.3.4 "Mozilla/5.0 (X11)" "a=b; c=d" example.com 200"#;
-        let request = parse(line, &mut state).unwrap().unwrap();
+        let request = parse(line, &mut state, &LocalZone::default())
+            .unwrap()
+            .unwrap();
         assert_eq!(request.query, None);
         assert_eq!(request.user_agent, Text::raw(b"Mozilla/5.0 (X11)"));
         assert_eq!(request.origin.host, Some(&b"example.com"[..]));
         assert_eq!(request.status, 200);
         assert_eq!(request.bytes, 0);
+    }
+
+    /// One line under its directives, read in `zone`: its time, target, query, user-agent, and
+    /// whether its time was read in an assumed zone.
+    fn read_under(
+        directives: &[&[u8]],
+        line: &[u8],
+        zone: &LocalZone,
+    ) -> (String, Vec<u8>, Option<Vec<u8>>, Vec<u8>, bool) {
+        let mut state = BlockState::default();
+        for directive in directives {
+            assert_eq!(parse(directive, &mut state, zone), Ok(None));
+        }
+        let request = parse(line, &mut state, zone)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(line)))
+            .unwrap();
+        (
+            request.time.to_string(),
+            request.target.to_vec(),
+            request.query.map(<[u8]>::to_vec),
+            request.user_agent.decode().into_owned(),
+            request.zone_assumed,
+        )
+    }
+
+    #[test]
+    fn variants() {
+        let paris = LocalZone::named("Europe/Paris").unwrap();
+        let utc = LocalZone::default();
+        type Case<'z> = (
+            &'static str,
+            &'static [&'static [u8]],
+            &'static [u8],
+            &'z LocalZone,
+            (
+                &'static str,
+                &'static [u8],
+                Option<&'static [u8]>,
+                &'static [u8],
+                bool,
+            ),
+        );
+        let cases: &[Case<'_>] = &[
+            (
+                "runs of spaces and tabs between fields",
+                &[b"#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)"],
+                b"2026-11-20   01:00:00\t\t198.51.100.7  GET \t/a  200   ExampleBot/1.0+(https://bot.example/)   ",
+                &utc,
+                ("2026-11-20T01:00:00Z", b"/a", None, b"ExampleBot/1.0 (https://bot.example/)", false),
+            ),
+            (
+                "Oracle Web Cache: cs-uri whole, #GMT-Offset, header names without parentheses",
+                &[b"#Software: Oracle Web Cache", b"#Fields: date time c-ip cs-method cs-uri sc-status bytes csUser-Agent csHost", b"#GMT-Offset: -0800"],
+                b"2026-11-20 17:00:00 198.51.100.7 GET /catalog/item?id=7&x=1 200 512 \"ExampleBot/1.0 (+https://bot.example/)\" shop.example",
+                &paris,
+                ("2026-11-21T01:00:00Z", b"/catalog/item?id=7&x=1", None, b"ExampleBot/1.0 (+https://bot.example/)", false),
+            ),
+            (
+                "IIS Advanced Logging: date-local and time-local in the named zone",
+                &[b"#Fields: date-local time-local c-ip cs-method cs-uri-stem cs-uri-query sc-status cs(User-Agent)"],
+                b"2026-07-01 12:00:00.5 198.51.100.7 GET /p q=1 200 ExampleBot/1.0",
+                &paris,
+                ("2026-07-01T10:00:00.5Z", b"/p", Some(b"q=1"), b"ExampleBot/1.0", true),
+            ),
+            (
+                "date-local without --timezone: UTC, and said so",
+                &[b"#Fields: date-local time-local cs-uri-stem"],
+                b"2026-07-01 12:00:00 /p",
+                &utc,
+                ("2026-07-01T12:00:00Z", b"/p", None, b"", true),
+            ),
+            (
+                "date and time win over their local twins",
+                &[b"#Fields: date time date-local time-local cs-uri-stem"],
+                b"2026-07-01 10:00:00 2026-07-01 12:00:00 /p",
+                &paris,
+                ("2026-07-01T10:00:00Z", b"/p", None, b"", false),
+            ),
+            (
+                "a #GMT-Offset also declares date-local",
+                &[b"#GMT-Offset: +0530", b"#Fields: date-local time-local cs-uri-stem"],
+                b"2026-07-01 12:00:00 /p",
+                &paris,
+                ("2026-07-01T06:30:00Z", b"/p", None, b"", false),
+            ),
+        ];
+        for (name, directives, line, zone, (time, target, query, agent, assumed)) in cases {
+            let got = read_under(directives, line, zone);
+            let want = (
+                time.to_string(),
+                target.to_vec(),
+                query.map(<[u8]>::to_vec),
+                agent.to_vec(),
+                *assumed,
+            );
+            assert_eq!(got, want, "{name}");
+        }
     }
 
     #[test]
@@ -181,14 +339,18 @@ mod tests {
         for (line, want) in cases {
             let mut state = state(IIS_FIELDS);
             assert_eq!(
-                parse(line, &mut state),
+                parse(line, &mut state, &LocalZone::default()),
                 Err(*want),
                 "{}",
                 String::from_utf8_lossy(line)
             );
         }
         assert_eq!(
-            parse(b"2015-01-13 00:32:17 GET /", &mut BlockState::default()),
+            parse(
+                b"2015-01-13 00:32:17 GET /",
+                &mut BlockState::default(),
+                &LocalZone::default()
+            ),
             Err(SkipReason::NoFieldsHeader)
         );
     }

@@ -6,245 +6,17 @@
 //! line; escaped strings are unescaped into the [`Scratch`](crate::Scratch), so no line
 //! allocates.
 
-use std::fmt;
-
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-
+use self::walk::{FORWARDED_HOST_SLOT, FORWARDED_PROTO_SLOT, Found, PathTree, TLS_SLOT};
 use crate::format::Format;
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text};
+use crate::scratch::Buffers;
 use crate::skip::SkipReason;
-use crate::state::Buffers;
-use crate::time;
 
-/// A request property that a JSON log's fields can be mapped to with `--field NAME=PATH`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FieldName {
-    /// When the request was made: epoch seconds/ms/µs/ns (number or string), RFC 3339, or a CLF
-    /// time.
-    Time,
-    /// The client address.
-    ClientIp,
-    /// The HTTP method.
-    Method,
-    /// The request target: path and query.
-    Target,
-    /// The absolute URL (`https://host/path?q`); wins over `target`, `host` and `scheme`.
-    Url,
-    /// The HTTP status (number or numeric string).
-    Status,
-    /// Response bytes.
-    Bytes,
-    /// The User-Agent header (the first element when it is an array, as Caddy logs headers).
-    UserAgent,
-    /// The Host header.
-    Host,
-    /// `http` or `https`.
-    Scheme,
-    /// A whole request line (`GET /path HTTP/1.1`, nginx `$request`), used for the method and
-    /// target when they are not mapped on their own.
-    RequestLine,
-}
+mod fields;
+mod walk;
 
-impl FieldName {
-    /// Every name, in the order `--help` lists them.
-    pub const ALL: [FieldName; 11] = [
-        FieldName::Time,
-        FieldName::ClientIp,
-        FieldName::Method,
-        FieldName::Target,
-        FieldName::Url,
-        FieldName::Status,
-        FieldName::Bytes,
-        FieldName::UserAgent,
-        FieldName::Host,
-        FieldName::Scheme,
-        FieldName::RequestLine,
-    ];
-
-    /// The name `--field` uses: `time`, `client_ip`, `method`, `target`, `url`, `status`,
-    /// `bytes`, `user_agent`, `host`, `scheme`, `request_line`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FieldName::Time => "time",
-            FieldName::ClientIp => "client_ip",
-            FieldName::Method => "method",
-            FieldName::Target => "target",
-            FieldName::Url => "url",
-            FieldName::Status => "status",
-            FieldName::Bytes => "bytes",
-            FieldName::UserAgent => "user_agent",
-            FieldName::Host => "host",
-            FieldName::Scheme => "scheme",
-            FieldName::RequestLine => "request_line",
-        }
-    }
-
-    /// The field named `name` (as [`FieldName::as_str`] writes it).
-    pub fn from_name(name: &str) -> Option<FieldName> {
-        FieldName::ALL
-            .into_iter()
-            .find(|field| field.as_str() == name)
-    }
-}
-
-impl fmt::Display for FieldName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Where a JSON log keeps each request property: `--field` mappings such as
-/// `user_agent=request.headers.User-Agent`, or a preset.
-///
-/// A name mapped here replaces the format's built-in paths for that name; names not mapped
-/// keep them. Mapping a name twice adds a fallback path, tried when the first is absent.
-///
-/// ```
-/// use robots_audit_logs::{FieldMap, FieldName};
-///
-/// let mut fields = FieldMap::new();
-/// fields.parse_mapping("user_agent=request.headers.User-Agent")?;
-/// fields.parse_mapping("time=ts")?;
-/// assert_eq!(fields.paths(FieldName::UserAgent).collect::<Vec<_>>(), ["request.headers.User-Agent"]);
-/// assert!(fields.parse_mapping("agent=ua").is_err());
-/// # Ok::<(), String>(())
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FieldMap {
-    mappings: Vec<(FieldName, String)>,
-    trust_forwarded: bool,
-}
-
-impl FieldMap {
-    /// No mappings: every format uses its built-in paths.
-    pub fn new() -> FieldMap {
-        FieldMap::default()
-    }
-
-    /// Cloudflare Logpush `http_requests` jobs (`EdgeStartTimestamp`, `ClientRequestURI`, ...).
-    /// The generic `json` format reads these names without being told; the preset makes sure
-    /// no other field of the same meaning is picked up first.
-    pub fn logpush() -> FieldMap {
-        let mappings = [
-            (FieldName::Time, "EdgeStartTimestamp"),
-            (FieldName::ClientIp, "ClientIP"),
-            (FieldName::Method, "ClientRequestMethod"),
-            (FieldName::Host, "ClientRequestHost"),
-            (FieldName::Scheme, "ClientRequestScheme"),
-            (FieldName::Target, "ClientRequestURI"),
-            (FieldName::Status, "EdgeResponseStatus"),
-            (FieldName::Bytes, "EdgeResponseBytes"),
-            (FieldName::UserAgent, "ClientRequestUserAgent"),
-        ];
-        FieldMap {
-            mappings: mappings
-                .iter()
-                .map(|&(name, path)| (name, path.to_owned()))
-                .collect(),
-            trust_forwarded: false,
-        }
-    }
-
-    /// The preset called `name` (`logpush`), for a `--field preset=NAME` style option.
-    pub fn preset(name: &str) -> Option<FieldMap> {
-        (name == "logpush").then(FieldMap::logpush)
-    }
-
-    /// Adds one `NAME=dotted.path` mapping, as `--field` gives it. A path names nested keys
-    /// separated by dots; a key that holds an array stands for its first element.
-    ///
-    /// # Errors
-    ///
-    /// A message for the user when the spec has no `=`, names an unknown field, or has an
-    /// empty path or path segment.
-    pub fn parse_mapping(&mut self, spec: &str) -> Result<(), String> {
-        let Some((name, path)) = spec.split_once('=') else {
-            return Err(format!(
-                "--field {spec:?}: expected NAME=JSON.PATH, e.g. user_agent=request.headers.User-Agent"
-            ));
-        };
-        let name = name.trim();
-        let Some(field) = FieldName::from_name(name) else {
-            let known: Vec<&str> = FieldName::ALL.iter().map(|f| f.as_str()).collect();
-            return Err(format!(
-                "--field {spec:?}: unknown field name {name:?}; known names: {}",
-                known.join(", ")
-            ));
-        };
-        let path = path.trim();
-        if path.is_empty() {
-            return Err(format!("--field {spec:?}: the JSON path is empty"));
-        }
-        if path.split('.').any(str::is_empty) {
-            return Err(format!(
-                "--field {spec:?}: the JSON path {path:?} has an empty segment"
-            ));
-        }
-        self.mappings.push((field, path.to_owned()));
-        Ok(())
-    }
-
-    /// Builds a map from several `NAME=PATH` specs (see [`FieldMap::parse_mapping`]).
-    ///
-    /// # Errors
-    ///
-    /// The message of the first spec that does not parse.
-    pub fn from_mappings<'s, I: IntoIterator<Item = &'s str>>(
-        specs: I,
-    ) -> Result<FieldMap, String> {
-        let mut map = FieldMap::new();
-        for spec in specs {
-            map.parse_mapping(spec)?;
-        }
-        Ok(map)
-    }
-
-    /// Says whether a proxy in front of the server sets `X-Forwarded-Proto` and
-    /// `X-Forwarded-Host` (`--trust-forwarded`). When it does, a Caddy line that carries them
-    /// takes its scheme and host from them (the first value of each, when a chain of proxies
-    /// listed several), and a line without them keeps the scheme of its TLS and its `Host`.
-    /// Off by default: a client can send these headers itself.
-    ///
-    /// ```
-    /// use robots_audit_logs::FieldMap;
-    ///
-    /// let mut fields = FieldMap::new();
-    /// assert!(!fields.trusts_forwarded());
-    /// fields.set_trust_forwarded(true);
-    /// assert!(fields.trusts_forwarded());
-    /// ```
-    pub fn set_trust_forwarded(&mut self, trust: bool) {
-        self.trust_forwarded = trust;
-    }
-
-    /// Whether `X-Forwarded-Proto` and `X-Forwarded-Host` are trusted
-    /// ([`FieldMap::set_trust_forwarded`]).
-    pub fn trusts_forwarded(&self) -> bool {
-        self.trust_forwarded
-    }
-
-    /// The paths mapped to `name`, first choice first.
-    pub fn paths(&self, name: FieldName) -> impl Iterator<Item = &str> {
-        self.mappings
-            .iter()
-            .filter(move |(field, _)| *field == name)
-            .map(|(_, path)| path.as_str())
-    }
-
-    /// Whether nothing is mapped.
-    pub fn is_empty(&self) -> bool {
-        self.mappings.is_empty()
-    }
-}
-
-/// Where values are collected: one slot per [`FieldName`], plus Caddy's `tls` object whose
-/// mere presence means HTTPS.
-const TLS_SLOT: usize = FieldName::ALL.len();
-/// Caddy behind a trusted proxy: the `X-Forwarded-Proto` and `X-Forwarded-Host` headers.
-const FORWARDED_PROTO_SLOT: usize = TLS_SLOT + 1;
-const FORWARDED_HOST_SLOT: usize = TLS_SLOT + 2;
-const SLOTS: usize = TLS_SLOT + 3;
+pub use self::fields::{FieldMap, FieldName};
 
 /// Built-in paths of the generic `json` format: the names nginx, Fastly, Logpush and common
 /// logging libraries use, in order of preference.
@@ -372,18 +144,10 @@ const CRAWL: &[(FieldName, &[&str])] = &[
     (FieldName::ClientIp, &["client_ip", "ip"]),
 ];
 
-/// One node of the tree of mapped paths.
-#[derive(Debug, Clone, Default)]
-struct Node {
-    children: Vec<(Box<str>, usize)>,
-    /// The slots this node's value fills, with the preference of this path (lower wins).
-    targets: Vec<(usize, u8)>,
-}
-
 /// A parser for one JSON preset: the mapped paths as a tree.
 #[derive(Debug, Clone)]
 pub(crate) struct JsonParser {
-    nodes: Vec<Node>,
+    tree: PathTree,
     /// Caddy: the scheme is `https` when `request.tls` is there, `http` otherwise.
     tls_scheme: bool,
     /// Crawl logs: a line without a time is dated at the Unix epoch instead of skipped, and a
@@ -401,7 +165,7 @@ impl JsonParser {
             _ => GENERIC,
         };
         let mut parser = JsonParser {
-            nodes: vec![Node::default()],
+            tree: PathTree::new(),
             tls_scheme: format == Format::Caddy,
             crawl: format == Format::Crawl,
         };
@@ -417,7 +181,7 @@ impl JsonParser {
                 &mapped[..]
             };
             for (preference, path) in paths.iter().enumerate() {
-                parser.add(
+                parser.tree.add(
                     path,
                     name as usize,
                     u8::try_from(preference).unwrap_or(u8::MAX),
@@ -425,38 +189,17 @@ impl JsonParser {
             }
         }
         if parser.tls_scheme {
-            parser.add("request.tls", TLS_SLOT, 0);
+            parser.tree.add("request.tls", TLS_SLOT, 0);
             if fields.trusts_forwarded() {
-                parser.add("request.headers.X-Forwarded-Proto", FORWARDED_PROTO_SLOT, 0);
-                parser.add("request.headers.X-Forwarded-Host", FORWARDED_HOST_SLOT, 0);
+                parser
+                    .tree
+                    .add("request.headers.X-Forwarded-Proto", FORWARDED_PROTO_SLOT, 0);
+                parser
+                    .tree
+                    .add("request.headers.X-Forwarded-Host", FORWARDED_HOST_SLOT, 0);
             }
         }
         parser
-    }
-
-    fn add(&mut self, path: &str, slot: usize, preference: u8) {
-        let mut node = 0;
-        for segment in path.split('.') {
-            let existing = self
-                .nodes
-                .get(node)
-                .and_then(|n| n.children.iter().find(|(key, _)| &**key == segment))
-                .map(|&(_, child)| child);
-            node = match existing {
-                Some(child) => child,
-                None => {
-                    let child = self.nodes.len();
-                    self.nodes.push(Node::default());
-                    if let Some(parent) = self.nodes.get_mut(node) {
-                        parent.children.push((segment.into(), child));
-                    }
-                    child
-                }
-            };
-        }
-        if let Some(leaf) = self.nodes.get_mut(node) {
-            leaf.targets.push((slot, preference));
-        }
     }
 
     /// Parses one line.
@@ -471,7 +214,7 @@ impl JsonParser {
         let Buffers { lossy, unescaped } = buffers;
         unescaped.clear();
         let mut found = Found::default();
-        if self.walk(line, &mut found, unescaped).is_err() {
+        if self.tree.walk(line, &mut found, unescaped).is_err() {
             if std::str::from_utf8(line).is_ok() {
                 return Err(SkipReason::BadJson);
             }
@@ -491,31 +234,12 @@ impl JsonParser {
             let lossy: &'a [u8] = lossy;
             found = Found::default();
             unescaped.clear();
-            self.walk(lossy, &mut found, unescaped)
+            self.tree
+                .walk(lossy, &mut found, unescaped)
                 .map_err(|_| SkipReason::BadJson)?;
         }
         let unescaped: &'a [u8] = unescaped;
         self.request(&found, unescaped)
-    }
-
-    fn walk<'a>(
-        &self,
-        input: &'a [u8],
-        found: &mut Found<'a>,
-        unescaped: &mut Vec<u8>,
-    ) -> Result<(), serde_json::Error> {
-        if input.trim_ascii_start().first() != Some(&b'{') {
-            return Err(de::Error::custom("not an object"));
-        }
-        let mut deserializer = serde_json::Deserializer::from_slice(input);
-        Walk {
-            parser: self,
-            node: 0,
-            found,
-            unescaped,
-        }
-        .deserialize(&mut deserializer)?;
-        deserializer.end()
     }
 
     fn request<'a>(
@@ -607,265 +331,8 @@ impl JsonParser {
             bytes,
             user_agent: text(FieldName::UserAgent).map_or_else(Text::default, Text::raw),
             origin,
+            zone_assumed: false,
         })
-    }
-}
-
-/// A string value: borrowed from the line, or unescaped into the scratch buffer.
-#[derive(Debug, Clone, Copy)]
-enum Str<'a> {
-    Line(&'a [u8]),
-    Unescaped { start: usize, end: usize },
-}
-
-impl<'a> Str<'a> {
-    fn bytes(self, unescaped: &'a [u8]) -> &'a [u8] {
-        match self {
-            Str::Line(bytes) => bytes,
-            Str::Unescaped { start, end } => unescaped.get(start..end).unwrap_or_default(),
-        }
-    }
-}
-
-/// A scalar found at a mapped path.
-#[derive(Debug, Clone, Copy)]
-enum Value<'a> {
-    Str(Str<'a>),
-    Unsigned(u64),
-    Signed(i64),
-    Float(f64),
-    /// A boolean, object or other value that is there but is no text or number.
-    Present,
-}
-
-impl<'a> Value<'a> {
-    fn time(self, unescaped: &'a [u8]) -> Option<jiff::Timestamp> {
-        match self {
-            Value::Str(text) => time::any(text.bytes(unescaped)),
-            Value::Unsigned(n) => time::epoch_integer(i64::try_from(n).ok()?),
-            Value::Signed(n) => time::epoch_integer(n),
-            Value::Float(f) => time::epoch_float(f),
-            Value::Present => None,
-        }
-    }
-
-    fn integer(self, unescaped: &'a [u8]) -> Option<i64> {
-        match self {
-            Value::Str(text) => {
-                let text = text.bytes(unescaped).trim_ascii();
-                match text.strip_prefix(b"-") {
-                    Some(digits) => lex::number(digits)
-                        .and_then(|n| i64::try_from(n).ok())
-                        .map(|n| -n),
-                    None => lex::number(text).and_then(|n| i64::try_from(n).ok()),
-                }
-            }
-            Value::Unsigned(n) => i64::try_from(n).ok(),
-            Value::Signed(n) => Some(n),
-            // Whole floats only (`200.0`); the cast is exact below 2^53.
-            Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Some(f as i64),
-            Value::Float(_) | Value::Present => None,
-        }
-    }
-
-    fn is_dash(self, unescaped: &'a [u8]) -> bool {
-        matches!(self, Value::Str(text) if matches!(text.bytes(unescaped), b"-" | b""))
-    }
-}
-
-/// The best value found so far for each slot, with the preference of the path it came from.
-#[derive(Debug, Default)]
-struct Found<'a> {
-    slots: [Option<(u8, Value<'a>)>; SLOTS],
-}
-
-impl<'a> Found<'a> {
-    fn value(&self, slot: usize) -> Option<Value<'a>> {
-        self.slots
-            .get(slot)
-            .copied()
-            .flatten()
-            .map(|(_, value)| value)
-    }
-
-    /// The slot as text: strings as they are, numbers not (a numeric user-agent is no
-    /// user-agent). Empty strings and `-` count as absent.
-    fn text(&self, slot: usize, unescaped: &'a [u8]) -> Option<&'a [u8]> {
-        match self.value(slot)? {
-            Value::Str(text) => lex::present(text.bytes(unescaped)),
-            _ => None,
-        }
-    }
-
-    fn record(&mut self, targets: &[(usize, u8)], value: Value<'a>) {
-        for &(slot, preference) in targets {
-            if let Some(entry) = self.slots.get_mut(slot)
-                && entry.is_none_or(|(existing, _)| preference < existing)
-            {
-                *entry = Some((preference, value));
-            }
-        }
-    }
-}
-
-/// Walks one JSON value at one node of the path tree.
-struct Walk<'p, 'w, 'a> {
-    parser: &'p JsonParser,
-    node: usize,
-    found: &'w mut Found<'a>,
-    unescaped: &'w mut Vec<u8>,
-}
-
-impl<'a> Walk<'_, '_, 'a> {
-    fn record(self, value: Value<'a>) {
-        let targets = self
-            .parser
-            .nodes
-            .get(self.node)
-            .map_or(&[][..], |node| &node.targets);
-        self.found.record(targets, value);
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for Walk<'_, '_, 'de> {
-    type Value = ();
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Walk<'_, '_, 'de> {
-    type Value = ();
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("a JSON value")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, value: &'de str) -> Result<(), E> {
-        self.record(Value::Str(Str::Line(value.as_bytes())));
-        Ok(())
-    }
-
-    fn visit_str<E: de::Error>(self, value: &str) -> Result<(), E> {
-        let targets = self
-            .parser
-            .nodes
-            .get(self.node)
-            .map_or(&[][..], |node| &node.targets);
-        if !targets.is_empty() {
-            let start = self.unescaped.len();
-            self.unescaped.extend_from_slice(value.as_bytes());
-            self.found.record(
-                targets,
-                Value::Str(Str::Unescaped {
-                    start,
-                    end: self.unescaped.len(),
-                }),
-            );
-        }
-        Ok(())
-    }
-
-    fn visit_u64<E: de::Error>(self, value: u64) -> Result<(), E> {
-        self.record(Value::Unsigned(value));
-        Ok(())
-    }
-
-    fn visit_i64<E: de::Error>(self, value: i64) -> Result<(), E> {
-        self.record(Value::Signed(value));
-        Ok(())
-    }
-
-    fn visit_f64<E: de::Error>(self, value: f64) -> Result<(), E> {
-        self.record(Value::Float(value));
-        Ok(())
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        self.record(Value::Present);
-        Ok(())
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        // An array stands for its first element: Caddy logs each header as a list of values.
-        let Walk {
-            parser,
-            node,
-            found,
-            unescaped,
-        } = self;
-        seq.next_element_seed(Walk {
-            parser,
-            node,
-            found,
-            unescaped,
-        })?;
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let Walk {
-            parser,
-            node,
-            found,
-            unescaped,
-        } = self;
-        let Some(current) = parser.nodes.get(node) else {
-            return Ok(());
-        };
-        found.record(&current.targets, Value::Present);
-        while let Some(child) = map.next_key_seed(Key {
-            children: &current.children,
-        })? {
-            match child {
-                Some(child) => map.next_value_seed(Walk {
-                    parser,
-                    node: child,
-                    found: &mut *found,
-                    unescaped: &mut *unescaped,
-                })?,
-                None => map.next_value::<IgnoredAny>().map(|_| ())?,
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Reads an object key and looks it up among a node's children without allocating.
-struct Key<'p> {
-    children: &'p [(Box<str>, usize)],
-}
-
-impl<'de> DeserializeSeed<'de> for Key<'_> {
-    type Value = Option<usize>;
-
-    fn deserialize<D: de::Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<Option<usize>, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Key<'_> {
-    type Value = Option<usize>;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("an object key")
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
-        Ok(self
-            .children
-            .iter()
-            .find(|(name, _)| &**name == key)
-            .map(|&(_, child)| child))
     }
 }
 
@@ -902,7 +369,7 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::Scratch;
+    use crate::scratch::Scratch;
 
     fn parse<'a>(
         format: Format,
@@ -1148,29 +615,5 @@ mod tests {
         assert_eq!(request.target, "/caf\u{fffd}".as_bytes());
         assert_eq!(request.user_agent.raw, "Bot\u{fffd}/1".as_bytes());
         assert_eq!(classify(line), Some(Format::Json));
-    }
-
-    #[test]
-    fn mapping_errors_are_clear() {
-        let mut fields = FieldMap::new();
-        let cases = [
-            ("user_agent", "expected NAME=JSON.PATH"),
-            (
-                "agent=ua",
-                "unknown field name \"agent\"; known names: time, client_ip",
-            ),
-            ("time=", "the JSON path is empty"),
-            ("time=a..b", "has an empty segment"),
-        ];
-        for (spec, message) in cases {
-            let error = fields.parse_mapping(spec).unwrap_err();
-            assert!(error.contains(message), "{spec}: {error}");
-        }
-        assert!(fields.is_empty());
-        assert_eq!(FieldMap::preset("logpush"), Some(FieldMap::logpush()));
-        assert_eq!(FieldMap::preset("nope"), None);
-        for name in FieldName::ALL {
-            assert_eq!(FieldName::from_name(name.as_str()), Some(name));
-        }
     }
 }

@@ -1,0 +1,201 @@
+//! Envoy's default access log format (and Istio's, which extends it):
+//!
+//! `[START_TIME] "METHOD PATH PROTOCOL" RESPONSE_CODE RESPONSE_FLAGS BYTES_RECEIVED BYTES_SENT
+//! DURATION UPSTREAM_SERVICE_TIME "X-FORWARDED-FOR" "USER-AGENT" "X-REQUEST-ID" ":AUTHORITY"
+//! "UPSTREAM_HOST"`
+//!
+//! The start time is RFC 3339 UTC. The line has no client address: the client is the first
+//! address of X-Forwarded-For, or none. The host is the `:authority` (HTTP/1's Host); no scheme
+//! is logged. Istio's default adds unquoted and quoted fields around the byte counts and after
+//! the upstream host; the five quoted fields from X-Forwarded-For to the upstream host are found
+//! as the first run of five quoted fields after the status, so both layouts read alike.
+
+use crate::formats::lex;
+use crate::record::{OriginParts, Request, Text};
+use crate::skip::SkipReason;
+use crate::time;
+
+/// Fields read after the request line: enough for Istio's layout up to the upstream host.
+const MAX_FIELDS: usize = 16;
+
+/// The start time that opens every line, and what follows it: `None` unless the line has that
+/// shape.
+fn opening(line: &[u8]) -> Option<(&[u8], &[u8])> {
+    let rest = line.strip_prefix(b"[")?;
+    let close = memchr::memchr(b']', rest)?;
+    let (start, rest) = rest.split_at(close);
+    if !lex::is_timestamp_shaped(start) {
+        return None;
+    }
+    Some((start, rest.strip_prefix(b"] \"")?))
+}
+
+/// Whether `line` has the shape of an Envoy access log line.
+pub(crate) fn looks_like(line: &[u8]) -> bool {
+    opening(line).is_some()
+}
+
+/// One field after the request line, and whether it was quoted.
+#[derive(Debug, Clone, Copy)]
+struct Field<'a> {
+    value: &'a [u8],
+    quoted: bool,
+}
+
+/// Parses one line (without its line end).
+pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
+    let line = line.trim_ascii_end();
+    let (start, _) = opening(line).ok_or(SkipReason::WrongFormat)?;
+    let time = time::rfc3339(start).ok_or(SkipReason::BadTime)?;
+    let quoted_request = line
+        .get(start.len() + 3..)
+        .ok_or(SkipReason::MissingField)?;
+    let (request, mut rest) = lex::quoted_field(quoted_request)?;
+    // A TCP proxy's entry has no request.
+    if request == b"- - -" {
+        return Err(SkipReason::NotHttp);
+    }
+    let (method, target) = lex::request_line(request)?;
+    let mut fields = [Field {
+        value: &[],
+        quoted: false,
+    }; MAX_FIELDS];
+    let mut count = 0;
+    for slot in &mut fields {
+        rest = rest.trim_ascii_start();
+        if rest.is_empty() {
+            break;
+        }
+        *slot = if rest.starts_with(b"\"") {
+            let (value, after) = lex::quoted_field(rest)?;
+            rest = after;
+            Field {
+                value,
+                quoted: true,
+            }
+        } else {
+            let (value, after) = lex::token(rest);
+            rest = after;
+            Field {
+                value,
+                quoted: false,
+            }
+        };
+        count += 1;
+    }
+    let fields = fields.get(..count).unwrap_or_default();
+    let status = lex::status(fields.first().ok_or(SkipReason::MissingField)?.value)?;
+    let run = fields
+        .windows(5)
+        .position(|window| window.iter().all(|field| field.quoted))
+        .ok_or(SkipReason::MissingField)?;
+    // Before the run: the byte counts, the duration and the upstream time, unquoted.
+    let bytes_sent = run
+        .checked_sub(3)
+        .and_then(|at| fields.get(at))
+        .ok_or(SkipReason::MissingField)?;
+    let bytes = lex::bytes(bytes_sent.value)?;
+    let quoted = |offset: usize| fields.get(run + offset).map_or(&[][..], |f| f.value);
+    let forwarded_for = quoted(0);
+    let first_forwarded = forwarded_for
+        .split(|&b| b == b',')
+        .next()
+        .unwrap_or_default()
+        .trim_ascii();
+    Ok(Request {
+        time,
+        client_ip: lex::present(first_forwarded).unwrap_or_default(),
+        method,
+        target,
+        query: None,
+        status,
+        fetch_status: None,
+        bytes,
+        user_agent: lex::present(quoted(1)).map_or_else(Text::default, Text::raw),
+        origin: OriginParts {
+            scheme: None,
+            host: lex::present(quoted(3)),
+            port: None,
+        },
+        zone_assumed: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line read: time, client, method, target, status, bytes, user-agent, host.
+    type Read = (
+        String,
+        Vec<u8>,
+        Vec<u8>,
+        Vec<u8>,
+        u16,
+        u64,
+        Vec<u8>,
+        Option<Vec<u8>>,
+    );
+    type Want = (
+        &'static str,
+        &'static [u8],
+        &'static [u8],
+        &'static [u8],
+        u16,
+        u64,
+        &'static [u8],
+        Option<&'static [u8]>,
+    );
+
+    fn read(line: &[u8]) -> Result<Read, SkipReason> {
+        let r = parse(line)?;
+        Ok((
+            r.time.to_string(),
+            r.client_ip.to_vec(),
+            r.method.to_vec(),
+            r.target.to_vec(),
+            r.status,
+            r.bytes,
+            r.user_agent.raw.to_vec(),
+            r.origin.host.map(<[u8]>::to_vec),
+        ))
+    }
+
+    #[test]
+    fn lines() {
+        let cases: &[(&[u8], Result<Want, SkipReason>)] = &[
+            // the default format
+            (br#"[2026-11-20T01:00:00.125Z] "GET /private/x?y=1 HTTP/1.1" 200 - 0 5120 12 10 "198.51.100.7, 10.0.0.2" "ExampleBot/1.0 (+https://bot.example/)" "4bf92f35-77b3-4da6-a3ce-929d0e0e4736" "shop.example" "10.1.2.3:8080""#,
+             Ok(("2026-11-20T01:00:00.125Z", b"198.51.100.7", b"GET", b"/private/x?y=1", 200, 5120, b"ExampleBot/1.0 (+https://bot.example/)", Some(b"shop.example")))),
+            // no X-Forwarded-For, no user-agent, no upstream answer
+            (br#"[2026-11-20T01:00:00.125Z] "HEAD / HTTP/2" 503 UF 0 91 3 - "-" "-" "id" "shop.example:8443" "-""#,
+             Ok(("2026-11-20T01:00:00.125Z", b"", b"HEAD", b"/", 503, 91, b"", Some(b"shop.example:8443")))),
+            // Istio's default, which adds fields around the byte counts and after the upstream host
+            (br#"[2026-11-20T01:00:00.125Z] "GET /a HTTP/1.1" 404 NR route_not_found - "-" 0 9 0 - "203.0.113.9" "curl/8.4.0" "id" "api.example" "-" - - 10.0.0.5:80 10.0.0.9:51234 - -"#,
+             Ok(("2026-11-20T01:00:00.125Z", b"203.0.113.9", b"GET", b"/a", 404, 9, b"curl/8.4.0", Some(b"api.example")))),
+            // a TCP proxy's entry, damage, and another format's line
+            (br#"[2026-11-20T01:00:00.125Z] "- - -" 0 - 212 1024 5007 - "-" "-" "-" "-" "10.1.2.3:5432""#, Err(SkipReason::NotHttp)),
+            (br#"[2026-11-20T01:00:00.125Z] "GET / HTTP/1.1" OK - 0 1 1 - "-" "-" "-" "-" "-""#, Err(SkipReason::BadStatus)),
+            (br#"[2026-11-20T01:00:00.125Z] "GET / HTTP/1.1" 200 - 0 1 1 -"#, Err(SkipReason::MissingField)),
+            (br#"[2026-11-31T01:00:00.125Z] "GET / HTTP/1.1" 200 - 0 1 1 - "-" "-" "-" "-" "-""#, Err(SkipReason::BadTime)),
+            (br#"192.0.2.1 - - [20/Nov/2026:01:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#, Err(SkipReason::WrongFormat)),
+        ];
+        for (line, want) in cases {
+            let want = want.map(
+                |(time, client, method, target, status, bytes, agent, host)| {
+                    (
+                        time.to_owned(),
+                        client.to_vec(),
+                        method.to_vec(),
+                        target.to_vec(),
+                        status,
+                        bytes,
+                        agent.to_vec(),
+                        host.map(<[u8]>::to_vec),
+                    )
+                },
+            );
+            assert_eq!(read(line), want, "{}", String::from_utf8_lossy(line));
+        }
+    }
+}
