@@ -43,9 +43,10 @@ pub const FILE: &str = "state.json";
 pub const FORMAT: &str = "robots-audit-state";
 /// The version this build writes and the only one it reads. 2 added the crawl-rate counters,
 /// the preference-conflict counts and whether an agent honours `Crawl-delay`; 3 writes the
-/// counters as lists without field names and their times as seconds. An older state's inputs
-/// must be audited again.
-pub const VERSION: u32 = 3;
+/// counters as lists without field names and their times as seconds; 4 fingerprints an input
+/// by its decompressed content (3 by its bytes as read, compressed or not), so that `a.log` and
+/// `a.log.gz` are one input. An older state's inputs must be audited again.
+pub const VERSION: u32 = 4;
 
 /// The options that shaped the verdicts: reports made with different settings are not merged.
 /// Every field is compared; the catalog and range lists by the SHA-256 of what was loaded.
@@ -406,7 +407,7 @@ impl State {
         }
         if envelope.version != VERSION {
             return Err(format!(
-                "state version {} was written by an older robots-audit in a layout this one does not read (version {VERSION}); audit its inputs again",
+                "state version {} was written by an older robots-audit, in a layout this one does not read (version {VERSION}): audit its inputs again with this version",
                 envelope.version
             ));
         }

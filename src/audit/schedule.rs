@@ -358,9 +358,10 @@ impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
             if let Slot::Open { reader, .. } = &*slot {
                 report.bytes_read = reader.compressed_bytes_read();
                 report.bytes = reader.bytes();
-                // An input of no bytes holds nothing to count twice: it has no fingerprint,
-                // so that empty or unopenable inputs are never taken for one another.
-                report.fingerprint = (report.bytes_read > 0).then(|| reader.fingerprint());
+                // An input of no content (empty, compressed or not, or damaged before its first
+                // line) holds nothing to count twice: it has no fingerprint, so that such inputs
+                // are never taken for one another.
+                report.fingerprint = (report.bytes > 0).then(|| reader.fingerprint());
             }
             report.error = error;
         }

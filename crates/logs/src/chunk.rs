@@ -232,8 +232,8 @@ impl LogReader {
         self.decoder.compressed_bytes_read()
     }
 
-    /// The content fingerprint of the input (XXH3-128 of its bytes as read, compressed bytes for
-    /// a compressed input, not its name): complete once the reader reached the end.
+    /// The content fingerprint of the input (XXH3-128 of its bytes once decompressed, not of its
+    /// name nor of its compressed bytes): complete once the reader reached the end.
     pub fn fingerprint(&self) -> u128 {
         self.decoder.fingerprint()
     }
