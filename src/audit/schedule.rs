@@ -9,6 +9,11 @@
 //! Memory is bounded by the blocks in flight (one per thread, their buffers recycled through
 //! the spare-block pool) and the open files (at most one per thread), never by the size of the
 //! input. This module knows files, formats and threads; what a line means is the handler's.
+//!
+//! When fewer files are left than threads, a big gzip file opened then is inflated on decoder
+//! threads (`robots_audit_logs::Decoding`) instead of by the thread that reads it, so that one
+//! file keeps every core busy. The decoder threads of all files together number at most
+//! `--threads`; they work while the worker that reads the file waits for their output.
 
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -16,7 +21,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use robots_audit_logs::{Block, FieldMap, Format, LineParser, LogReader};
+use robots_audit_logs::{Block, Decoding, FieldMap, Format, LineParser, LogReader};
 
 use super::{FileReport, Input};
 
@@ -70,6 +75,8 @@ struct Shared<'a, D> {
     schedule: Schedule<'a>,
     inputs: &'a [Input],
     input_done: &'a D,
+    /// The decoder threads big gzip files share.
+    decoding: Decoding,
     slots: Vec<Mutex<Slot>>,
     reports: Vec<Mutex<FileReport>>,
     active: Mutex<Vec<usize>>,
@@ -107,6 +114,7 @@ where
         schedule,
         inputs,
         input_done,
+        decoding: Decoding::parallel(threads).parallel_from(parallel_from()?),
         slots: inputs.iter().map(|_| Mutex::new(Slot::Waiting)).collect(),
         reports: inputs
             .iter()
@@ -147,6 +155,24 @@ where
         .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
         .collect();
     Ok((handlers, files))
+}
+
+/// The environment variable that sets the smallest gzip file inflated on several threads, in
+/// compressed bytes (`robots_audit_logs::PARALLEL_FROM` without it): for tests that put small
+/// files on that path, and to keep every file off it (a number larger than any file).
+const PARALLEL_GZIP_FROM: &str = "ROBOTS_AUDIT_PARALLEL_GZIP_FROM";
+
+fn parallel_from() -> Result<u64, String> {
+    match std::env::var(PARALLEL_GZIP_FROM) {
+        Err(std::env::VarError::NotPresent) => Ok(robots_audit_logs::PARALLEL_FROM),
+        Ok(bytes) => bytes
+            .trim()
+            .parse()
+            .map_err(|_| format!("{PARALLEL_GZIP_FROM}={bytes:?} is not a number of bytes")),
+        Err(std::env::VarError::NotUnicode(bytes)) => Err(format!(
+            "{PARALLEL_GZIP_FROM}={bytes:?} is not a number of bytes"
+        )),
+    }
 }
 
 fn progress_bar(show: bool, inputs: &[Input]) -> ProgressBar {
@@ -251,7 +277,14 @@ impl<D: Fn(usize, u64) -> io::Result<()>> Shared<'_, D> {
 
     fn open(&self, file: usize, slot: &mut Slot) {
         let input = &self.inputs[file];
-        match LogReader::open(&input.source) {
+        // With as many files left as threads, each thread has a file of its own to inflate.
+        let serial = Decoding::serial();
+        let decoding = if self.unfinished.load(Ordering::Acquire) < self.schedule.threads.max(1) {
+            &self.decoding
+        } else {
+            &serial
+        };
+        match LogReader::open_with(&input.source, decoding) {
             Ok(reader) => {
                 let reader = Box::new(reader);
                 lock(&self.reports[file]).compression = Some(reader.compression().to_string());

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use memchr::memmem;
 
+use crate::gzip::Decoding;
 use crate::open::{Compression, Decoder, Source};
 
 /// The block size [`LogReader`] aims for unless told otherwise: big enough that per-block costs
@@ -173,10 +174,17 @@ impl fmt::Debug for LogReader {
 }
 
 impl LogReader {
-    /// Opens a file or standard input. Fails only when the input cannot be opened or its first
-    /// bytes cannot be read; damage further on is reported by [`LogReader::next_block`].
+    /// Opens a file or standard input, inflating on the thread that reads it. Fails only when
+    /// the input cannot be opened or its first bytes cannot be read; damage further on is
+    /// reported by [`LogReader::next_block`].
     pub fn open(source: &Source) -> io::Result<LogReader> {
-        Ok(LogReader::with_decoder(Decoder::open(source)?))
+        LogReader::open_with(source, &Decoding::serial())
+    }
+
+    /// Opens a file or standard input like [`LogReader::open`], a big gzip file inflated on the
+    /// threads `decoding` gives it.
+    pub fn open_with(source: &Source, decoding: &Decoding) -> io::Result<LogReader> {
+        Ok(LogReader::with_decoder(Decoder::open(source, decoding)?))
     }
 
     /// Reads from any byte stream (a socket, a test buffer), sniffing its compression like

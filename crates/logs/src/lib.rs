@@ -38,6 +38,7 @@ mod chunk;
 mod detect;
 mod format;
 mod formats;
+mod gzip;
 mod open;
 mod parser;
 mod record;
@@ -49,6 +50,7 @@ pub use chunk::{Block, DEFAULT_BLOCK_SIZE, Lines, LogReader, MAX_LINE_LEN, ReadE
 pub use detect::{DETECT_MAX_BYTES, DETECT_MAX_LINES, Detector};
 pub use format::Format;
 pub use formats::json::{FieldMap, FieldName};
+pub use gzip::{Decoding, PARALLEL_FROM};
 pub use open::{Compression, Source};
 pub use parser::LineParser;
 pub use record::{OriginParts, Request, TargetForm, Text, TextEncoding};

@@ -9,6 +9,8 @@ use std::path::PathBuf;
 use flate2::bufread::MultiGzDecoder;
 use twox_hash::XxHash3_128;
 
+use crate::gzip::{self, Decoding, ParallelGzip};
+
 /// Where a log comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Source {
@@ -78,7 +80,7 @@ impl Compression {
     /// assert_eq!(Compression::sniff(b"127.0.0.1 - -"), Compression::Plain);
     /// ```
     pub fn sniff(prefix: &[u8]) -> Compression {
-        if prefix.starts_with(&[0x1f, 0x8b]) {
+        if prefix.starts_with(&gzip::MAGIC) {
             Compression::Gzip
         } else if prefix.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
             Compression::Xz
@@ -139,6 +141,7 @@ const MAGIC_LEN: usize = 6;
 enum Stream {
     Plain(Raw),
     Gzip(Box<MultiGzDecoder<BufReader<Raw>>>),
+    ParallelGzip(Box<ParallelGzip>),
     Zstd(Box<zstd::stream::read::Decoder<'static, BufReader<Raw>>>),
     Xz(Box<liblzma::bufread::XzDecoder<BufReader<Raw>>>),
     Bzip2(Box<bzip2::bufread::MultiBzDecoder<BufReader<Raw>>>),
@@ -154,10 +157,17 @@ pub(crate) struct Decoder {
 }
 
 impl Decoder {
-    /// Opens `source` and sniffs its compression.
-    pub(crate) fn open(source: &Source) -> io::Result<Decoder> {
+    /// Opens `source` and sniffs its compression; a gzip file `decoding` puts on several threads
+    /// is inflated there.
+    pub(crate) fn open(source: &Source, decoding: &Decoding) -> io::Result<Decoder> {
         match source {
-            Source::Path(path) => Decoder::new(Box::new(File::open(path)?)),
+            Source::Path(path) => {
+                let file = File::open(path)?;
+                match decoding.open(&file)? {
+                    Some(gzip) => Ok(Decoder::with_stream(Stream::ParallelGzip(Box::new(gzip)))),
+                    None => Decoder::new(Box::new(file)),
+                }
+            }
             Source::Stdin => Decoder::new(Box::new(io::stdin())),
         }
     }
@@ -205,7 +215,7 @@ impl Decoder {
     pub(crate) fn compression(&self) -> Compression {
         match &self.stream {
             Stream::Plain(_) => Compression::Plain,
-            Stream::Gzip(_) => Compression::Gzip,
+            Stream::Gzip(_) | Stream::ParallelGzip(_) => Compression::Gzip,
             Stream::Zstd(_) => Compression::Zstd,
             Stream::Xz(_) => Compression::Xz,
             Stream::Bzip2(_) => Compression::Bzip2,
@@ -215,6 +225,7 @@ impl Decoder {
     /// Bytes read from the input so far (compressed bytes for compressed inputs).
     pub(crate) fn compressed_bytes_read(&self) -> u64 {
         let raw = match &self.stream {
+            Stream::ParallelGzip(gzip) => return gzip.compressed_bytes_read(),
             Stream::Plain(raw) => raw,
             Stream::Gzip(decoder) => decoder.get_ref().get_ref(),
             Stream::Zstd(decoder) => decoder.get_ref().get_ref(),
@@ -236,6 +247,7 @@ impl Read for Decoder {
         let n = match &mut self.stream {
             Stream::Plain(raw) => raw.read(buf),
             Stream::Gzip(decoder) => decoder.read(buf),
+            Stream::ParallelGzip(decoder) => decoder.read(buf),
             Stream::Zstd(decoder) => decoder.read(buf),
             Stream::Xz(decoder) => decoder.read(buf),
             Stream::Bzip2(decoder) => decoder.read(buf),
