@@ -4,4 +4,3 @@ mod formats;
 mod properties;
 mod reader;
 mod real_data;
-mod speed;
