@@ -45,6 +45,31 @@ fn audit(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The two ways the audit inflates a gzip file: on the thread that reads it, and by the
+/// parallel decoder (`crates/logs/src/gzip.rs`), here for every gzip file whatever its size,
+/// with threads to spare for it.
+const INFLATE: [&[&str]; 2] = [&[], &["--threads", "4"]];
+
+/// [`audit`] inflating gzip files the way `how` (one of [`INFLATE`]) says.
+fn audit_inflating(dir: &Path, how: &[&str], args: &[&str]) -> Output {
+    robots_audit()
+        .current_dir(dir)
+        .env(
+            "ROBOTS_AUDIT_PARALLEL_GZIP_FROM",
+            if how.is_empty() {
+                "18446744073709551615"
+            } else {
+                "0"
+            },
+        )
+        .args(["audit", "-q", "--robots", "robots.txt"])
+        .args(["--origin", "https://example.com", "--out", "out"])
+        .args(how)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 /// The exit code is `code`, nothing panicked or printed a backtrace, and standard error holds
 /// `message`.
 fn assert_exit(output: &Output, code: i32, message: &str) {
@@ -143,76 +168,104 @@ fn assert_damage_reported(dir: &Path, output: &Output, lines_before: u64) -> Row
 
 #[test]
 fn gzip_truncated_mid_stream_keeps_every_line_before_the_cut() {
-    let dir = setup();
-    let whole = gzip(LINE.repeat(2000).as_bytes());
-    let cut = &whole[..whole.len() / 2];
-    write(dir.path(), "cut.log.gz", cut);
-    let output = audit(dir.path(), &["cut.log.gz", "good.log"]);
-    let before = lines_of(&gunzip_prefix(cut));
-    assert!(
-        before > 100 && before < 2000,
-        "{before} lines before the cut"
-    );
-    let inputs = assert_damage_reported(dir.path(), &output, before);
-    let cut_row = &inputs[0];
-    assert_eq!(num(cut_row, "lines"), before);
-    assert_eq!(num(cut_row, "bytes"), before * LINE.len() as u64);
-    assert!(
-        cut_row["error"].starts_with(&format!(
-            "stopped after {} bytes",
-            before * LINE.len() as u64
-        )),
-        "{:?}",
-        cut_row["error"]
-    );
+    for how in INFLATE {
+        let dir = setup();
+        let whole = gzip(LINE.repeat(2000).as_bytes());
+        let cut = &whole[..whole.len() / 2];
+        write(dir.path(), "cut.log.gz", cut);
+        let output = audit_inflating(dir.path(), how, &["cut.log.gz", "good.log"]);
+        let before = lines_of(&gunzip_prefix(cut));
+        assert!(
+            before > 100 && before < 2000,
+            "{before} lines before the cut"
+        );
+        let inputs = assert_damage_reported(dir.path(), &output, before);
+        let cut_row = &inputs[0];
+        assert_eq!(num(cut_row, "lines"), before, "{how:?}");
+        assert_eq!(num(cut_row, "bytes"), before * LINE.len() as u64);
+        assert!(
+            cut_row["error"].starts_with(&format!(
+                "stopped after {} bytes",
+                before * LINE.len() as u64
+            )),
+            "{how:?}: {:?}",
+            cut_row["error"]
+        );
+    }
 }
 
 #[test]
 fn gzip_with_a_corrupt_block_in_the_middle_keeps_the_blocks_before_it() {
-    let dir = setup();
-    // Two deflate blocks: a sync flush ends the first one on a byte boundary.
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder.write_all(LINE.repeat(1000).as_bytes()).unwrap();
-    encoder.flush().unwrap();
-    let first_block_end = encoder.get_ref().len();
-    encoder
-        .write_all(LINE.replace("/x", "/y").repeat(1000).as_bytes())
-        .unwrap();
-    let mut bytes = encoder.finish().unwrap();
-    let middle = first_block_end + (bytes.len() - first_block_end) / 2;
-    flip(&mut bytes, middle);
-    write(dir.path(), "corrupt.log.gz", &bytes);
-    let output = audit(dir.path(), &["corrupt.log.gz", "good.log"]);
-    assert_damage_reported(dir.path(), &output, 1000);
+    for how in INFLATE {
+        let dir = setup();
+        // Two deflate blocks: a sync flush ends the first one on a byte boundary.
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(LINE.repeat(1000).as_bytes()).unwrap();
+        encoder.flush().unwrap();
+        let first_block_end = encoder.get_ref().len();
+        encoder
+            .write_all(LINE.replace("/x", "/y").repeat(1000).as_bytes())
+            .unwrap();
+        let mut bytes = encoder.finish().unwrap();
+        let middle = first_block_end + (bytes.len() - first_block_end) / 2;
+        flip(&mut bytes, middle);
+        write(dir.path(), "corrupt.log.gz", &bytes);
+        let output = audit_inflating(dir.path(), how, &["corrupt.log.gz", "good.log"]);
+        assert_damage_reported(dir.path(), &output, 1000);
+    }
 }
 
 #[test]
 fn multi_member_gzip_with_a_corrupt_second_member_keeps_the_first() {
-    let dir = setup();
-    let first = gzip(LINE.repeat(500).as_bytes());
-    let mut second = gzip(LINE.repeat(500).as_bytes());
-    let middle = second.len() / 2;
-    flip(&mut second, middle);
-    let third = gzip(LINE.repeat(500).as_bytes());
-    write(
-        dir.path(),
-        "members.log.gz",
-        [first.clone(), second, third].concat(),
-    );
-    let output = audit(dir.path(), &["members.log.gz", "good.log"]);
-    let inputs = assert_damage_reported(dir.path(), &output, 500);
-    assert!(num(&inputs[0], "parsed") < 1500, "nothing after the damage");
+    for how in INFLATE {
+        let dir = setup();
+        let first = gzip(LINE.repeat(500).as_bytes());
+        let mut second = gzip(LINE.repeat(500).as_bytes());
+        let middle = second.len() / 2;
+        flip(&mut second, middle);
+        let third = gzip(LINE.repeat(500).as_bytes());
+        write(
+            dir.path(),
+            "members.log.gz",
+            [first.clone(), second, third].concat(),
+        );
+        let output = audit_inflating(dir.path(), how, &["members.log.gz", "good.log"]);
+        let inputs = assert_damage_reported(dir.path(), &output, 500);
+        assert!(num(&inputs[0], "parsed") < 1500, "nothing after the damage");
 
-    // A member cut inside its header: exactly the first member's lines.
-    let dir = setup();
-    write(
-        dir.path(),
-        "members.log.gz",
-        [first, vec![0x1f, 0x8b, 0x08]].concat(),
-    );
-    let output = audit(dir.path(), &["members.log.gz", "good.log"]);
-    let inputs = assert_damage_reported(dir.path(), &output, 500);
-    assert_eq!(num(&inputs[0], "lines"), 500);
+        // A member cut inside its header: exactly the first member's lines.
+        let dir = setup();
+        write(
+            dir.path(),
+            "members.log.gz",
+            [first, vec![0x1f, 0x8b, 0x08]].concat(),
+        );
+        let output = audit_inflating(dir.path(), how, &["members.log.gz", "good.log"]);
+        let inputs = assert_damage_reported(dir.path(), &output, 500);
+        assert_eq!(num(&inputs[0], "lines"), 500, "{how:?}");
+    }
+}
+
+/// Bytes after the last member that are not a gzip member (a log appended to a compressed one,
+/// zeros left by a copy): every line of the members is counted, then the error.
+#[test]
+fn gzip_followed_by_garbage_keeps_every_line_and_names_the_garbage() {
+    for how in INFLATE {
+        for garbage in [&b"not gzip at all\n"[..], &[0u8; 512]] {
+            let dir = setup();
+            let bytes = [&gzip(LINE.repeat(700).as_bytes())[..], garbage].concat();
+            write(dir.path(), "garbage.log.gz", bytes);
+            let output = audit_inflating(dir.path(), how, &["garbage.log.gz", "good.log"]);
+            let inputs = assert_damage_reported(dir.path(), &output, 700);
+            assert_eq!(num(&inputs[0], "lines"), 700, "{how:?}");
+            assert!(
+                inputs[0]["error"]
+                    .starts_with(&format!("stopped after {} bytes", 700 * LINE.len())),
+                "{how:?}: {:?}",
+                inputs[0]["error"]
+            );
+        }
+    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! byte; an input held twice counts once; what cannot be merged is refused.
 
 use std::fs;
+use std::io::{Read, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -203,6 +204,40 @@ fn a_report_merged_with_itself_is_the_report_with_a_warning() {
     same_reports(&night.all, &merged);
 }
 
+/// logrotate's `delaycompress`: a night's log is audited as `access.log.1`, and the next night
+/// the same content, compressed since, as `access.log.2.gz` beside the new log. Merged, the
+/// two nights count it once, with the warning: the reports of the two files audited once.
+#[test]
+fn a_rotated_log_compressed_the_next_night_counts_once() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let mut content = Vec::new();
+    flate2::read::MultiGzDecoder::new(fs::File::open(&night.files[0]).unwrap())
+        .read_to_end(&mut content)
+        .unwrap();
+    let rotated = dir.path().join("access.log.1");
+    fs::write(&rotated, &content).unwrap();
+    let compressed = dir.path().join("access.log.2.gz");
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gzip.write_all(&content).unwrap();
+    fs::write(&compressed, gzip.finish().unwrap()).unwrap();
+    let (first, second) = (dir.path().join("first"), dir.path().join("second"));
+    audit(&night.summary, std::slice::from_ref(&rotated), &first);
+    audit(
+        &night.summary,
+        &[compressed, night.files[1].clone()],
+        &second,
+    );
+    let merged = dir.path().join("merged");
+    let assert = merge(&merged, &[first, second]).code(0);
+    let stderr = stderr_text(assert.get_output());
+    assert_eq!(stderr.matches("counted once").count(), 1, "{stderr}");
+    assert!(stderr.contains("access.log.2.gz"), "{stderr}");
+    let once = dir.path().join("once");
+    audit(&night.summary, &[rotated, night.files[1].clone()], &once);
+    same_reports(&once, &merged);
+}
+
 #[test]
 fn merges_of_merges_and_overlapping_reruns_count_each_input_once() {
     let night = night();
@@ -366,7 +401,7 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
     let night = night();
     let dir = tempfile::tempdir().unwrap();
     let text = fs::read_to_string(night.all.join(json::FILE)).unwrap();
-    let cases: [(&str, Damage, &str); 5] = [
+    let cases: [(&str, Damage, &str); 6] = [
         (
             "cut",
             Box::new(|d: &Path| fs::write(d.join(json::FILE), &text[..text.len() / 3]).unwrap()),
@@ -394,6 +429,21 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
                 .unwrap()
             }),
             "newer than",
+        ),
+        (
+            "older",
+            Box::new(|d: &Path| {
+                fs::write(
+                    d.join(json::FILE),
+                    text.replacen(
+                        &format!("\"version\":{}", json::VERSION),
+                        &format!("\"version\":{}", json::VERSION - 1),
+                        1,
+                    ),
+                )
+                .unwrap()
+            }),
+            "audit its inputs again with this version",
         ),
         (
             "missing",

@@ -11,13 +11,18 @@
 //! input. This module knows files, formats and threads; what a line means is the handler's. It
 //! tells the handler of the thread that opens an input and of the thread that finishes it, as
 //! events ([`InputStarted`], [`InputEnded`]): the run keeps no report of its own of any input.
+//!
+//! When fewer files are left than threads, a big gzip file opened then is inflated on decoder
+//! threads (`robots_audit_logs::Decoding`) instead of by the thread that reads it, so that one
+//! file keeps every core busy. The decoder threads of all files together number at most
+//! `--threads`; they work while the worker that reads the file waits for their output.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use robots_audit_logs::{Block, FieldMap, Format, LineParser, LogReader};
+use robots_audit_logs::{Block, Decoding, FieldMap, Format, LineParser, LogReader};
 
 use super::Input;
 use super::error::AuditError;
@@ -91,6 +96,8 @@ enum Slot {
 struct Shared<'a> {
     schedule: Schedule<'a>,
     inputs: &'a [Input],
+    /// The decoder threads big gzip files share.
+    decoding: Decoding,
     slots: Vec<Mutex<Slot>>,
     active: Mutex<Vec<usize>>,
     next_to_open: AtomicUsize,
@@ -123,6 +130,8 @@ where
     let shared = Shared {
         schedule,
         inputs,
+        decoding: Decoding::parallel(threads)
+            .parallel_from(parallel_from().map_err(AuditError::Fatal)?),
         slots: inputs.iter().map(|_| Mutex::new(Slot::Waiting)).collect(),
         active: Mutex::new(Vec::new()),
         next_to_open: AtomicUsize::new(0),
@@ -154,6 +163,24 @@ where
         return Err(failure);
     }
     Ok(handlers)
+}
+
+/// The environment variable that sets the smallest gzip file inflated on several threads, in
+/// compressed bytes (`robots_audit_logs::PARALLEL_FROM` without it): for tests that put small
+/// files on that path, and to keep every file off it (a number larger than any file).
+const PARALLEL_GZIP_FROM: &str = "ROBOTS_AUDIT_PARALLEL_GZIP_FROM";
+
+fn parallel_from() -> Result<u64, String> {
+    match std::env::var(PARALLEL_GZIP_FROM) {
+        Err(std::env::VarError::NotPresent) => Ok(robots_audit_logs::PARALLEL_FROM),
+        Ok(bytes) => bytes
+            .trim()
+            .parse()
+            .map_err(|_| format!("{PARALLEL_GZIP_FROM}={bytes:?} is not a number of bytes")),
+        Err(std::env::VarError::NotUnicode(bytes)) => Err(format!(
+            "{PARALLEL_GZIP_FROM}={bytes:?} is not a number of bytes"
+        )),
+    }
 }
 
 fn progress_bar(show: bool, inputs: &[Input]) -> ProgressBar {
@@ -274,7 +301,14 @@ impl Shared<'_> {
     /// Opens input `file`: the event that says so, or that it could not be opened.
     fn open(&self, file: usize, slot: &mut Slot) -> Work {
         let input = &self.inputs[file];
-        match LogReader::open(&input.source) {
+        // With as many files left as threads, each thread has a file of its own to inflate.
+        let serial = Decoding::serial();
+        let decoding = if self.unfinished.load(Ordering::Acquire) < self.schedule.threads.max(1) {
+            &self.decoding
+        } else {
+            &serial
+        };
+        match LogReader::open_with(&input.source, decoding) {
             Ok(reader) => {
                 let reader = Box::new(reader);
                 let compression = reader.compression().to_string();
@@ -387,9 +421,10 @@ impl Shared<'_> {
             ended.compression = Some(reader.compression().to_string());
             ended.bytes_read = reader.compressed_bytes_read();
             ended.bytes = reader.bytes();
-            // An input of no bytes holds nothing to count twice: it has no fingerprint, so
-            // that empty or unopenable inputs are never taken for one another.
-            ended.fingerprint = (ended.bytes_read > 0).then(|| reader.fingerprint());
+            // An input of no content (empty, compressed or not, or damaged before its first
+            // line) holds nothing to count twice: it has no fingerprint, so that such inputs
+            // are never taken for one another.
+            ended.fingerprint = (ended.bytes > 0).then(|| reader.fingerprint());
         }
         *slot = Slot::Finished;
         lock(&self.active).retain(|&f| f != file);

@@ -6,6 +6,7 @@ use std::io::{self, Read};
 use std::sync::Arc;
 
 use crate::directives;
+use crate::gzip::Decoding;
 use crate::open::{Compression, Decoder, Source};
 use crate::prefix;
 
@@ -171,10 +172,17 @@ impl fmt::Debug for LogReader {
 }
 
 impl LogReader {
-    /// Opens a file or standard input. Fails only when the input cannot be opened or its first
-    /// bytes cannot be read; damage further on is reported by [`LogReader::next_block`].
+    /// Opens a file or standard input, inflating on the thread that reads it. Fails only when
+    /// the input cannot be opened or its first bytes cannot be read; damage further on is
+    /// reported by [`LogReader::next_block`].
     pub fn open(source: &Source) -> io::Result<LogReader> {
-        Ok(LogReader::with_decoder(Decoder::open(source)?))
+        LogReader::open_with(source, &Decoding::serial())
+    }
+
+    /// Opens a file or standard input like [`LogReader::open`], a big gzip file inflated on the
+    /// threads `decoding` gives it.
+    pub fn open_with(source: &Source, decoding: &Decoding) -> io::Result<LogReader> {
+        Ok(LogReader::with_decoder(Decoder::open(source, decoding)?))
     }
 
     /// Reads from any byte stream (a socket, a test buffer), sniffing its compression like
@@ -231,8 +239,8 @@ impl LogReader {
         self.decoder.compressed_bytes_read()
     }
 
-    /// The content fingerprint of the input (XXH3-128 of its bytes as read, compressed bytes for
-    /// a compressed input, not its name): complete once the reader reached the end.
+    /// The content fingerprint of the input (XXH3-128 of its bytes once decompressed, not of its
+    /// name nor of its compressed bytes): complete once the reader reached the end.
     pub fn fingerprint(&self) -> u128 {
         self.decoder.fingerprint()
     }

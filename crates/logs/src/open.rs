@@ -1,4 +1,5 @@
-//! Opening an input: a file or standard input, decompressed by what its first bytes say.
+//! Opening an input: a file or standard input, decompressed by what its first bytes say, and
+//! fingerprinted by what it holds once decompressed.
 
 use std::fmt;
 use std::fs::File;
@@ -7,6 +8,8 @@ use std::path::PathBuf;
 
 use flate2::bufread::MultiGzDecoder;
 use twox_hash::XxHash3_128;
+
+use crate::gzip::{self, Decoding, ParallelGzip};
 
 /// Where a log comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -77,7 +80,7 @@ impl Compression {
     /// assert_eq!(Compression::sniff(b"127.0.0.1 - -"), Compression::Plain);
     /// ```
     pub fn sniff(prefix: &[u8]) -> Compression {
-        if prefix.starts_with(&[0x1f, 0x8b]) {
+        if prefix.starts_with(&gzip::MAGIC) {
             Compression::Gzip
         } else if prefix.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
             Compression::Xz
@@ -110,22 +113,16 @@ impl fmt::Display for Compression {
     }
 }
 
-/// Counts the bytes read through it, so that progress can be reported in compressed bytes, and
-/// hashes them: the input's content fingerprint (XXH3-128 of the bytes as read, compressed
-/// bytes for a compressed input), by which merged reports recognise an input they hold twice.
+/// Counts the bytes read through it, so that progress can be reported in compressed bytes.
 pub(crate) struct Counting<R> {
     inner: R,
     count: u64,
-    fingerprint: Box<XxHash3_128>,
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.count += n as u64;
-        if let Some(read) = buf.get(..n) {
-            self.fingerprint.write(read);
-        }
         Ok(n)
     }
 }
@@ -140,21 +137,45 @@ const INPUT_BUFFER: usize = 256 * 1024;
 /// The longest magic sniffed: xz's six bytes.
 const MAGIC_LEN: usize = 6;
 
-/// The decompressing reader of one input.
-pub(crate) enum Decoder {
+/// The decompressor of one input.
+enum Stream {
     Plain(Raw),
     Gzip(Box<MultiGzDecoder<BufReader<Raw>>>),
+    ParallelGzip(Box<ParallelGzip>),
     Zstd(Box<zstd::stream::read::Decoder<'static, BufReader<Raw>>>),
     Xz(Box<liblzma::bufread::XzDecoder<BufReader<Raw>>>),
     Bzip2(Box<bzip2::bufread::MultiBzDecoder<BufReader<Raw>>>),
 }
 
+/// The decompressing reader of one input, which fingerprints what it decompresses: XXH3-128 of
+/// the decompressed bytes, so that merged reports recognise an input they hold twice however it
+/// was compressed (`a.log` and `a.log.gz` are one input). The bytes are hashed as they are read,
+/// in order, while they are in the cache.
+pub(crate) struct Decoder {
+    stream: Stream,
+    fingerprint: Box<XxHash3_128>,
+}
+
 impl Decoder {
-    /// Opens `source` and sniffs its compression.
-    pub(crate) fn open(source: &Source) -> io::Result<Decoder> {
+    /// Opens `source` and sniffs its compression; a gzip file `decoding` puts on several threads
+    /// is inflated there.
+    pub(crate) fn open(source: &Source, decoding: &Decoding) -> io::Result<Decoder> {
         match source {
-            Source::Path(path) => Decoder::new(Box::new(File::open(path)?)),
+            Source::Path(path) => {
+                let file = File::open(path)?;
+                match decoding.open(&file)? {
+                    Some(gzip) => Ok(Decoder::with_stream(Stream::ParallelGzip(Box::new(gzip)))),
+                    None => Decoder::new(Box::new(file)),
+                }
+            }
             Source::Stdin => Decoder::new(Box::new(io::stdin())),
+        }
+    }
+
+    fn with_stream(stream: Stream) -> Decoder {
+        Decoder {
+            stream,
+            fingerprint: Box::new(XxHash3_128::new()),
         }
     }
 
@@ -163,7 +184,6 @@ impl Decoder {
         let mut counting = Counting {
             inner: input,
             count: 0,
-            fingerprint: Box::new(XxHash3_128::new()),
         };
         let mut magic = Vec::with_capacity(MAGIC_LEN);
         // A pipe may hand over fewer bytes than asked for, so the magic is read until it is
@@ -173,67 +193,69 @@ impl Decoder {
             .read_to_end(&mut magic)?;
         let compression = Compression::sniff(&magic);
         let raw = Cursor::new(magic).chain(counting);
-        Ok(match compression {
-            Compression::Plain => Decoder::Plain(raw),
-            Compression::Gzip => Decoder::Gzip(Box::new(MultiGzDecoder::new(
+        Ok(Decoder::with_stream(match compression {
+            Compression::Plain => Stream::Plain(raw),
+            Compression::Gzip => Stream::Gzip(Box::new(MultiGzDecoder::new(
                 BufReader::with_capacity(INPUT_BUFFER, raw),
             ))),
-            Compression::Zstd => Decoder::Zstd(Box::new(zstd::stream::read::Decoder::with_buffer(
+            Compression::Zstd => Stream::Zstd(Box::new(zstd::stream::read::Decoder::with_buffer(
                 BufReader::with_capacity(INPUT_BUFFER, raw),
             )?)),
             Compression::Xz => {
-                Decoder::Xz(Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(
+                Stream::Xz(Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(
                     BufReader::with_capacity(INPUT_BUFFER, raw),
                 )))
             }
-            Compression::Bzip2 => Decoder::Bzip2(Box::new(bzip2::bufread::MultiBzDecoder::new(
+            Compression::Bzip2 => Stream::Bzip2(Box::new(bzip2::bufread::MultiBzDecoder::new(
                 BufReader::with_capacity(INPUT_BUFFER, raw),
             ))),
-        })
+        }))
     }
 
     pub(crate) fn compression(&self) -> Compression {
-        match self {
-            Decoder::Plain(_) => Compression::Plain,
-            Decoder::Gzip(_) => Compression::Gzip,
-            Decoder::Zstd(_) => Compression::Zstd,
-            Decoder::Xz(_) => Compression::Xz,
-            Decoder::Bzip2(_) => Compression::Bzip2,
-        }
-    }
-
-    /// The raw input under the decompressor.
-    fn raw(&self) -> &Raw {
-        match self {
-            Decoder::Plain(raw) => raw,
-            Decoder::Gzip(decoder) => decoder.get_ref().get_ref(),
-            Decoder::Zstd(decoder) => decoder.get_ref().get_ref(),
-            Decoder::Xz(decoder) => decoder.get_ref().get_ref(),
-            Decoder::Bzip2(decoder) => decoder.get_ref().get_ref(),
+        match &self.stream {
+            Stream::Plain(_) => Compression::Plain,
+            Stream::Gzip(_) | Stream::ParallelGzip(_) => Compression::Gzip,
+            Stream::Zstd(_) => Compression::Zstd,
+            Stream::Xz(_) => Compression::Xz,
+            Stream::Bzip2(_) => Compression::Bzip2,
         }
     }
 
     /// Bytes read from the input so far (compressed bytes for compressed inputs).
     pub(crate) fn compressed_bytes_read(&self) -> u64 {
-        self.raw().get_ref().1.count
+        let raw = match &self.stream {
+            Stream::ParallelGzip(gzip) => return gzip.compressed_bytes_read(),
+            Stream::Plain(raw) => raw,
+            Stream::Gzip(decoder) => decoder.get_ref().get_ref(),
+            Stream::Zstd(decoder) => decoder.get_ref().get_ref(),
+            Stream::Xz(decoder) => decoder.get_ref().get_ref(),
+            Stream::Bzip2(decoder) => decoder.get_ref().get_ref(),
+        };
+        raw.get_ref().1.count
     }
 
-    /// The content fingerprint of the bytes read so far ([`Counting`]): of the whole input once
-    /// it has been read to its end.
+    /// The content fingerprint of the decompressed bytes read so far: of the whole content once
+    /// the input has been read to its end.
     pub(crate) fn fingerprint(&self) -> u128 {
-        self.raw().get_ref().1.fingerprint.finish_128()
+        self.fingerprint.finish_128()
     }
 }
 
 impl Read for Decoder {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Decoder::Plain(raw) => raw.read(buf),
-            Decoder::Gzip(decoder) => decoder.read(buf),
-            Decoder::Zstd(decoder) => decoder.read(buf),
-            Decoder::Xz(decoder) => decoder.read(buf),
-            Decoder::Bzip2(decoder) => decoder.read(buf),
+        let n = match &mut self.stream {
+            Stream::Plain(raw) => raw.read(buf),
+            Stream::Gzip(decoder) => decoder.read(buf),
+            Stream::ParallelGzip(decoder) => decoder.read(buf),
+            Stream::Zstd(decoder) => decoder.read(buf),
+            Stream::Xz(decoder) => decoder.read(buf),
+            Stream::Bzip2(decoder) => decoder.read(buf),
+        }?;
+        if let Some(read) = buf.get(..n) {
+            self.fingerprint.write(read);
         }
+        Ok(n)
     }
 }
 
@@ -283,20 +305,38 @@ mod tests {
     }
 
     #[test]
-    fn the_fingerprint_is_of_the_bytes_as_read_whatever_the_reads() {
-        let compressed = zstd::encode_all(&b"line\n".repeat(1000)[..], 3).unwrap();
-        let mut decoder = Decoder::new(Box::new(Cursor::new(compressed.clone()))).unwrap();
-        let mut out = Vec::new();
-        decoder.read_to_end(&mut out).unwrap();
-        assert_eq!(
-            decoder.fingerprint(),
-            xxhash_rust::xxh3::xxh3_128(&compressed)
-        );
-        let mut plain = Decoder::new(Box::new(Cursor::new(b"a\nb\n".to_vec()))).unwrap();
+    fn the_fingerprint_is_of_the_content_whatever_the_compression() {
+        let content = b"line\n".repeat(1000);
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gzip, &content).unwrap();
+        let (first, second) = content.split_at(1234);
+        let inputs = [
+            content.clone(),
+            gzip.finish().unwrap(),
+            zstd::encode_all(&content[..], 3).unwrap(),
+            [
+                zstd::encode_all(first, 1).unwrap(),
+                zstd::encode_all(second, 19).unwrap(),
+            ]
+            .concat(),
+            xz(&content),
+            bzip2(&content),
+        ];
+        for input in inputs {
+            let mut decoder = Decoder::new(Box::new(Cursor::new(input))).unwrap();
+            let mut out = Vec::new();
+            decoder.read_to_end(&mut out).unwrap();
+            assert_eq!(
+                decoder.fingerprint(),
+                xxhash_rust::xxh3::xxh3_128(&content),
+                "{}",
+                decoder.compression()
+            );
+        }
+        let mut other = Decoder::new(Box::new(Cursor::new(b"a\nb\n".to_vec()))).unwrap();
         let mut byte = [0u8; 1];
-        while plain.read(&mut byte).unwrap() > 0 {}
-        assert_eq!(plain.fingerprint(), xxhash_rust::xxh3::xxh3_128(b"a\nb\n"));
-        assert_ne!(plain.fingerprint(), decoder.fingerprint());
+        while other.read(&mut byte).unwrap() > 0 {}
+        assert_eq!(other.fingerprint(), xxhash_rust::xxh3::xxh3_128(b"a\nb\n"));
     }
 
     /// Long inputs take the vectorised path chosen at run time; the digest is the reference

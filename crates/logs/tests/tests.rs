@@ -5,4 +5,3 @@ mod prefixes;
 mod properties;
 mod reader;
 mod real_data;
-mod speed;

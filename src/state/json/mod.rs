@@ -25,9 +25,11 @@ pub const FILE: &str = "state.json";
 pub const FORMAT: &str = "robots-audit-state";
 /// The version this build writes and the only one it reads. 2 added the crawl-rate counters,
 /// the preference-conflict counts and whether an agent honours `Crawl-delay`; 3 writes the
-/// counters as lists without field names and their times as seconds. An older state's inputs
-/// must be audited again.
-pub const VERSION: u32 = 3;
+/// counters as lists without field names and their times as seconds; 4 fingerprints an input
+/// by its decompressed content (3 by its bytes as read, compressed or not), so that `a.log` and
+/// `a.log.gz` are one input, and records the `--raw-csv` setting. An older state's inputs must
+/// be audited again.
+pub const VERSION: u32 = 4;
 
 /// A writer that hashes what it passes on: the payload's checksum, computed as it is written.
 struct Hashing<W> {
