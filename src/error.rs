@@ -1,4 +1,4 @@
-//! Errors and the exit codes they map to (README "`audit` options": exit codes).
+//! Errors and the exit codes they map to (`docs/contract.md`, "Exit codes").
 
 use std::fmt;
 
