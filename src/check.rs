@@ -145,10 +145,10 @@ fn preferences(robots: &Robots, selection: &Selection, path: &[u8], uses: &[Cont
 
 /// Runs `check`, writing
 /// `allowed|disallowed|exempt<TAB>URL<TAB>rule<TAB>line<TAB>crawl_delay<TAB>preferences` per URL
-/// to `out` (fields escaped by [`write_field`]), and returns the extension lines the file
+/// to `out` (fields escaped by `write_field`), and returns the extension lines the file
 /// ignores (malformed `Crawl-delay`, `Content-Signal`, ... values), for the caller to show.
 /// `crawl_delay` is the delay in seconds with its line (`10:2`) or `-`; `preferences` the usage
-/// preferences in force for the URL's path (see [`preferences`]): for the catalog category's
+/// preferences in force for the URL's path (see `preferences`): for the catalog category's
 /// use with `--user-agent`, for every use with `--agent`. `exempt` replaces `disallowed` for a
 /// `--user-agent` whose catalog entry is `user_triggered` or `ignores`, unless `strict`; an
 /// `ignores_global` one is judged by the groups naming its tokens only.
