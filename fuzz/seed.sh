@@ -14,7 +14,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
 data="${ROBOTS_AUDIT_DATA:-$repo/../shared/data}"
 corpus="$here/corpus"
-max_seed=6000 # bytes: seeds stay below libFuzzer's -max_len (8192 in the README's command)
+max_seed=6000 # bytes: seeds stay below libFuzzer's -max_len (8192 in CONTRIBUTING.md's command)
 
 mkdir -p "$corpus/robots" "$corpus/log_formats" "$corpus/decompress"
 scratch="$(mktemp -d)"

@@ -1,4 +1,4 @@
-//! Errors and the exit codes they map to (docs/contract.md, "Exit codes").
+//! Errors and the exit codes they map to (`docs/contract.md`, "Exit codes").
 
 use crate::audit::InputError;
 use crate::audit::error::AuditError;

@@ -1,6 +1,6 @@
 //! Origin normalisation: the key under which requests and robots.txt files meet.
 //!
-//! As README "Robots sources" says: scheme and host lower-cased, an internationalised host in its
+//! As `docs/contract.md` ("Origins") says: scheme and host lower-cased, an internationalised host in its
 //! punycode form, and the default port (80, 443, 21) dropped. A log line often says less than a URL does (a vhost with a
 //! port, a bare Host header), so the scheme may be inferred; see [`Origin::from_parts`].
 

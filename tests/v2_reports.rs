@@ -1,4 +1,4 @@
-//! Version 2's changes to the reports (docs/contract.md, "Changes to version 1"): the
+//! Version 2's changes to the reports (CHANGELOG.md, version 2; docs/contract.md): the
 //! `user_agent` of `decisions.csv`, `unknown_agents.csv` (exact, then bounded), the run owning
 //! `--out`, "nothing judged" exiting 3 with its cause, and errors that name their file.
 

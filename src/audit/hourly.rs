@@ -12,7 +12,7 @@
 //! night's log is ordered by time, so that happens about once per agent and hour.
 //!
 //! Invariant: `index` maps every `(hour, agent)` of `slots` to its position, and `recent`
-//! holds, per agent index, an hour and a slot that `index` agrees with (or [`NO_HOUR`]).
+//! holds, per agent index, an hour and a slot that `index` agrees with (or `NO_HOUR`).
 
 use ahash::AHashMap;
 use jiff::Timestamp;

@@ -1,5 +1,5 @@
 //! One request to one verdict: the robots version in force, the group, the deciding rule,
-//! grace and the 1994 reading (README "How a request is judged", steps 3 to 8).
+//! grace and the 1994 reading (`docs/contract.md`, "Semantics of one request", steps 3 to 8).
 
 use std::borrow::Cow;
 

@@ -8,7 +8,7 @@
 //! on how blocks were spread over threads. Past the limit the table becomes a bounded
 //! heavy-hitters summary (Space-Saving, kept with a batch purge): memory stays bounded, every
 //! count is at most [`UnknownAgents::max_error`] above the true count, and any header more
-//! frequent than that is kept. docs/contract.md ("New reports") states the guarantee.
+//! frequent than that is kept. docs/contract.md ("unknown_agents.csv") states the guarantee.
 //!
 //! The per-line cost is one index into a vector: the counting sink remembers each distinct
 //! header's [`HeaderSlot`] by the key the identity cache gave it, and the header is hashed only

@@ -18,7 +18,7 @@
 //!   so a crash at any moment leaves the previous manifest intact.
 //!
 //! The manifest format and the meaning of each status are in `docs/contract.md` ("Robots
-//! sources"); the choices made here are in the README ("Robots history").
+//! sources"); the choices made here are in `docs/guide/robots-sources.md` ("Robots history").
 
 mod error;
 pub mod fetch;

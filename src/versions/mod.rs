@@ -1,8 +1,9 @@
 //! Robots sources and the robots.txt version in force at a given time.
 //!
 //! A [`VersionSet`] holds every loaded robots.txt version of every origin, parsed and compiled
-//! once and shared by all worker threads. Versions come from the sources of README "Robots
-//! sources" ([`source`]): one file with `--origin`, a directory with dated versions, or a
+//! once and shared by all worker threads. Versions come from the sources of
+//! `docs/guide/robots-sources.md` ([`source`]): one file with `--origin`, a directory with dated
+//! versions, or a
 //! manifest CSV that also records fetch failures.
 
 pub mod source;

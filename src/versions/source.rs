@@ -1,4 +1,4 @@
-//! Loading robots sources: one file, a directory, or a manifest CSV (README "Robots sources").
+//! Loading robots sources: one file, a directory, or a manifest CSV (`docs/guide/robots-sources.md`).
 //!
 //! Every failure here is fatal for the run and names the file (and, for a manifest, the line):
 //! an audit against the wrong robots.txt is worse than no audit.

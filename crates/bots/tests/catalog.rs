@@ -647,7 +647,7 @@ fn every_documented_claim_has_an_https_source() {
 }
 
 /// The crawlers whose operators document an exception, each class in full: a new exception
-/// must be added here (and to the README).
+/// must be added here (and to docs/guide/bots-and-verification.md).
 #[test]
 fn robots_policy_classes() {
     let catalog = Catalog::builtin();
@@ -911,16 +911,16 @@ fn policy_fields_are_checked_on_load() {
     assert_eq!(catalog.bots()[0].policy.dns_suffixes, ["crawl.o.example"]);
 }
 
-/// The README lists every crawler with a documented exception, with its operator's page.
+/// The user guide lists every crawler with a documented exception, with its operator's page.
 #[test]
-fn readme_lists_the_documented_exceptions() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
-            .expect("the repository's README");
-    let section = readme
+fn the_guide_lists_the_documented_exceptions() {
+    let page = "../../docs/guide/bots-and-verification.md";
+    let guide = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(page))
+        .expect("the user guide's page on bots");
+    let section = guide
         .split("### Crawlers with documented exceptions")
         .nth(1)
-        .expect("README section \"Crawlers with documented exceptions\"");
+        .expect("guide section \"Crawlers with documented exceptions\"");
     let section = section.split("\n#").next().unwrap_or(section);
     let catalog = Catalog::builtin();
     for entry in catalog.bots() {
@@ -930,7 +930,7 @@ fn readme_lists_the_documented_exceptions() {
         let row = section
             .lines()
             .find(|line| line.starts_with(&format!("| {} |", entry.name)))
-            .unwrap_or_else(|| panic!("README lacks a row for {}", entry.name));
+            .unwrap_or_else(|| panic!("{page} lacks a row for {}", entry.name));
         assert!(row.contains(entry.policy.robots.as_str()), "{row}");
         assert!(row.contains(source.as_str()), "{row}");
     }
