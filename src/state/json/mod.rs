@@ -1,5 +1,5 @@
 //! The encoding of `state.json`: the envelope, its checksum, the version check, and the
-//! counters' positional rows ([`rows`]).
+//! counters' positional rows (`src/state/json/rows.rs`).
 //!
 //! The file is `{"format":"robots-audit-state","version":N,"payload":...,"sha256":...}`, where
 //! `sha256` is the SHA-256 of the payload's bytes exactly as they stand in the file (compact
