@@ -4,7 +4,8 @@
         --binary PATH --out DIR [audit options] LOG...
 
 The driver lists the inputs as `robots-audit audit` would (a directory stands for its regular
-files, sorted by name; local paths and any Hadoop file system URI such as s3a://, gs://, hdfs://),
+files in natural order, `access.log.2` before `access.log.10`, selected by --include and
+--exclude; local paths and any Hadoop file system URI such as s3a://, gs://, hdfs://),
 cuts the list into contiguous runs of whole files whose byte totals are as even as possible (a
 gzip file is never split), and runs one task per run, biggest first. Each task runs the shipped
 binary, `audit` over its run, and returns its report directory to the driver as a tar archive;
@@ -27,8 +28,10 @@ Exit code: the worst of the tasks' audits and the merge (0 < 3 < 1 < 2), as `aud
 """
 
 import csv
+import fnmatch
 import io
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -51,7 +54,13 @@ VALUE_OPTIONS = {
     "--dns-server",
     "--dns-timeout",
     "--threads",
+    "--timezone",
+    "--include",
+    "--exclude",
 }
+# Options the driver applies itself when it lists a directory's files: a task is given the
+# files, and a file named on the command line is always read.
+LISTING_OPTIONS = {"--include", "--exclude"}
 FLAG_OPTIONS = {
     "--trust-forwarded",
     "--strict",
@@ -59,6 +68,8 @@ FLAG_OPTIONS = {
     "--offline",
     "--decisions",
     "--no-html",
+    "--raw-csv",
+    "--wait",
     "-q",
     "--quiet",
 }
@@ -211,7 +222,6 @@ class HadoopFs:
         if not status.isDirectory():
             return [(uri, status.getLen())]
         files = [s for s in fs.listStatus(path) if s.isFile()]
-        files.sort(key=lambda s: s.getPath().getName().encode("utf-8", "surrogateescape"))
         return [(join(uri, s.getPath().getName()), s.getLen()) for s in files]
 
     def copy_to_local(self, uri, local):
@@ -250,7 +260,56 @@ def join(directory, name):
     return directory + name if directory.endswith("/") else directory + "/" + name
 
 
-def list_local(arg):
+def natural_key(name):
+    """Sorts names as `audit` does (src/audit/inputs.rs, `natural_order`): runs of digits
+    compare as numbers, leading zeros aside, the rest byte by byte, and names equal that way
+    by their bytes."""
+    raw = os.fsencode(name) if isinstance(name, str) else name
+    parts = []
+    for run in re.findall(rb"[0-9]+|[^0-9]", raw):
+        if run[:1].isdigit():
+            # A run of digits stands where its first byte would: no other byte lies between
+            # "0" and "9", so against any other byte it compares as that byte would.
+            digits = run.lstrip(b"0")
+            parts.append((ord("0"), len(digits), digits))
+        else:
+            parts.append((run[0], 0, b""))
+    return (parts, raw)
+
+
+def expand_braces(pattern):
+    """`{a,b}` alternatives of a glob, expanded (fnmatch has none; globset, which `audit`
+    uses, has them)."""
+    match = re.search(r"\{([^{}]*)\}", pattern)
+    if match is None:
+        return [pattern]
+    head, tail = pattern[: match.start()], pattern[match.end() :]
+    return [e for alt in match.group(1).split(",") for e in expand_braces(head + alt + tail)]
+
+
+class NameFilter:
+    """--include and --exclude, matched against a file's name within its directory as
+    `audit` matches them (`*`, `?`, `[...]`, `[!...]`, `{a,b}`)."""
+
+    def __init__(self, audit_options):
+        def globs(flag):
+            return [g for o, v in audit_options if o == flag for g in expand_braces(v)]
+
+        self.include = globs("--include")
+        self.exclude = globs("--exclude")
+
+    def selects(self, name):
+        if self.include and not any(fnmatch.fnmatchcase(name, g) for g in self.include):
+            return False
+        return not any(fnmatch.fnmatchcase(name, g) for g in self.exclude)
+
+    def describe(self):
+        flags = [f"--include {g!r}" for g in self.include]
+        flags += [f"--exclude {g!r}" for g in self.exclude]
+        return ", ".join(flags)
+
+
+def list_local(arg, name_filter):
     """[(name, absolute path, size)] of the files a local LOG argument stands for."""
     if os.path.isdir(arg):
         entries = os.listdir(arg)
@@ -267,7 +326,13 @@ def list_local(arg):
             raise FatalError(
                 f"log directory {arg} holds no file to read (its subdirectories are not read)"
             )
-        names.sort(key=os.fsencode)
+        selected = [n for n in names if name_filter.selects(n)]
+        if not selected:
+            raise FatalError(
+                f"log directory {arg} holds {len(names)} file{'s' if len(names) != 1 else ''},"
+                f" and {name_filter.describe()} leaves out every one"
+            )
+        names = sorted(selected, key=natural_key)
         return [(join(arg, n), os.path.abspath(join(arg, n)), size_of(join(arg, n))) for n in names]
     # A missing or unreadable file is still an input: the audit lists it with its error.
     return [(arg, os.path.abspath(arg), size_of(arg))]
@@ -280,7 +345,7 @@ def size_of(path):
         return 0
 
 
-def list_inputs(logs, hadoop):
+def list_inputs(logs, hadoop, name_filter):
     """Every input file in the order one audit would read them."""
     inputs = []
     for arg in logs:
@@ -290,9 +355,18 @@ def list_inputs(logs, hadoop):
                 raise FatalError(f"{arg} does not exist")
             if not listed:
                 raise FatalError(f"log directory {arg} holds no file to read")
+            if len(listed) > 1 or listed[0][0] != arg:
+                names = [(name[len(arg) :].lstrip("/"), name, size) for name, size in listed]
+                kept = [n for n in names if name_filter.selects(n[0])]
+                if not kept:
+                    raise FatalError(
+                        f"log directory {arg} holds {len(names)} file{'s' if len(names) != 1 else ''},"
+                        f" and {name_filter.describe()} leaves out every one"
+                    )
+                listed = [(name, size) for _, name, size in sorted(kept, key=lambda n: natural_key(n[0]))]
             entries = [(name, name, size) for name, size in listed]
         else:
-            entries = list_local(arg)
+            entries = list_local(arg, name_filter)
         for name, location, size in entries:
             inputs.append(Input(len(inputs), name, location, size))
     return inputs
@@ -518,7 +592,7 @@ def ship_sources(sc, hadoop, audit_options, staging):
 def run_job(sc, binary, out, audit_options, logs):
     """Lists, spreads, audits and merges; returns the exit code."""
     hadoop = HadoopFs(sc)
-    inputs = list_inputs(logs, hadoop)
+    inputs = list_inputs(logs, hadoop, NameFilter(audit_options))
     tasks = max(1, min(sc.defaultParallelism, len(inputs)))
     runs = contiguous_runs([i.size for i in inputs], tasks)
 
@@ -574,7 +648,7 @@ def run_job(sc, binary, out, audit_options, logs):
             return worst(codes + [EXIT_FATAL])
         merge = [os.path.abspath(binary), "merge", "--out", out]
         # Standard error and report.html as one audit with these options would have them.
-        merge += [o for o, _ in audit_options if o in ("-q", "--quiet", "--no-html")]
+        merge += [o for o, _ in audit_options if o in ("-q", "--quiet", "--no-html", "--wait")]
         merged = subprocess.run(merge + report_dirs)
         return worst(codes + [merged.returncode])
     finally:

@@ -160,7 +160,9 @@ class Helpers(unittest.TestCase):
             for name, body in [("b.gz", b"12"), ("a.gz", b"1"), ("B.gz", b"")]:
                 with open(os.path.join("logs", name), "wb") as f:
                     f.write(body)
-            inputs = job.list_inputs(["logs/", "missing.gz", "logs/a.gz"], hadoop=None)
+            inputs = job.list_inputs(
+                ["logs/", "missing.gz", "logs/a.gz"], hadoop=None, name_filter=job.NameFilter([])
+            )
             self.assertEqual(
                 [(i.position, i.name, i.size) for i in inputs],
                 [(0, "logs/B.gz", 0), (1, "logs/a.gz", 1), (2, "logs/b.gz", 2),
@@ -169,7 +171,47 @@ class Helpers(unittest.TestCase):
             self.assertEqual(inputs[0].location, os.path.join(os.path.realpath(tmp), "logs/B.gz"))
             os.makedirs("empty")
             with self.assertRaises(job.FatalError):
-                job.list_inputs(["empty"], hadoop=None)
+                job.list_inputs(["empty"], hadoop=None, name_filter=job.NameFilter([]))
+
+    def test_natural_order_is_the_audits(self):
+        # The cases of src/audit/inputs.rs's own tests: numbers compare as numbers, a digit
+        # against another byte as that byte would, equal numbers by their bytes.
+        ordered = [
+            "a.log", "access.log", "access.log.1", "access.log.2", "access.log.2.gz",
+            "access.log.10", "access.log.10.gz", "error.log", "x01", "x1", "x001b", "x2",
+        ]
+        for _ in range(20):
+            shuffled = random.sample(ordered, len(ordered))
+            self.assertEqual(sorted(shuffled, key=job.natural_key), ordered)
+        self.assertLess(job.natural_key("a.b"), job.natural_key("a0"))
+        self.assertLess(job.natural_key("a9"), job.natural_key("a_"))
+
+    def test_include_and_exclude_select_by_name(self):
+        name_filter = job.NameFilter(
+            [("--include", "access.log*"), ("--include", "*.gz"), ("--exclude", "*.{1,10}")]
+        )
+        cases = [
+            ("access.log", True), ("access.log.1", False), ("access.log.10", False),
+            ("access.log.2.gz", True), ("error.log", False), ("error.log.gz", True),
+        ]
+        for name, read in cases:
+            self.assertEqual(name_filter.selects(name), read, name)
+        self.assertTrue(job.NameFilter([]).selects("anything"))
+        here = os.getcwd()
+        with tempfile.TemporaryDirectory() as tmp:
+            os.chdir(tmp)
+            self.addCleanup(os.chdir, here)
+            os.makedirs("logs")
+            for name in ["access.log.10", "access.log.2", "error.log", "access.log"]:
+                open(os.path.join("logs", name), "wb").close()
+            inputs = job.list_inputs(
+                ["logs"], hadoop=None, name_filter=job.NameFilter([("--exclude", "error.*")])
+            )
+            self.assertEqual(
+                [i.name for i in inputs], ["logs/access.log", "logs/access.log.2", "logs/access.log.10"]
+            )
+            with self.assertRaises(job.FatalError):
+                job.list_inputs(["logs"], hadoop=None, name_filter=job.NameFilter([("--include", "*.gz")]))
 
 
 if __name__ == "__main__":
