@@ -137,13 +137,13 @@ fn assert_old_or_new(sets: &Sets, what: &str) {
     );
 }
 
-/// `audit` stopped by SIGTERM, SIGINT and SIGKILL at many points of its run, the commit
+/// `audit` stopped by SIGTERM, SIGINT, SIGHUP and SIGKILL at many points of its run, the commit
 /// included (the later delays fall after it): `--out` is always the old or the new set.
 #[cfg(unix)]
 #[test]
 fn an_audit_stopped_at_any_point_leaves_the_old_or_the_new_set() {
     let sets = sets("out");
-    for signal in ["-TERM", "-INT", "-KILL"] {
+    for signal in ["-TERM", "-INT", "-HUP", "-KILL"] {
         for delay_ms in [0, 5, 15, 30, 60, 100, 150, 250, 400] {
             let child = audit_command(&sets.out, &LOGS)
                 .stderr(Stdio::null())
@@ -177,7 +177,7 @@ fn a_merge_into_its_own_input_stopped_at_any_point_leaves_the_old_or_the_new_set
         new: merged,
         ..sets
     };
-    for signal in ["-TERM", "-INT", "-KILL"] {
+    for signal in ["-TERM", "-INT", "-HUP", "-KILL"] {
         for delay_ms in [0, 5, 15, 30, 60, 100, 200] {
             let child = merge_command(&sets.out, &[&sets.out, &rest])
                 .stderr(Stdio::null())
