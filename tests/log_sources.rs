@@ -630,3 +630,45 @@ fn a_real_iis_log_is_read_whole() {
         );
     }
 }
+
+/// `--timezone` moves the requests read in it, so reports made with different zones are not
+/// merged (exit 1, naming the setting), and reports made with the same zone are.
+#[test]
+fn reports_read_in_different_time_zones_are_not_merged() {
+    let dir = tempfile::tempdir().unwrap();
+    let captured = format!("{{shop.example|{GPTBOT}}} ");
+    let night = |second: usize| vec![haproxy(second, "/private/x", &captured)];
+    let audit = |name: &str, second: usize, args: &[&str]| {
+        let night_dir = dir.path().join(name);
+        let (output, _) = audit_lines(&night_dir, &night(second), |l, _| vec![l.to_owned()], args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    };
+    audit("paris", 1, &["--timezone", "Europe/Paris"]);
+    audit("paris-too", 2, &["--timezone", "Europe/Paris"]);
+    audit("utc", 3, &[]);
+    let merge = |dirs: &[&str]| {
+        robots_audit()
+            .current_dir(dir.path())
+            .args(["merge", "-q", "--out", "merged"])
+            .args(dirs.iter().map(|d| format!("{d}/out")))
+            .output()
+            .unwrap()
+    };
+    let refused = merge(&["paris", "utc"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr_text(&refused));
+    assert!(
+        stderr_text(&refused).contains("timezone (\"Europe/Paris\" and null)"),
+        "{}",
+        stderr_text(&refused)
+    );
+    let merged = merge(&["paris", "paris-too"]);
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr_text(&merged));
+    let times: Vec<String> = read_csv(&dir.path().join("merged/violations.csv"))
+        .into_iter()
+        .map(|row| row["time"].clone())
+        .collect();
+    assert_eq!(
+        times,
+        ["2026-11-20T00:00:01.125Z", "2026-11-20T00:00:02.125Z"]
+    );
+}
