@@ -147,11 +147,17 @@ mod tests {
                 "checksum mismatch",
             ),
             (
-                bytes.replace("\"version\":3", "\"version\":4"),
+                bytes.replace(
+                    &format!("\"version\":{VERSION}"),
+                    &format!("\"version\":{}", VERSION + 1),
+                ),
                 "newer than",
             ),
             (
-                bytes.replace("\"version\":3", "\"version\":2"),
+                bytes.replace(
+                    &format!("\"version\":{VERSION}"),
+                    &format!("\"version\":{}", VERSION - 1),
+                ),
                 "older robots-audit",
             ),
             (bytes.replace(FORMAT, "other"), "is not"),
