@@ -195,7 +195,7 @@ fn a_month_of_rotated_gzipped_prefixed_logs_equals_one_audit_of_its_inputs() {
 
     // The inputs of one audit of everything: each night's new inputs, in the order the nights
     // read them. A rotated log's name comes back every night with another day in it, so its
-    // copy is kept under a name of the same length (`ngi01/access.log.1` for
+    // copy is kept under a name of the same length (`ngi00/access.log.1` for
     // `nginx/access.log.1`), renamed back in the reports before comparing.
     let mut distinct: Vec<String> = Vec::new();
     let mut names: Vec<(String, String)> = Vec::new();
