@@ -6,6 +6,18 @@
 
 use jiff::{SignedDuration, Span, SpanRelativeTo};
 
+/// Why a command-line duration was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum DurationError {
+    /// Not a span jiff reads, or one with calendar units (months, years) that have no fixed
+    /// length.
+    #[error("not a duration such as 24h, 90m, 1d or 1w: {0}")]
+    Syntax(jiff::Error),
+    /// A span back in time: no duration option means one.
+    #[error("must not be negative")]
+    Negative,
+}
+
 /// Parses a non-negative duration such as `24h`, `90m`, `1d` or `1w`.
 ///
 /// ```
@@ -14,16 +26,13 @@ use jiff::{SignedDuration, Span, SpanRelativeTo};
 /// assert_eq!(parse("1w").unwrap().as_secs(), 7 * 86_400);
 /// assert!(parse("-1h").is_err());
 /// ```
-pub fn parse(text: &str) -> Result<SignedDuration, String> {
-    let span: Span = text
-        .trim()
-        .parse()
-        .map_err(|e| format!("not a duration such as 24h, 90m, 1d or 1w: {e}"))?;
+pub fn parse(text: &str) -> Result<SignedDuration, DurationError> {
+    let span: Span = text.trim().parse().map_err(DurationError::Syntax)?;
     let duration = span
         .to_duration(SpanRelativeTo::days_are_24_hours())
-        .map_err(|e| format!("not a duration such as 24h, 90m, 1d or 1w: {e}"))?;
+        .map_err(DurationError::Syntax)?;
     if duration.is_negative() {
-        return Err("must not be negative".into());
+        return Err(DurationError::Negative);
     }
     Ok(duration)
 }
@@ -49,10 +58,20 @@ mod tests {
             (" 24h ", 24 * hour),
         ];
         for (text, secs) in cases {
-            assert_eq!(parse(text).map(|d| d.as_secs()), Ok(secs), "{text}");
+            assert_eq!(parse(text).map(|d| d.as_secs()).ok(), Some(secs), "{text}");
         }
-        for bad in ["", "-1h", "1mo", "1y", "soon", "24"] {
-            assert!(parse(bad).is_err(), "{bad}");
+        for bad in ["", "1mo", "1y", "soon", "24"] {
+            let error = parse(bad).unwrap_err();
+            assert!(matches!(error, DurationError::Syntax(_)), "{bad}: {error}");
+            assert!(
+                error
+                    .to_string()
+                    .starts_with("not a duration such as 24h, 90m, 1d or 1w: "),
+                "{bad}: {error}"
+            );
         }
+        let negative = parse("-1h").unwrap_err();
+        assert!(matches!(negative, DurationError::Negative));
+        assert_eq!(negative.to_string(), "must not be negative");
     }
 }

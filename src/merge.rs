@@ -226,7 +226,8 @@ impl Merger {
                 state.streamed.clone(),
             )
         });
-        let differences = state.settings.differences(settings);
+        // Values in the order the message names the directories: the first report's, then this one's.
+        let differences = settings.differences(&state.settings);
         if !differences.is_empty() {
             return Err(MergeError::Settings {
                 first: first_dir.display().to_string(),

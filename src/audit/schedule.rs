@@ -131,7 +131,7 @@ where
         schedule,
         inputs,
         decoding: Decoding::parallel(threads)
-            .parallel_from(parallel_from().map_err(AuditError::Fatal)?),
+            .parallel_from(parallel_from().map_err(|e| AuditError::Fatal(e.to_string()))?),
         slots: inputs.iter().map(|_| Mutex::new(Slot::Waiting)).collect(),
         active: Mutex::new(Vec::new()),
         next_to_open: AtomicUsize::new(0),
@@ -170,16 +170,25 @@ where
 /// files on that path, and to keep every file off it (a number larger than any file).
 const PARALLEL_GZIP_FROM: &str = "ROBOTS_AUDIT_PARALLEL_GZIP_FROM";
 
-fn parallel_from() -> Result<u64, String> {
+/// A [`PARALLEL_GZIP_FROM`] that is not a number of bytes.
+#[derive(Debug, thiserror::Error)]
+enum ParallelFromError {
+    /// Text that is not a number.
+    #[error("{PARALLEL_GZIP_FROM}={0:?} is not a number of bytes")]
+    NotANumber(String),
+    /// Bytes that are not even text.
+    #[error("{PARALLEL_GZIP_FROM}={0:?} is not a number of bytes")]
+    NotUnicode(std::ffi::OsString),
+}
+
+fn parallel_from() -> Result<u64, ParallelFromError> {
     match std::env::var(PARALLEL_GZIP_FROM) {
         Err(std::env::VarError::NotPresent) => Ok(robots_audit_logs::PARALLEL_FROM),
         Ok(bytes) => bytes
             .trim()
             .parse()
-            .map_err(|_| format!("{PARALLEL_GZIP_FROM}={bytes:?} is not a number of bytes")),
-        Err(std::env::VarError::NotUnicode(bytes)) => Err(format!(
-            "{PARALLEL_GZIP_FROM}={bytes:?} is not a number of bytes"
-        )),
+            .map_err(|_| ParallelFromError::NotANumber(bytes)),
+        Err(std::env::VarError::NotUnicode(bytes)) => Err(ParallelFromError::NotUnicode(bytes)),
     }
 }
 

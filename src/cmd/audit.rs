@@ -275,6 +275,7 @@ impl JudgeArgs {
         settings.format = self.format.clone();
         settings.fields = self.fields.clone();
         settings.trust_forwarded = self.trust_forwarded;
+        settings.timezone = self.timezone.clone();
         Ok(settings)
     }
 }

@@ -363,8 +363,8 @@ fn parse(path: &Path, body: &[u8]) -> Result<Vec<Row>, ManifestError> {
         let (origin, valid_from, status, file) = (field(0)?, field(1)?, field(2)?, field(3)?);
         let key =
             manifest_origin_key(&origin).map_err(|e| fail(format!("origin {origin:?}: {e}")))?;
-        let from = manifest_valid_from(&valid_from).map_err(fail)?;
-        let parsed_status = manifest_status(&status).map_err(fail)?;
+        let from = manifest_valid_from(&valid_from).map_err(|e| fail(e.to_string()))?;
+        let parsed_status = manifest_status(&status).map_err(|e| fail(e.to_string()))?;
         rows.push(Row {
             origin,
             valid_from,

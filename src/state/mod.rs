@@ -116,6 +116,11 @@ pub struct Settings {
     pub fields: Vec<String>,
     /// `--trust-forwarded`.
     pub trust_forwarded: bool,
+    /// `--timezone`: the zone of log times written without an offset, which moves the
+    /// requests read in it. Absent from states written before it was recorded, which were
+    /// made without it.
+    #[serde(default)]
+    pub timezone: Option<String>,
     /// How many distinct unknown user-agent headers are counted exactly.
     pub unknown_agents_limit: usize,
     /// `--raw-csv`: cells written as read, not by the spreadsheet-safe rule (`src/report/cells.rs`).
@@ -146,6 +151,7 @@ impl Settings {
             format: config.format.map_or("auto", |f| f.name()).to_owned(),
             fields: Vec::new(),
             trust_forwarded: false,
+            timezone: None,
             unknown_agents_limit: config.unknown_agents_limit,
             raw_csv: false,
         }
@@ -535,5 +541,15 @@ mod tests {
         assert_eq!(differences.len(), 2, "{differences:?}");
         assert!(differences.iter().any(|d| d.starts_with("strict")));
         assert!(a.differences(&a).is_empty());
+    }
+
+    /// A state written before `--timezone` was recorded was made without it.
+    #[test]
+    fn settings_without_a_time_zone_read_as_made_without_one() {
+        let mut json = serde_json::to_value(Settings::default()).unwrap();
+        let removed = json.as_object_mut().and_then(|o| o.remove("timezone"));
+        assert_eq!(removed, Some(serde_json::Value::Null));
+        let settings: Settings = serde_json::from_value(json).unwrap();
+        assert_eq!(settings.timezone, None);
     }
 }

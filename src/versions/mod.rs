@@ -130,6 +130,27 @@ pub struct InForce {
     pub previous: Option<VersionId>,
 }
 
+/// Why a version cannot join a [`VersionSet`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VersionError {
+    /// More versions than a [`VersionId`] can number.
+    #[error("too many robots versions")]
+    TooMany,
+    /// Two versions of one origin in force from the same moment: which one decides would
+    /// depend on the order the sources were read in.
+    #[error("{origin} has two robots.txt versions valid from {valid_from}: {earlier} and {later}")]
+    SameValidFrom {
+        /// The origin, as the sources name it.
+        origin: String,
+        /// The label of the moment both are valid from ([`Version::label`]).
+        valid_from: String,
+        /// The source of the version added first.
+        earlier: String,
+        /// The source of the version refused.
+        later: String,
+    },
+}
+
 /// Every loaded robots.txt version, indexed by origin.
 #[derive(Debug, Default)]
 pub struct VersionSet {
@@ -147,9 +168,8 @@ impl VersionSet {
     /// Adds a version. Its `origin` is `https://host[:port]` for one scheme or `host[:port]` for
     /// any scheme (already normalised). Returns an error when the same origin already has a
     /// version with the same `valid_from`.
-    pub fn add(&mut self, version: Version) -> Result<VersionId, String> {
-        let id = VersionId::from_index(self.versions.len())
-            .ok_or_else(|| "too many robots versions".to_owned())?;
+    pub fn add(&mut self, version: Version) -> Result<VersionId, VersionError> {
+        let id = VersionId::from_index(self.versions.len()).ok_or(VersionError::TooMany)?;
         let any_scheme = !version.origin.contains("://");
         let map = if any_scheme {
             &mut self.by_host
@@ -163,13 +183,12 @@ impl VersionSet {
             .map(|&v| &self.versions[v.index()])
             .find(|v| v.valid_from == version.valid_from);
         if let Some(earlier) = clash {
-            return Err(format!(
-                "{} has two robots.txt versions valid from {}: {} and {}",
-                version.origin,
-                version.label(),
-                earlier.source,
-                version.source
-            ));
+            return Err(VersionError::SameValidFrom {
+                origin: version.origin.clone(),
+                valid_from: version.label(),
+                earlier: earlier.source.clone(),
+                later: version.source.clone(),
+            });
         }
         let at = timeline
             .versions
@@ -309,13 +328,16 @@ mod tests {
                 FetchStatus::Http(404),
             ))
             .unwrap();
-        assert!(
-            set.add(version(
+        let clash = set
+            .add(version(
                 "example.com",
                 Some("2026-01-01T00:00:00Z"),
-                FetchStatus::Http(404)
+                FetchStatus::Http(404),
             ))
-            .is_err()
+            .unwrap_err();
+        assert_eq!(
+            clash.to_string(),
+            "example.com has two robots.txt versions valid from 2026-01-01T00:00:00Z: test and test"
         );
         let origin = Origin::parse("http://example.com").unwrap();
         let versions = set.versions_of(&origin);

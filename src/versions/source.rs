@@ -11,7 +11,7 @@ use robots_audit_engine::{GOOGLEBOT_MAX_BYTES, ParseOptions, Robots};
 use sha2::{Digest, Sha256};
 
 use super::{FetchStatus, Version, VersionSet};
-use crate::origin::{Origin, normalize_host};
+use crate::origin::{Origin, OriginError, normalize_host};
 
 /// The manifest's header row.
 pub const MANIFEST_HEADER: &str = "origin,valid_from,status,file";
@@ -27,6 +27,38 @@ impl std::fmt::Display for SourceError {
 }
 
 impl std::error::Error for SourceError {}
+
+/// A manifest's header or field, or the name of a robots directory's entry, that does not say
+/// what it must. The callers add the file and line.
+#[derive(Debug, thiserror::Error)]
+pub enum FieldError {
+    /// A header cell that is not a manifest column.
+    #[error("unknown column {0:?} in the header (the columns are {MANIFEST_HEADER}, in any order)")]
+    UnknownColumn(String),
+    /// A manifest column named twice in the header.
+    #[error("column {0:?} appears twice in the header")]
+    RepeatedColumn(String),
+    /// A manifest column the header does not name.
+    #[error("the header has no column {0:?} (the columns are {MANIFEST_HEADER})")]
+    MissingColumn(&'static str),
+    /// An entry name `host_port` whose port is not a port number.
+    #[error("invalid port in {0:?}")]
+    Port(String),
+    /// A host or origin that cannot be normalised.
+    #[error(transparent)]
+    Origin(#[from] OriginError),
+    /// A `valid_from` that is neither empty nor an RFC 3339 time.
+    #[error("valid_from {text:?} is not RFC 3339: {error}")]
+    ValidFrom {
+        /// The field as written.
+        text: String,
+        /// Why jiff refused it.
+        error: jiff::Error,
+    },
+    /// A `status` that is neither empty, an HTTP status nor `unreachable`.
+    #[error("status {0:?} is neither an HTTP status nor 'unreachable'")]
+    Status(String),
+}
 
 /// How to load robots sources.
 #[derive(Debug, Clone)]
@@ -130,28 +162,21 @@ fn header_cells(body: &[u8]) -> Vec<String> {
 /// Where each manifest column is in a header row: `[origin, valid_from, status, file]`.
 /// Columns may come in any order; case and surrounding spaces do not matter. An unknown,
 /// repeated or missing column is an error naming it.
-fn manifest_columns(header: &csv::ByteRecord) -> Result<[usize; 4], String> {
+fn manifest_columns(header: &csv::ByteRecord) -> Result<[usize; 4], FieldError> {
     let mut at = [None; 4];
     for (index, cell) in header.iter().enumerate() {
         let name = String::from_utf8_lossy(cell.trim_ascii());
         let known = MANIFEST_COLUMNS
             .iter()
             .position(|c| name.eq_ignore_ascii_case(c))
-            .ok_or_else(|| {
-                format!(
-                    "unknown column {name:?} in the header (the columns are {MANIFEST_HEADER}, \
-                     in any order)"
-                )
-            })?;
+            .ok_or_else(|| FieldError::UnknownColumn(name.clone().into_owned()))?;
         if at[known].replace(index).is_some() {
-            return Err(format!("column {name:?} appears twice in the header"));
+            return Err(FieldError::RepeatedColumn(name.into_owned()));
         }
     }
     let mut columns = [0; 4];
     for (slot, (found, name)) in columns.iter_mut().zip(at.iter().zip(MANIFEST_COLUMNS)) {
-        *slot = found.ok_or_else(|| {
-            format!("the header has no column {name:?} (the columns are {MANIFEST_HEADER})")
-        })?;
+        *slot = found.ok_or(FieldError::MissingColumn(name))?;
     }
     Ok(columns)
 }
@@ -182,23 +207,23 @@ fn add(
         bytes: body.map_or(0, |b| b.len() as u64),
         sha256: body.map(|b| Sha256::digest(b).into()),
     })
-    .map_err(SourceError)?;
+    .map_err(|e| SourceError(e.to_string()))?;
     Ok(())
 }
 
 /// Turns a directory entry name (`example.com`, `example.com_8080`, `bücher.de`) into the
 /// any-scheme key `host[:port]`.
-fn host_key_from_name(name: &str) -> Result<String, String> {
+fn host_key_from_name(name: &str) -> Result<String, FieldError> {
     let (host, port) = match name.rsplit_once('_') {
         Some((host, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
             let port: u16 = port
                 .parse()
-                .map_err(|_| format!("invalid port in {name:?}"))?;
+                .map_err(|_| FieldError::Port(name.to_owned()))?;
             (host, Some(port))
         }
         _ => (name, None),
     };
-    let host = normalize_host(host.as_bytes()).map_err(|e| e.0)?;
+    let host = normalize_host(host.as_bytes())?;
     Ok(match port {
         Some(p) => format!("{host}:{p}"),
         None => host,
@@ -207,37 +232,36 @@ fn host_key_from_name(name: &str) -> Result<String, String> {
 
 /// A manifest's `valid_from` field: empty for the version in force from the start, else an
 /// RFC 3339 time.
-pub fn manifest_valid_from(field: &str) -> Result<Option<Timestamp>, String> {
+pub fn manifest_valid_from(field: &str) -> Result<Option<Timestamp>, FieldError> {
     match field {
         "" => Ok(None),
         t => t
             .parse::<Timestamp>()
             .map(Some)
-            .map_err(|e| format!("valid_from {t:?} is not RFC 3339: {e}")),
+            .map_err(|error| FieldError::ValidFrom {
+                text: t.to_owned(),
+                error,
+            }),
     }
 }
 
 /// A manifest's `status` field: empty for 200, an HTTP status, or `unreachable`.
-pub fn manifest_status(field: &str) -> Result<FetchStatus, String> {
+pub fn manifest_status(field: &str) -> Result<FetchStatus, FieldError> {
     match field {
         "" => Ok(FetchStatus::Http(200)),
         s if s.eq_ignore_ascii_case("unreachable") => Ok(FetchStatus::Unreachable),
         s => match s.parse::<u16>() {
             Ok(code @ 100..=599) => Ok(FetchStatus::Http(code)),
-            _ => Err(format!(
-                "status {s:?} is neither an HTTP status nor 'unreachable'"
-            )),
+            _ => Err(FieldError::Status(s.to_owned())),
         },
     }
 }
 
 /// The key under which a manifest's `origin` field is loaded: `scheme://host[:port]` normalised
 /// for an origin with a scheme, `host[:port]` (any scheme) for a bare host.
-pub fn manifest_origin_key(origin: &str) -> Result<String, String> {
+pub fn manifest_origin_key(origin: &str) -> Result<String, FieldError> {
     if origin.contains("://") {
-        Origin::parse(origin)
-            .map(|o| o.to_string())
-            .map_err(|e| e.0)
+        Ok(Origin::parse(origin)?.to_string())
     } else {
         host_key_from_name(&origin.replacen(':', "_", 1))
     }
@@ -275,10 +299,10 @@ fn load_directory(
             continue;
         }
         if path.is_dir() {
-            let key = host_key_from_name(name).map_err(|e| err(&path, e))?;
+            let key = host_key_from_name(name).map_err(|e| err(&path, e.to_string()))?;
             load_dated_versions(set, &path, &key, options)?;
         } else if let Some(host) = name.strip_suffix(".txt") {
-            let key = host_key_from_name(host).map_err(|e| err(&path, e))?;
+            let key = host_key_from_name(host).map_err(|e| err(&path, e.to_string()))?;
             let body = read(&path)?;
             add(
                 set,
@@ -376,8 +400,8 @@ fn load_manifest(
         let (origin, valid_from, status, file) = (field(0)?, field(1)?, field(2)?, field(3)?);
         let key =
             manifest_origin_key(origin).map_err(|e| fail(format!("origin {origin:?}: {e}")))?;
-        let valid_from = manifest_valid_from(valid_from).map_err(fail)?;
-        let status = manifest_status(status).map_err(fail)?;
+        let valid_from = manifest_valid_from(valid_from).map_err(|e| fail(e.to_string()))?;
+        let status = manifest_status(status).map_err(|e| fail(e.to_string()))?;
         let is_2xx = matches!(status, FetchStatus::Http(200..=299));
         let body = match (is_2xx, file) {
             (true, "") => return Err(fail(format!("status {status} needs a file"))),
@@ -428,6 +452,42 @@ mod tests {
     }
 
     #[test]
+    fn field_errors_name_the_field() {
+        let cases = [
+            (
+                manifest_status("2000").unwrap_err(),
+                "status \"2000\" is neither an HTTP status nor 'unreachable'",
+            ),
+            (
+                host_key_from_name("example.com_99999").unwrap_err(),
+                "invalid port in \"example.com_99999\"",
+            ),
+            (
+                manifest_origin_key("a.example:99999").unwrap_err(),
+                "invalid port in \"a.example_99999\"",
+            ),
+        ];
+        for (error, message) in cases {
+            assert_eq!(error.to_string(), message);
+        }
+        let error = manifest_valid_from("yesterday").unwrap_err();
+        assert!(
+            matches!(&error, FieldError::ValidFrom { text, .. } if text == "yesterday"),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("valid_from \"yesterday\" is not RFC 3339: "),
+            "{error}"
+        );
+        assert!(matches!(
+            manifest_origin_key("https://exa mple.com"),
+            Err(FieldError::Origin(_))
+        ));
+    }
+
+    #[test]
     fn manifest_detection() {
         let txt = Path::new("robots.txt");
         let cases: [(&Path, &[u8], bool); 8] = [
@@ -460,8 +520,14 @@ mod tests {
                 header.split(',').collect::<Vec<_>>(),
             ))
         };
-        assert_eq!(columns("origin,valid_from,status,file"), Ok([0, 1, 2, 3]));
-        assert_eq!(columns("file, Status,origin ,valid_from"), Ok([2, 3, 1, 0]));
+        assert_eq!(
+            columns("origin,valid_from,status,file").ok(),
+            Some([0, 1, 2, 3])
+        );
+        assert_eq!(
+            columns("file, Status,origin ,valid_from").ok(),
+            Some([2, 3, 1, 0])
+        );
         let errors = [
             ("orgin,valid_from,status,file", "unknown column \"orgin\""),
             (
@@ -475,7 +541,7 @@ mod tests {
             ),
         ];
         for (header, message) in errors {
-            let error = columns(header).unwrap_err();
+            let error = columns(header).unwrap_err().to_string();
             assert!(error.contains(message), "{header}: {error}");
         }
     }
