@@ -134,6 +134,19 @@ fn past_the_bound_the_smallest_names_are_kept_and_the_rest_folded() {
     // The per-request rows name the folded bot itself, judged by its own tokens.
     let violations = fs::read_to_string(out.join("violations.csv")).unwrap();
     assert_eq!(violations.lines().count(), 1 + 2, "{violations}");
+    // Kept sourceless origins and the fold row, most requested first; then the bots that
+    // requested them, whose coverage is 0.
+    assert!(
+        stderr.contains(&format!(
+            "note: no robots source for {} origins with bot requests (left unjudged): {OTHER_ORIGINS} (",
+            KEPT + 1
+        )) && stderr.contains(" and 3 more\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("note: coverage below 1 for ") && stderr.contains("(0.0000)"),
+        "{stderr}"
+    );
     // Past the bound the sketch of folded names is full: the summary says "about".
     assert!(
         stderr.contains(&format!(
@@ -192,5 +205,45 @@ proptest! {
             .assert()
             .code(0);
         same_files(&all, &merged);
+    }
+}
+
+/// `inputs.csv`'s `assumed_zone` and the summary name the inputs whose times carry no offset,
+/// with the zone they were read in; an input whose times all carry one has none.
+#[test]
+fn inputs_read_in_an_assumed_zone_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    robots_dir(dir.path());
+    let haproxy = write(
+        dir.path(),
+        "logs/haproxy.log",
+        "192.0.2.10:51012 [20/Nov/2026:01:00:00.125] www web/app1 0/0/1/12/13 200 5120 - - ---- 3/3/1/1/0 0/0 {kept.example|Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)} \"GET /private/x HTTP/1.1\"\n",
+    );
+    let combined = write(dir.path(), "logs/flood.log", flood()[..10].concat());
+    for (zone, want) in [(None, "UTC"), (Some("Europe/Paris"), "Europe/Paris")] {
+        let out = dir.path().join(format!("out-{want}").replace('/', "-"));
+        let mut cmd = robots_audit();
+        cmd.args(["audit", "--no-html", "--robots"])
+            .arg(dir.path().join("robots"))
+            .arg("--out")
+            .arg(&out);
+        if let Some(zone) = zone {
+            cmd.args(["--timezone", zone]);
+        }
+        let assert = cmd.arg(&haproxy).arg(&combined).assert().code(0);
+        let stderr = stderr_text(assert.get_output());
+        let inputs = read_csv(&out.join("inputs.csv"));
+        let zones: Vec<(&str, &str)> = inputs
+            .iter()
+            .map(|r| (r["format"].as_str(), r["assumed_zone"].as_str()))
+            .collect();
+        assert_eq!(zones, [("haproxy", want), ("vhost_combined", "")]);
+        assert!(
+            stderr.contains(&format!(
+                "note: times without an offset read in an assumed zone (--timezone): {want} for 1 input: {}",
+                haproxy.display()
+            )),
+            "{stderr}"
+        );
     }
 }
