@@ -93,7 +93,7 @@ fn headers_are_the_documented_ones() {
         ),
         (
             "inputs.csv",
-            "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error",
+            "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error,assumed_zone",
         ),
         ("skipped_lines.csv", "file,line,reason,excerpt"),
         (
@@ -106,7 +106,7 @@ fn headers_are_the_documented_ones() {
         ),
         (
             "unknown_agents.csv",
-            "user_agent,requests,first_seen,last_seen,sample_path",
+            "user_agent,requests,robots_fetches,first_seen,last_seen,sample_path",
         ),
         (
             "crawl_rate.csv",

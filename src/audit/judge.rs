@@ -2,6 +2,8 @@
 //! grace and the 1994 reading (`docs/contract.md`, "Semantics of one request", steps 3 to 8).
 
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
+use std::hash::{Hash, Hasher};
 
 use ahash::AHashMap;
 use jiff::{SignedDuration, Timestamp};
@@ -233,16 +235,41 @@ pub struct Judge<'a> {
 }
 
 /// One thread's cache of group selections, one per robots version and agent, with what the
-/// selected groups say about crawl delay and usage preferences.
+/// selected groups say about crawl delay and usage preferences. A folded agent shares its id
+/// with every other folded agent, so its selections are kept by its robots tokens instead (all
+/// else a selection reads is the same for every minted agent: no policy, category `other`), at
+/// most `FOLDED_SELECTIONS` of them.
 #[derive(Debug, Default)]
 pub struct SelectionCache {
     selections: AHashMap<(VersionId, AgentId), (Selection, Extensions)>,
+    /// By version and a hash of the tokens, with the tokens to confirm a hit: a lookup
+    /// allocates nothing.
+    folded: AHashMap<(VersionId, u64), (Vec<String>, Selected)>,
 }
+
+/// The groups selected for an agent in a version, and what they say beyond the rules.
+type Selected = (Selection, Extensions);
+
+/// Selections of folded agents one thread keeps: a flood of minted names cannot grow the cache.
+const FOLDED_SELECTIONS: usize = 10_000;
 
 /// Is this the path of a robots.txt fetch? Its query does not matter.
 pub fn is_robots_fetch(path: &[u8]) -> bool {
     // Compared as an array, which needs no call to `memcmp` for every request.
     path.first_chunk::<11>() == Some(b"/robots.txt") && matches!(path.get(11), None | Some(b'?'))
+}
+
+/// Is a request for `target` (with `query` logged apart) a robots.txt fetch: the answer of
+/// [`is_robots_fetch`] on its [`match_path`], building that path only for a target that is not
+/// origin-form (a path is compared where it stands, as most targets are).
+pub fn is_robots_fetch_target(target: &[u8], query: Option<&[u8]>, buf: &mut Vec<u8>) -> bool {
+    if target.first() == Some(&b'/') {
+        // Cutting a fragment or adding a query leaves the first 11 bytes, and puts `?` after
+        // them exactly when a fragment or query starts there.
+        return target.first_chunk::<11>() == Some(b"/robots.txt")
+            && matches!(target.get(11), None | Some(b'?' | b'#'));
+    }
+    is_robots_fetch(match_path(target, query, buf))
 }
 
 /// The path the matcher sees, from a request target and a separately logged query: an
@@ -453,30 +480,68 @@ impl<'a> Judge<'a> {
         version: VersionId,
         agent: (AgentId, &AgentInfo),
     ) -> &'c (Selection, Extensions) {
+        if agent.1.folded {
+            return self.selected_folded(cache, version, agent.1);
+        }
         cache
             .selections
             .entry((version, agent.0))
-            .or_insert_with(|| {
-                let tokens: Vec<&[u8]> = agent.1.bot.tokens.iter().map(|t| t.as_bytes()).collect();
-                match &self.robots.version(version).robots {
-                    Some(robots) => {
-                        let selection = select_for(
-                            robots,
-                            &tokens,
-                            agent.1.bot.policy.robots,
-                            TokenMatch::ProductName,
-                        );
-                        let content_use = if agent.1.is_bot {
-                            agent.1.bot.category.content_use()
-                        } else {
-                            None
-                        };
-                        let extensions = Extensions::of(robots, &selection, content_use);
-                        (selection, extensions)
-                    }
-                    None => (Selection::default(), Extensions::NONE),
+            .or_insert_with(|| self.select(version, agent.1))
+    }
+
+    #[cold]
+    fn selected_folded<'c>(
+        &self,
+        cache: &'c mut SelectionCache,
+        version: VersionId,
+        agent: &AgentInfo,
+    ) -> &'c (Selection, Extensions) {
+        let tokens = &agent.bot.tokens;
+        let mut hasher = ahash::AHasher::default();
+        tokens.hash(&mut hasher);
+        let key = (version, hasher.finish());
+        let hit = cache
+            .folded
+            .get(&key)
+            .is_some_and(|(kept, _)| kept == tokens);
+        if !hit && cache.folded.len() >= FOLDED_SELECTIONS {
+            cache.folded.clear();
+        }
+        let kept = match cache.folded.entry(key) {
+            Entry::Occupied(kept) => {
+                let kept = kept.into_mut();
+                if !hit {
+                    // Another agent's tokens under the same hash: selected for this one.
+                    *kept = (tokens.clone(), self.select(version, agent));
                 }
-            })
+                kept
+            }
+            Entry::Vacant(slot) => slot.insert((tokens.clone(), self.select(version, agent))),
+        };
+        &kept.1
+    }
+
+    /// The groups of `version` that apply to `agent`, and what they say beyond the rules.
+    fn select(&self, version: VersionId, agent: &AgentInfo) -> (Selection, Extensions) {
+        let tokens: Vec<&[u8]> = agent.bot.tokens.iter().map(|t| t.as_bytes()).collect();
+        match &self.robots.version(version).robots {
+            Some(robots) => {
+                let selection = select_for(
+                    robots,
+                    &tokens,
+                    agent.bot.policy.robots,
+                    TokenMatch::ProductName,
+                );
+                let content_use = if agent.is_bot {
+                    agent.bot.category.content_use()
+                } else {
+                    None
+                };
+                let extensions = Extensions::of(robots, &selection, content_use);
+                (selection, extensions)
+            }
+            None => (Selection::default(), Extensions::NONE),
+        }
     }
 
     /// Whether `version` allows the request, what decided, and what the version says to the
@@ -537,10 +602,7 @@ mod tests {
         let Identity::Known(index) = catalog.identify(user_agent.as_bytes()) else {
             panic!("{user_agent} is in the catalog");
         };
-        AgentInfo {
-            bot: catalog.bots()[index].clone(),
-            is_bot: true,
-        }
+        AgentInfo::from_bot(catalog.bots()[index].clone(), false)
     }
 
     fn outcome(
@@ -561,6 +623,44 @@ mod tests {
                 path.as_bytes(),
             )
             .outcome
+    }
+
+    /// Folded agents share one id: each is still judged by its own tokens, through one cache.
+    #[test]
+    fn folded_agents_sharing_an_id_keep_their_own_groups() {
+        let (set, versions) = timeline(&[(
+            None,
+            "User-agent: alphabot\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n",
+        )]);
+        let judge = Judge::new(&set, SignedDuration::ZERO);
+        let folded = |name: &str| {
+            let Identity::Unknown(bot) =
+                Catalog::builtin().identify(format!("{name}/1.0 (+http://x.example/)").as_bytes())
+            else {
+                panic!("{name} declares itself a bot");
+            };
+            AgentInfo {
+                folded: true,
+                ..AgentInfo::from_bot(bot, true)
+            }
+        };
+        let (alpha, beta) = (folded("AlphaBot"), folded("BetaBot"));
+        let mut cache = SelectionCache::default();
+        let shared = AgentId::default();
+        let at: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        for round in 0..2 {
+            for (who, path, want) in [
+                (&alpha, "/a", Outcome::Disallowed),
+                (&alpha, "/b", Outcome::Allowed),
+                (&beta, "/a", Outcome::Allowed),
+                (&beta, "/b", Outcome::Disallowed),
+            ] {
+                let got = judge
+                    .judge(&mut cache, (shared, who), &versions, at, path.as_bytes())
+                    .outcome;
+                assert_eq!(got, want, "round {round}: {} {path}", who.bot.name);
+            }
+        }
     }
 
     #[test]
@@ -834,5 +934,27 @@ mod tests {
         assert!(!is_robots_fetch(b"/a/robots.txt"));
         assert!(!is_robots_fetch(b"/robots.txtx?a"));
         assert!(!is_robots_fetch(b"/robots.tx"));
+        let mut buf = Vec::new();
+        for (target, query) in [
+            (&b"/robots.txt"[..], None),
+            (b"/robots.txt?x", None),
+            (b"/robots.txt#top", Some(&b"a=1"[..])),
+            (b"/robots.txt", Some(b"a=1")),
+            (b"/robots.txtx", None),
+            (b"/robots.tx", Some(b"t")),
+            (b"/a/robots.txt", None),
+            (b"http://a.example/robots.txt", None),
+            (b"http://a.example/robots.txt;x?y", None),
+            (b"http://a.example/a/robots.txt", None),
+            (b"*", None),
+        ] {
+            let path = match_path(target, query, &mut buf).to_vec();
+            assert_eq!(
+                is_robots_fetch_target(target, query, &mut buf),
+                is_robots_fetch(&path),
+                "{}",
+                String::from_utf8_lossy(target)
+            );
+        }
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::{View, files, text, time, write_csv};
 
 /// The header of `unknown_agents.csv`.
-pub const HEADER: &str = "user_agent,requests,first_seen,last_seen,sample_path";
+pub const HEADER: &str = "user_agent,requests,robots_fetches,first_seen,last_seen,sample_path";
 
 /// How many headers the report lists.
 pub const ROWS: usize = 1_000;
@@ -25,6 +25,7 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
             [
                 text(header).into_owned(),
                 counts.requests.to_string(),
+                counts.robots_fetches.to_string(),
                 time(counts.first_seen),
                 time(counts.last_seen),
                 counts
