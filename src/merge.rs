@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::audit::checked::add;
+use crate::audit::fold::Folded;
 use crate::audit::stats::{IdMap, Stats};
 use crate::audit::unknown::UnknownAgents;
 use crate::commit::{NewFile, open_regular};
@@ -192,6 +193,8 @@ pub struct Merger {
     /// make, checked report by report.
     sums: Stats,
     unknown: Option<UnknownAgents>,
+    /// The reports' sketches of folded names, summed.
+    folded: Folded,
 }
 
 impl Merger {
@@ -241,6 +244,19 @@ impl Merger {
                 dir: dir.display().to_string(),
                 theirs: state.streamed.join(", "),
             });
+        }
+        let limit = settings.kept_names;
+        if !state.folded.agents.is_valid(limit) || !state.folded.origins.is_valid(limit) {
+            return Err(invalid(
+                dir,
+                format!("its state holds more folded names than its kept_names ({limit})"),
+            ));
+        }
+        if self.folded.agents.limit == 0 {
+            self.folded = state.folded.clone();
+        } else {
+            self.folded.agents.merge(&state.folded.agents);
+            self.folded.origins.merge(&state.folded.origins);
         }
         let map = self.map_ids(dir, &state)?;
         let mut placed = Vec::with_capacity(state.inputs.len());
@@ -375,10 +391,11 @@ impl Merger {
             origins: self.origins,
             robots: Arc::new(self.robots),
             streamed,
+            folded: self.folded,
             inputs: self.inputs,
         };
         Ok(Merged {
-            state: state.canonical()?,
+            state: state.fold()?,
             sources: self.sources,
             placements: self.placements,
             warnings: self.warnings,

@@ -106,7 +106,7 @@ fn headers_are_the_documented_ones() {
         ),
         (
             "unknown_agents.csv",
-            "user_agent,requests,first_seen,last_seen,sample_path",
+            "user_agent,requests,robots_fetches,first_seen,last_seen,sample_path",
         ),
         (
             "crawl_rate.csv",

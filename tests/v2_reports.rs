@@ -161,12 +161,12 @@ fn unknown_agents_are_counted_exactly_whatever_the_mode_and_threads() {
         outputs.push(read(&dir.path().join(out).join("unknown_agents.csv")));
     }
     let expected = "\
-user_agent,requests,first_seen,last_seen,sample_path
-Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0,4,2026-01-01T00:01:00Z,2026-01-01T02:00:02Z,/from-a-3?q=1
-\"Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Safari/605.1.15\",2,2026-01-01T01:00:04Z,2026-01-01T02:00:01Z,/s1
-curl/8.5.0,2,2026-01-01T01:00:00Z,2026-01-01T02:00:00Z,/c1
-,1,2026-01-01T01:00:07Z,2026-01-01T01:00:07Z,/dash
-\"Mozilla/5.0 \"\"quoted\"\" agent\",1,2026-01-01T01:00:06Z,2026-01-01T01:00:06Z,/q
+user_agent,requests,robots_fetches,first_seen,last_seen,sample_path
+Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0,4,0,2026-01-01T00:01:00Z,2026-01-01T02:00:02Z,/from-a-3?q=1
+\"Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Safari/605.1.15\",2,1,2026-01-01T01:00:04Z,2026-01-01T02:00:01Z,/s1
+curl/8.5.0,2,0,2026-01-01T01:00:00Z,2026-01-01T02:00:00Z,/c1
+,1,0,2026-01-01T01:00:07Z,2026-01-01T01:00:07Z,/dash
+\"Mozilla/5.0 \"\"quoted\"\" agent\",1,0,2026-01-01T01:00:06Z,2026-01-01T01:00:06Z,/q
 ";
     for (name, got) in ["one", "two", "all"].iter().zip(&outputs) {
         assert_eq!(got, expected, "--out {name}");
@@ -319,7 +319,11 @@ fn unknown_agents_do_not_depend_on_the_order_of_blocks() {
         }
         let [first, second] = threads;
         let mut merged = UnknownAgents::new(EXACT_LIMIT);
-        let folded = tally::fold(vec![second.sink.0, first.sink.0], &inputs, EXACT_LIMIT);
+        let folded = tally::fold(
+            vec![second.sink.0, first.sink.0],
+            &inputs,
+            (EXACT_LIMIT, "UTC"),
+        );
         for input in folded.unwrap() {
             merged.merge(input.unknown_agents).unwrap();
         }

@@ -18,6 +18,7 @@ use robots_audit_logs::{OriginParts, Request, Scratch};
 
 use super::Input;
 use super::error::AuditError;
+use super::fold::{Admission, Admit, FoldSketch, KEPT_NAMES, OTHER_ORIGINS};
 use super::identity::{AgentInfo, Identifier, IdentityCache};
 use super::judge::{Judge, Judgement, SelectionCache, match_path};
 use super::recent::RecentKeys;
@@ -27,11 +28,58 @@ use super::tally::Tally;
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::origin::Origin;
 
-/// The origins of the run, numbered in order of first sight.
-#[derive(Debug, Default)]
+/// The origins of the run, numbered in order of first sight. Origins without a robots source
+/// are minted by traffic (any Host header names one): at most a bounded number of them are kept
+/// (`src/audit/fold.rs`), the others counted as [`OTHER_ORIGINS`].
+#[derive(Debug)]
 struct OriginTable {
+    /// By name; minted origins only while they are kept.
     ids: AHashMap<String, OriginId>,
     names: Vec<String>,
+    minted: Admission<OriginId>,
+    /// The [`OTHER_ORIGINS`] row, once an origin was folded.
+    other: Option<OriginId>,
+}
+
+impl OriginTable {
+    fn push(&mut self, name: String) -> OriginId {
+        let id = OriginId::from_index(self.names.len()).unwrap_or(OriginId::MAX);
+        self.names.push(name);
+        id
+    }
+
+    /// The id of origin `name`, numbered when new; `minted` when no robots source names it.
+    fn id(&mut self, name: &str, minted: bool) -> OriginId {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let next = OriginId::from_index(self.names.len()).unwrap_or(OriginId::MAX);
+        if minted {
+            match self.minted.admit(name, next) {
+                Admit::Kept => {}
+                Admit::KeptPushingOut(out) => {
+                    // Counted under its id until the state folds it.
+                    if let Some(name) = self.names.get(out.index()) {
+                        let name = name.clone();
+                        self.ids.remove(&name);
+                    }
+                }
+                Admit::Folded => {
+                    return match self.other {
+                        Some(id) => id,
+                        None => {
+                            let id = self.push(OTHER_ORIGINS.to_owned());
+                            self.other = Some(id);
+                            id
+                        }
+                    };
+                }
+            }
+        }
+        let id = self.push(name.to_owned());
+        self.ids.insert(name.to_owned(), id);
+        id
+    }
 }
 
 /// What every thread's auditor reads and the tables they share (agents, origins).
@@ -70,32 +118,49 @@ impl<'a> AuditContext<'a> {
             default_origin: None,
             fallback_user_agent: None,
             dns: None,
-            origins: Mutex::new(OriginTable::default()),
+            origins: Mutex::new(OriginTable {
+                ids: AHashMap::new(),
+                names: Vec::new(),
+                minted: Admission::new(KEPT_NAMES),
+                other: None,
+            }),
         }
     }
 
-    /// The origins seen, indexed by [`OriginId`]; the empty string for lines without one.
-    pub fn into_origins(self) -> Vec<String> {
+    /// Keeps at most `kept_names` origins without a robots source (by default [`KEPT_NAMES`]).
+    pub fn keep_origins(&mut self, kept_names: usize) {
         self.origins
-            .into_inner()
+            .get_mut()
             .unwrap_or_else(PoisonError::into_inner)
-            .names
+            .minted = Admission::new(kept_names);
+    }
+
+    /// The origins seen, indexed by [`OriginId`] (the empty string for lines without one;
+    /// minted origins pushed out by smaller ones included: the state folds them), and the
+    /// hashes of the origins folded.
+    pub fn into_origins(self) -> (Vec<String>, FoldSketch) {
+        let table = self
+            .origins
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        (table.names, table.minted.into_folded())
     }
 
     /// Numbers an origin in the run's table; `None` (a line with no usable origin and no
-    /// `--origin`) becomes the empty origin, whose requests stay unjudged.
+    /// `--origin`) becomes the empty origin, whose requests stay unjudged. A folded origin
+    /// keeps its own name (the per-request reports show it) under the fold row's id.
     fn intern(&self, origin: Option<&Origin>) -> OriginEntry {
         let name = origin.map(Origin::to_string).unwrap_or_default();
         let versions: Arc<[VersionId]> = origin
             .map(|o| self.judge.robots().versions_of(o))
             .unwrap_or_default()
             .into();
-        let mut table = self.origins.lock().unwrap_or_else(PoisonError::into_inner);
-        let next = OriginId::from_index(table.names.len()).unwrap_or(OriginId::MAX);
-        let id = *table.ids.entry(name.clone()).or_insert(next);
-        if id == next {
-            table.names.push(name.clone());
-        }
+        let minted = versions.is_empty() && !name.is_empty();
+        let id = self
+            .origins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .id(&name, minted);
         (id, Arc::from(name), versions)
     }
 }
@@ -184,6 +249,25 @@ struct AgentRanges {
     hosts_seen: AHashMap<AgentId, AHashMap<Box<[u8]>, bool>>,
 }
 
+/// A folded agent shares its id with the others, so nothing is cached by it: a range list keyed
+/// by the agent's own name (a minted agent has no operator) is asked at each request.
+#[cold]
+fn verify_folded(
+    verifier: &Verifier,
+    info: &AgentInfo,
+    client_ip: &[u8],
+    time: Timestamp,
+) -> Verification {
+    if verifier
+        .keys()
+        .any(|key| key.eq_ignore_ascii_case(&info.bot.name))
+    {
+        verifier.verify_at(&info.bot, client_ip, time)
+    } else {
+        Verification::Unverified
+    }
+}
+
 /// Client fields one thread remembers in [`AgentRanges::dns_by_field`]: a log whose client
 /// fields never repeat (a different forwarded list on every line) cannot grow it past this.
 const MAX_CLIENT_FIELDS: usize = 100_000;
@@ -215,6 +299,9 @@ impl AgentRanges {
         client_ip: &[u8],
         time: Timestamp,
     ) -> Verification {
+        if info.folded {
+            return verify_folded(verifier, info, client_ip, time);
+        }
         let slot = agent.index();
         if self.by_agent.len() <= slot {
             self.by_agent.resize(slot + 1, None);

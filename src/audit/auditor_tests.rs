@@ -133,12 +133,12 @@ fn audit(all_agents: bool, lines: &[(usize, String)]) -> (Vec<Seen>, Vec<String>
     let mut sink = (Tally::new(EXACT_LIMIT), Keep::default());
     feed(&mut auditor, &mut sink, lines);
     let (tally, kept) = sink;
-    let counts = fold(vec![tally], &inputs, EXACT_LIMIT)
+    let counts = fold(vec![tally], &inputs, (EXACT_LIMIT, "UTC"))
         .unwrap()
         .into_iter()
         .map(|input| input.file)
         .collect();
-    (kept.0, context.into_origins(), counts)
+    (kept.0, context.into_origins().0, counts)
 }
 
 type Brief = (String, String, Outcome, Option<String>);
@@ -261,7 +261,7 @@ fn the_counters_are_a_sink_that_adds_up_the_events() {
         .collect();
     feed(&mut auditor, &mut sink, &lines);
     let (tally, kept) = sink;
-    let stats = fold(vec![tally], &inputs, EXACT_LIMIT)
+    let stats = fold(vec![tally], &inputs, (EXACT_LIMIT, "UTC"))
         .unwrap()
         .swap_remove(0)
         .stats;
@@ -299,7 +299,7 @@ fn agent(catalog: &Catalog, name: &str) -> AgentInfo {
             category: robots_audit_bots::Category::Other,
             policy: Default::default(),
         });
-    AgentInfo { bot, is_bot: true }
+    AgentInfo::from_bot(bot, false)
 }
 
 #[test]

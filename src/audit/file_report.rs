@@ -108,6 +108,9 @@ pub struct FileReport {
     pub last_time: Option<Timestamp>,
     /// Why reading stopped early, if it did.
     pub error: Option<String>,
+    /// The zone its times without an offset were read in (`--timezone`, else UTC); `None`
+    /// when every time carried its offset.
+    pub assumed_zone: Option<String>,
     /// The content fingerprint of the bytes read (XXH3-128; see `LogReader::fingerprint`);
     /// `None` when no byte was read. Not shown in `inputs.csv`: `merge` counts an input held
     /// by two reports once by it (the state keeps it beside the file, in hex).
@@ -157,6 +160,7 @@ impl FileReport {
         self.bytes_read = self.bytes_read.max(other.bytes_read);
         self.bytes = self.bytes.max(other.bytes);
         self.error = self.error.take().or(other.error);
+        self.assumed_zone = self.assumed_zone.take().or(other.assumed_zone);
         self.fingerprint = self.fingerprint.or(other.fingerprint);
     }
 }

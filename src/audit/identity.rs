@@ -1,4 +1,9 @@
 //! Who made a request: the user-agent header resolved to an agent, once per distinct header.
+//!
+//! The catalog's bots are always agents of their own. Self-declared and list-matched bots are
+//! minted by traffic, so at most a bounded number of them are (`src/audit/fold.rs`): one past the
+//! bound is counted in the [`OTHER_AGENTS`] row, yet judged by its own robots tokens and named
+//! as itself in the per-request reports (its [`AgentInfo`] says it is folded).
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -7,6 +12,7 @@ use ahash::AHashMap;
 use robots_audit_bots::{Bot, Catalog, Category, Identity};
 use robots_audit_logs::{Text, TextEncoding};
 
+use super::fold::{Admission, Admit, FoldSketch, KEPT_NAMES, OTHER_AGENTS};
 use super::recent::RecentKeys;
 use crate::ids::AgentId;
 
@@ -22,11 +28,35 @@ pub struct AgentInfo {
     pub bot: Bot,
     /// Whether it is a bot.
     pub is_bot: bool,
+    /// Whether traffic minted it (a self-declared or list-matched bot, not a catalog entry):
+    /// such agents are kept up to a bound, the rest folded.
+    pub minted: bool,
+    /// Whether it is counted in the [`OTHER_AGENTS`] row, whose id it shares: what depends on
+    /// the agent itself (its robots groups) is then not cached by that id.
+    pub folded: bool,
 }
 
 impl AgentInfo {
-    fn from_bot(bot: Bot) -> AgentInfo {
-        AgentInfo { bot, is_bot: true }
+    /// A catalog bot, or with `minted` one that traffic minted.
+    pub fn from_bot(bot: Bot, minted: bool) -> AgentInfo {
+        AgentInfo {
+            bot,
+            is_bot: true,
+            minted,
+            folded: false,
+        }
+    }
+
+    /// The row of the folded agents: a bot with no tokens of its own.
+    pub fn other_agents() -> AgentInfo {
+        let bot = Bot {
+            name: OTHER_AGENTS.to_owned(),
+            tokens: Vec::new(),
+            operator: String::new(),
+            category: Category::Other,
+            policy: Default::default(),
+        };
+        AgentInfo::from_bot(bot, false)
     }
 
     fn not_a_bot() -> AgentInfo {
@@ -37,7 +67,12 @@ impl AgentInfo {
             category: Category::Other,
             policy: Default::default(),
         };
-        AgentInfo { bot, is_bot: false }
+        AgentInfo {
+            bot,
+            is_bot: false,
+            minted: false,
+            folded: false,
+        }
     }
 }
 
@@ -54,27 +89,63 @@ pub struct Identifier<'a> {
     table: Mutex<AgentTable>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct AgentTable {
+    /// The agents resolved by name, minted ones only while they are kept.
     by_name: AHashMap<String, AgentId>,
     agents: Vec<Arc<AgentInfo>>,
+    /// Which minted agents are kept.
+    minted: Admission<AgentId>,
+    /// The [`OTHER_AGENTS`] row, once a minted agent was folded.
+    other: Option<AgentId>,
+}
+
+impl AgentTable {
+    fn push(&mut self, info: Arc<AgentInfo>) -> Option<AgentId> {
+        let id = AgentId::from_index(self.agents.len())?;
+        self.agents.push(info);
+        Some(id)
+    }
 }
 
 impl<'a> Identifier<'a> {
-    /// `all_agents`: also resolve headers that are not bots (to [`NOT_A_BOT`]).
+    /// `all_agents`: also resolve headers that are not bots (to [`NOT_A_BOT`]). Keeps
+    /// [`KEPT_NAMES`] minted agents ([`Identifier::keeping`] sets another bound).
     pub fn new(catalog: &'a Catalog, all_agents: bool) -> Identifier<'a> {
         Identifier {
             catalog,
             all_agents,
-            table: Mutex::new(AgentTable::default()),
+            table: Mutex::new(AgentTable {
+                by_name: AHashMap::new(),
+                agents: Vec::new(),
+                minted: Admission::new(KEPT_NAMES),
+                other: None,
+            }),
         }
     }
 
-    /// Resolves a decoded user-agent header; `None` when it is not a bot and not judged.
+    /// The same identifier, keeping at most `kept_names` minted agents.
+    pub fn keeping(self, kept_names: usize) -> Identifier<'a> {
+        let mut table = self
+            .table
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        table.minted = Admission::new(kept_names);
+        Identifier {
+            table: Mutex::new(table),
+            ..self
+        }
+    }
+
+    /// Resolves a decoded user-agent header; `None` when it is not a bot and not judged. A
+    /// minted agent past the bound resolves to the [`OTHER_AGENTS`] row with its own
+    /// description, marked folded.
     pub fn resolve(&self, user_agent: &[u8]) -> Option<Resolved> {
-        let info = match self.catalog.identify(user_agent) {
-            Identity::Known(index) => AgentInfo::from_bot(self.catalog.bots()[index].clone()),
-            Identity::Unknown(bot) => AgentInfo::from_bot(bot),
+        let mut info = match self.catalog.identify(user_agent) {
+            Identity::Known(index) => {
+                AgentInfo::from_bot(self.catalog.bots()[index].clone(), false)
+            }
+            Identity::Unknown(bot) => AgentInfo::from_bot(bot, true),
             Identity::NotBot if self.all_agents => AgentInfo::not_a_bot(),
             Identity::NotBot => return None,
         };
@@ -82,20 +153,46 @@ impl<'a> Identifier<'a> {
         if let Some(&id) = table.by_name.get(&info.bot.name) {
             return Some((id, Arc::clone(&table.agents[id.index()])));
         }
-        let id = AgentId::from_index(table.agents.len())?;
-        table.by_name.insert(info.bot.name.clone(), id);
+        let next = AgentId::from_index(table.agents.len())?;
+        if info.minted {
+            match table.minted.admit(&info.bot.name, next) {
+                Admit::Kept => {}
+                Admit::KeptPushingOut(out) => {
+                    // Its id stays in the threads' counters until the state folds it; a later
+                    // request of it resolves again, to the fold row.
+                    let name = &table.agents[out.index()].bot.name;
+                    let name = name.clone();
+                    table.by_name.remove(&name);
+                }
+                Admit::Folded => {
+                    let other = match table.other {
+                        Some(id) => id,
+                        None => {
+                            let id = table.push(Arc::new(AgentInfo::other_agents()))?;
+                            table.other = Some(id);
+                            id
+                        }
+                    };
+                    info.folded = true;
+                    return Some((other, Arc::new(info)));
+                }
+            }
+        }
         let info = Arc::new(info);
-        table.agents.push(Arc::clone(&info));
+        let id = table.push(Arc::clone(&info))?;
+        table.by_name.insert(info.bot.name.clone(), id);
         Some((id, info))
     }
 
-    /// The agents seen, indexed by [`AgentId`].
-    pub fn into_agents(self) -> Vec<AgentInfo> {
+    /// The agents seen, indexed by [`AgentId`] (minted agents pushed out by smaller ones
+    /// included: the state folds them), and the hashes of the minted agents folded.
+    pub fn into_agents(self) -> (Vec<AgentInfo>, FoldSketch) {
         let table = self
             .table
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        table.agents.into_iter().map(Arc::unwrap_or_clone).collect()
+        let agents = table.agents.into_iter().map(Arc::unwrap_or_clone).collect();
+        (agents, table.minted.into_folded())
     }
 }
 
@@ -125,11 +222,12 @@ impl HeaderKey {
     }
 }
 
-/// What the cache knows of one header: its agent (`None`: not judged) and, for a header that is
-/// not a bot's, its key.
+/// What the cache knows of one header: its agent (`None`: not judged) with the position of its
+/// description in the cache's `infos`, and, for a header that is not a bot's, its key.
 #[derive(Debug, Clone, Copy)]
 struct Known {
     agent: Option<AgentId>,
+    info: u32,
     not_bot: Option<HeaderKey>,
 }
 
@@ -155,9 +253,10 @@ pub struct IdentityCache {
     epoch: u32,
     /// Keys given in this epoch.
     keys: u32,
-    /// This thread's handles on the agents it resolved, by [`AgentId`], so that a cache hit
-    /// lends the agent out instead of cloning an `Arc` per line.
-    agents: Vec<Option<Arc<AgentInfo>>>,
+    /// This thread's handles on the agents of the headers it resolved (one per header: folded
+    /// agents share an id but not a description), so that a cache hit lends the agent out
+    /// instead of cloning an `Arc` per line. Forgotten with the maps.
+    infos: Vec<Arc<AgentInfo>>,
 }
 
 impl IdentityCache {
@@ -180,8 +279,8 @@ impl IdentityCache {
             }
         };
         let agent = known.agent.and_then(|id| {
-            let info = self.agents.get(id.index())?.as_deref()?;
-            Some((id, info))
+            let info = self.infos.get(known.info as usize)?;
+            Some((id, info.as_ref()))
         });
         Identified {
             agent,
@@ -204,6 +303,7 @@ impl IdentityCache {
             // Forgotten together, keys and all: a key of the old epoch is never given again.
             self.by_encoding.iter_mut().for_each(|map| map.clear());
             self.recent.clear();
+            self.infos.clear();
             self.epoch = self.epoch.wrapping_add(1);
             self.keys = 0;
         }
@@ -212,6 +312,7 @@ impl IdentityCache {
         let is_bot = resolved.as_ref().is_some_and(|(_, info)| info.is_bot);
         let known = Known {
             agent: resolved.as_ref().map(|(id, _)| *id),
+            info: u32::try_from(self.infos.len()).unwrap_or(u32::MAX),
             not_bot: (!is_bot).then(|| {
                 self.keys += 1;
                 HeaderKey {
@@ -221,12 +322,8 @@ impl IdentityCache {
             }),
         };
         self.by_encoding[encoding].insert(user_agent.raw.into(), known);
-        if let Some((id, info)) = resolved {
-            let slot = id.index();
-            if self.agents.len() <= slot {
-                self.agents.resize(slot + 1, None);
-            }
-            self.agents[slot] = Some(info);
+        if let Some((_, info)) = resolved {
+            self.infos.push(info);
         }
         known
     }

@@ -233,16 +233,36 @@ pub struct Judge<'a> {
 }
 
 /// One thread's cache of group selections, one per robots version and agent, with what the
-/// selected groups say about crawl delay and usage preferences.
+/// selected groups say about crawl delay and usage preferences. A folded agent shares its id
+/// with every other folded agent, so its selections are kept by its robots tokens instead (all
+/// else a selection reads is the same for every minted agent: no policy, category `other`), at
+/// most [`FOLDED_SELECTIONS`] of them.
 #[derive(Debug, Default)]
 pub struct SelectionCache {
     selections: AHashMap<(VersionId, AgentId), (Selection, Extensions)>,
+    folded: AHashMap<(VersionId, Vec<String>), (Selection, Extensions)>,
 }
+
+/// Selections of folded agents one thread keeps: a flood of minted names cannot grow the cache.
+const FOLDED_SELECTIONS: usize = 10_000;
 
 /// Is this the path of a robots.txt fetch? Its query does not matter.
 pub fn is_robots_fetch(path: &[u8]) -> bool {
     // Compared as an array, which needs no call to `memcmp` for every request.
     path.first_chunk::<11>() == Some(b"/robots.txt") && matches!(path.get(11), None | Some(b'?'))
+}
+
+/// Is a request for `target` (with `query` logged apart) a robots.txt fetch: the answer of
+/// [`is_robots_fetch`] on its [`match_path`], building that path only for a target that is not
+/// origin-form (a path is compared where it stands, as most targets are).
+pub fn is_robots_fetch_target(target: &[u8], query: Option<&[u8]>, buf: &mut Vec<u8>) -> bool {
+    if target.first() == Some(&b'/') {
+        // Cutting a fragment or adding a query leaves the first 11 bytes, and puts `?` after
+        // them exactly when a fragment or query starts there.
+        return target.first_chunk::<11>() == Some(b"/robots.txt")
+            && matches!(target.get(11), None | Some(b'?' | b'#'));
+    }
+    is_robots_fetch(match_path(target, query, buf))
 }
 
 /// The path the matcher sees, from a request target and a separately logged query: an
@@ -453,30 +473,53 @@ impl<'a> Judge<'a> {
         version: VersionId,
         agent: (AgentId, &AgentInfo),
     ) -> &'c (Selection, Extensions) {
+        if agent.1.folded {
+            return self.selected_folded(cache, version, agent.1);
+        }
         cache
             .selections
             .entry((version, agent.0))
-            .or_insert_with(|| {
-                let tokens: Vec<&[u8]> = agent.1.bot.tokens.iter().map(|t| t.as_bytes()).collect();
-                match &self.robots.version(version).robots {
-                    Some(robots) => {
-                        let selection = select_for(
-                            robots,
-                            &tokens,
-                            agent.1.bot.policy.robots,
-                            TokenMatch::ProductName,
-                        );
-                        let content_use = if agent.1.is_bot {
-                            agent.1.bot.category.content_use()
-                        } else {
-                            None
-                        };
-                        let extensions = Extensions::of(robots, &selection, content_use);
-                        (selection, extensions)
-                    }
-                    None => (Selection::default(), Extensions::NONE),
-                }
-            })
+            .or_insert_with(|| self.select(version, agent.1))
+    }
+
+    #[cold]
+    fn selected_folded<'c>(
+        &self,
+        cache: &'c mut SelectionCache,
+        version: VersionId,
+        agent: &AgentInfo,
+    ) -> &'c (Selection, Extensions) {
+        let key = (version, agent.bot.tokens.clone());
+        if cache.folded.len() >= FOLDED_SELECTIONS && !cache.folded.contains_key(&key) {
+            cache.folded.clear();
+        }
+        cache
+            .folded
+            .entry(key)
+            .or_insert_with(|| self.select(version, agent))
+    }
+
+    /// The groups of `version` that apply to `agent`, and what they say beyond the rules.
+    fn select(&self, version: VersionId, agent: &AgentInfo) -> (Selection, Extensions) {
+        let tokens: Vec<&[u8]> = agent.bot.tokens.iter().map(|t| t.as_bytes()).collect();
+        match &self.robots.version(version).robots {
+            Some(robots) => {
+                let selection = select_for(
+                    robots,
+                    &tokens,
+                    agent.bot.policy.robots,
+                    TokenMatch::ProductName,
+                );
+                let content_use = if agent.is_bot {
+                    agent.bot.category.content_use()
+                } else {
+                    None
+                };
+                let extensions = Extensions::of(robots, &selection, content_use);
+                (selection, extensions)
+            }
+            None => (Selection::default(), Extensions::NONE),
+        }
     }
 
     /// Whether `version` allows the request, what decided, and what the version says to the
@@ -537,10 +580,7 @@ mod tests {
         let Identity::Known(index) = catalog.identify(user_agent.as_bytes()) else {
             panic!("{user_agent} is in the catalog");
         };
-        AgentInfo {
-            bot: catalog.bots()[index].clone(),
-            is_bot: true,
-        }
+        AgentInfo::from_bot(catalog.bots()[index].clone(), false)
     }
 
     fn outcome(
@@ -834,5 +874,27 @@ mod tests {
         assert!(!is_robots_fetch(b"/a/robots.txt"));
         assert!(!is_robots_fetch(b"/robots.txtx?a"));
         assert!(!is_robots_fetch(b"/robots.tx"));
+        let mut buf = Vec::new();
+        for (target, query) in [
+            (&b"/robots.txt"[..], None),
+            (b"/robots.txt?x", None),
+            (b"/robots.txt#top", Some(&b"a=1"[..])),
+            (b"/robots.txt", Some(b"a=1")),
+            (b"/robots.txtx", None),
+            (b"/robots.tx", Some(b"t")),
+            (b"/a/robots.txt", None),
+            (b"http://a.example/robots.txt", None),
+            (b"http://a.example/robots.txt;x?y", None),
+            (b"http://a.example/a/robots.txt", None),
+            (b"*", None),
+        ] {
+            let path = match_path(target, query, &mut buf).to_vec();
+            assert_eq!(
+                is_robots_fetch_target(target, query, &mut buf),
+                is_robots_fetch(&path),
+                "{}",
+                String::from_utf8_lossy(target)
+            );
+        }
     }
 }

@@ -14,6 +14,7 @@ mod entries;
 pub mod error;
 pub mod explain;
 pub mod file_report;
+pub mod fold;
 pub mod hourly;
 pub mod identity;
 mod inputs;
@@ -79,6 +80,9 @@ pub struct AuditConfig {
     /// `--verify dns`: forward-confirmed reverse DNS, shared by the worker threads; its cache
     /// holds this run's answers afterwards.
     pub dns: Option<Arc<Mutex<DnsVerifier>>>,
+    /// How many self-declared or list-matched agents, and how many origins without a robots
+    /// source, are kept; the others are folded ([`fold`]).
+    pub kept_names: usize,
 }
 
 /// Threads when none are asked for: every core.
@@ -101,6 +105,7 @@ impl Default for AuditConfig {
             interrupt: None,
             unknown_agents_limit: unknown::EXACT_LIMIT,
             dns: None,
+            kept_names: fold::KEPT_NAMES,
         }
     }
 }
@@ -127,9 +132,10 @@ pub fn run<O: Output>(
     inputs: &[Input],
     output: &O,
 ) -> Result<RunTally, AuditError> {
-    let identifier = Identifier::new(catalog, config.all_agents);
+    let identifier = Identifier::new(catalog, config.all_agents).keeping(config.kept_names);
     let judge = Judge::new(&robots, config.grace).strict(config.strict);
     let mut context = AuditContext::new(&identifier, &judge, verifier, inputs);
+    context.keep_origins(config.kept_names);
     context.default_origin = config.origin.as_ref();
     context.fallback_user_agent = config.fallback_user_agent.as_deref();
     context.dns = config.dns.as_deref();
@@ -145,9 +151,10 @@ pub fn run<O: Output>(
         BlockAuditor::new(&context, Tally::new(limit), output.sink())
     })?;
     let tallies = handlers.into_iter().map(|handler| handler.sink.0).collect();
-    let tallies = tally::fold(tallies, inputs, limit)
+    let zone = config.fields.local_zone().name();
+    let tallies = tally::fold(tallies, inputs, (limit, zone))
         .map_err(|e| AuditError::Fatal(format!("cannot sum the counters of the threads: {e}")))?;
-    let origins = context.into_origins();
+    let (origins, folded_origins) = context.into_origins();
     if tallies
         .iter()
         .all(|t| t.file.error.is_some() && t.file.lines == 0)
@@ -164,8 +171,13 @@ pub fn run<O: Output>(
             first.unwrap_or_default()
         )));
     }
+    let (agents, folded_agents) = identifier.into_agents();
     Ok(RunTally {
-        agents: identifier.into_agents(),
+        folded: fold::Folded {
+            agents: folded_agents,
+            origins: folded_origins,
+        },
+        agents,
         origins,
         robots: Arc::new(RobotsSummary::of(&robots)),
         inputs: tallies,

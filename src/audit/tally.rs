@@ -20,8 +20,9 @@ use robots_audit_bots::Verification;
 use super::Input;
 use super::checked::CountError;
 use super::file_report::{FileReport, SAMPLES_PER_FILE, Sample};
+use super::fold::Folded;
 use super::identity::AgentInfo;
-use super::judge::{Decider, Outcome, match_path};
+use super::judge::{Decider, Outcome, is_robots_fetch_target, match_path};
 use super::sink::{AgentRequest, InputEnded, NotABot, Sink, Skipped};
 use super::stats::{RuleKey, Stats};
 use super::unknown::{HeaderSlot, UnknownAgents};
@@ -36,6 +37,8 @@ pub struct InputTally {
     pub stats: Stats,
     /// Its requests of user-agent headers that are not bots.
     pub unknown_agents: UnknownAgents,
+    /// Whether a request's time was read without an offset, in the zone the run assumes.
+    zone_assumed: bool,
 }
 
 impl InputTally {
@@ -48,19 +51,22 @@ impl InputTally {
             file: FileReport::default(),
             stats: Stats::default(),
             unknown_agents,
+            zone_assumed: false,
         }
     }
 
     /// Adds another thread's tally of the same input.
     fn merge(&mut self, other: InputTally) -> Result<(), CountError> {
         self.file.merge(other.file);
+        self.zone_assumed |= other.zone_assumed;
         self.stats.merge(other.stats)?;
         self.unknown_agents.merge(other.unknown_agents)
     }
 
-    /// Counts a parsed request at `time`.
+    /// Counts a parsed request at `time`, read in the assumed zone or not.
     #[inline]
-    fn parsed(&mut self, time: Timestamp) {
+    fn parsed(&mut self, time: Timestamp, zone_assumed: bool) {
+        self.zone_assumed |= zone_assumed;
         let file = &mut self.file;
         file.parsed += 1;
         file.first_time = Some(file.first_time.map_or(time, |t| t.min(time)));
@@ -72,6 +78,8 @@ impl InputTally {
 /// run's [`State`](crate::state::State) of it.
 #[derive(Debug)]
 pub struct RunTally {
+    /// The hashes of the minted agents and origins folded during the run.
+    pub folded: Folded,
     /// The agents seen, indexed by [`AgentId`](crate::ids::AgentId).
     pub agents: Vec<AgentInfo>,
     /// The origins seen, indexed by [`OriginId`](crate::ids::OriginId); the empty string for
@@ -166,7 +174,7 @@ impl Sink for Tally {
     fn agent_request(&mut self, request: &AgentRequest<'_>) {
         let tally = self.input(request.input);
         if request.agent_info.is_bot {
-            tally.parsed(request.request.time);
+            tally.parsed(request.request.time, request.request.zone_assumed);
             tally.file.bot_requests += 1;
         }
         count(&mut tally.stats, request);
@@ -180,19 +188,22 @@ impl Sink for Tally {
             Some(tally) => tally,
             None => return,
         };
-        tally.parsed(request.request.time);
+        tally.parsed(request.request.time, request.request.zone_assumed);
         tally.file.other_requests += 1;
         let parsed = request.request;
-        tally
-            .unknown_agents
-            .count(slot, parsed.time, (request.input, request.line), || {
-                match_path(parsed.target, parsed.query, path).into()
-            });
+        let fetch = is_robots_fetch_target(parsed.target, parsed.query, path);
+        tally.unknown_agents.count(
+            slot,
+            (parsed.time, fetch),
+            (request.input, request.line),
+            || match_path(parsed.target, parsed.query, path).into(),
+        );
     }
 
     fn not_fetched(&mut self, input: usize, time: Timestamp) {
         let tally = self.input(input);
-        tally.parsed(time);
+        // A crawler's own log: its times carry their zone.
+        tally.parsed(time, false);
         tally.file.other_requests += 1;
     }
 
@@ -301,11 +312,12 @@ fn keep_sample(samples: &mut Vec<Sample>, sample: Sample) {
 }
 
 /// The tally of each of `inputs` over the worker threads' tallies: each input's parts merged in
-/// thread order, named as the input is, with its first [`SAMPLES_PER_FILE`] samples.
+/// thread order, named as the input is, with its first [`SAMPLES_PER_FILE`] samples and, when
+/// some time of it was read without an offset, the name of the zone assumed (`assumed_zone`).
 pub fn fold(
     tallies: Vec<Tally>,
     inputs: &[Input],
-    unknown_agents_limit: usize,
+    (unknown_agents_limit, assumed_zone): (usize, &str),
 ) -> Result<Vec<InputTally>, CountError> {
     let mut folded: Vec<InputTally> = (0..inputs.len())
         .map(|i| InputTally::new(i, unknown_agents_limit))
@@ -317,6 +329,7 @@ pub fn fold(
     }
     for (tally, input) in folded.iter_mut().zip(inputs) {
         tally.file.name.clone_from(&input.name);
+        tally.file.assumed_zone = tally.zone_assumed.then(|| assumed_zone.to_owned());
         tally.file.samples.sort_by_key(|s| s.line);
         tally.file.samples.truncate(SAMPLES_PER_FILE);
     }

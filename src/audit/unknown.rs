@@ -48,6 +48,8 @@ pub struct FirstRequest {
 pub struct HeaderCounts {
     /// Requests (an estimate, at most `error` too high, once the table is approximate).
     pub requests: u64,
+    /// Requests for `/robots.txt`, within the same error as `requests`.
+    pub robots_fetches: u64,
     /// How far above the true count `requests` may be (0 while exact).
     pub error: u64,
     /// Its earliest request time.
@@ -61,6 +63,7 @@ pub struct HeaderCounts {
 impl HeaderCounts {
     fn merge(&mut self, other: HeaderCounts) -> Result<(), CountError> {
         self.requests = add(self.requests, other.requests)?;
+        self.robots_fetches = add(self.robots_fetches, other.robots_fetches)?;
         self.error = add(self.error, other.error)?;
         self.first_seen = [self.first_seen, other.first_seen]
             .into_iter()
@@ -148,7 +151,9 @@ pub struct HeaderState {
     pub header: StateBytes,
     /// Requests.
     pub requests: u64,
-    /// The most `requests` may be too high.
+    /// Requests for `/robots.txt`.
+    pub robots_fetches: u64,
+    /// The most `requests` and `robots_fetches` may be too high.
     pub error: u64,
     /// Earliest request time.
     pub first_seen: Option<Timestamp>,
@@ -259,11 +264,12 @@ impl UnknownAgents {
             self.approximate = true;
             self.keep_top(self.limit.div_ceil(2));
         }
-        // A header that was purged may have had up to `floor` requests: it comes back with
-        // them, so that no count is ever below the truth.
+        // A header that was purged may have had up to `floor` requests, any of them robots
+        // fetches: it comes back with them, so that no count is ever below the truth.
         let index = u32::try_from(self.counts.len()).unwrap_or(u32::MAX);
         self.counts.push(HeaderCounts {
             requests: self.floor,
+            robots_fetches: self.floor,
             error: self.floor,
             ..HeaderCounts::default()
         });
@@ -280,13 +286,13 @@ impl UnknownAgents {
     }
 
     /// Counts one request of the header in `slot` (which must be current), made at `time`,
-    /// line `line` of input `input`; `path` gives its path, asked only when this request is
-    /// the earliest in input order so far.
+    /// line `line` of input `input`, a robots.txt fetch or not; `path` gives its path, asked
+    /// only when this request is the earliest in input order so far.
     #[inline]
     pub fn count(
         &mut self,
         slot: HeaderSlot,
-        time: Timestamp,
+        (time, robots_fetch): (Timestamp, bool),
         (input, line): (usize, u64),
         path: impl FnOnce() -> Box<[u8]>,
     ) {
@@ -295,6 +301,7 @@ impl UnknownAgents {
             return;
         };
         counts.requests += 1;
+        counts.robots_fetches += u64::from(robots_fetch);
         if counts.first_seen.is_none_or(|t| time < t) {
             counts.first_seen = Some(time);
         }
@@ -333,6 +340,7 @@ impl UnknownAgents {
                 None => {
                     let mut counts = counts;
                     counts.requests = add(counts.requests, ours)?;
+                    counts.robots_fetches = add(counts.robots_fetches, ours)?;
                     counts.error = add(counts.error, ours)?;
                     let index = u32::try_from(self.counts.len()).unwrap_or(u32::MAX);
                     self.counts.push(counts);
@@ -342,6 +350,7 @@ impl UnknownAgents {
         }
         for (counts, _) in self.counts.iter_mut().zip(&matched).filter(|(_, m)| !**m) {
             counts.requests = add(counts.requests, theirs)?;
+            counts.robots_fetches = add(counts.robots_fetches, theirs)?;
             counts.error = add(counts.error, theirs)?;
         }
         self.floor = add(ours, theirs)?;
@@ -404,6 +413,7 @@ impl UnknownAgents {
             .map(|(header, counts)| HeaderState {
                 header: StateBytes::of(header),
                 requests: counts.requests,
+                robots_fetches: counts.robots_fetches,
                 error: counts.error,
                 first_seen: counts.first_seen,
                 last_seen: counts.last_seen,
@@ -442,6 +452,7 @@ impl UnknownAgents {
             let index = u32::try_from(table.counts.len()).unwrap_or(u32::MAX);
             table.counts.push(HeaderCounts {
                 requests: h.requests,
+                robots_fetches: h.robots_fetches,
                 error: h.error,
                 first_seen: h.first_seen,
                 last_seen: h.last_seen,
@@ -505,7 +516,7 @@ mod tests {
             (b"plain/1.0", 2),
         ] {
             let slot = table.slot_of(header);
-            table.count(slot, time, (0, line), || {
+            table.count(slot, (time, line == 2), (0, line), || {
                 b"/p\xC3".to_vec().into_boxed_slice()
             });
         }
@@ -518,7 +529,7 @@ mod tests {
         let table_back = UnknownAgents::from_state(&back, |i| Ok(i + 7)).unwrap();
         let top = table_back.top(10);
         assert_eq!(top[0].0, b"plain/1.0");
-        assert_eq!(top[0].1.requests, 2);
+        assert_eq!((top[0].1.requests, top[0].1.robots_fetches), (2, 1));
         assert_eq!(
             top[0].1.sample.as_ref().map(|s| (s.input, s.line)),
             Some((7, 2))
@@ -531,12 +542,17 @@ mod tests {
         Timestamp::from_second(second).unwrap()
     }
 
+    /// Whether the test event on `line` is a robots.txt fetch.
+    fn fetch(line: u64) -> bool {
+        line.is_multiple_of(3)
+    }
+
     /// Counts `(header, time, input, line)` events into a table of `limit`.
     fn table(limit: usize, events: &[(u8, i64, usize, u64)]) -> UnknownAgents {
         let mut table = UnknownAgents::new(limit);
         for &(header, time, input, line) in events {
             let slot = table.slot_of(&[b'h', header]);
-            table.count(slot, t(time), (input, line), || {
+            table.count(slot, (t(time), fetch(line)), (input, line), || {
                 format!("/{input}/{line}").into_bytes().into()
             });
         }
@@ -545,7 +561,7 @@ mod tests {
 
     type Row = (
         Vec<u8>,
-        u64,
+        (u64, u64),
         Option<Timestamp>,
         Option<Timestamp>,
         Option<Vec<u8>>,
@@ -558,7 +574,7 @@ mod tests {
             .map(|(h, c)| {
                 (
                     h.to_vec(),
-                    c.requests,
+                    (c.requests, c.robots_fetches),
                     c.first_seen,
                     c.last_seen,
                     c.sample.as_ref().map(|s| s.path.to_vec()),
@@ -567,11 +583,13 @@ mod tests {
             .collect()
     }
 
-    /// The exact answer, computed the plain way.
-    fn truth(events: &[(u8, i64, usize, u64)]) -> BTreeMap<Vec<u8>, u64> {
-        let mut truth = BTreeMap::new();
-        for &(header, ..) in events {
-            *truth.entry(vec![b'h', header]).or_default() += 1;
+    /// The exact answer, computed the plain way: requests and robots fetches per header.
+    fn truth(events: &[(u8, i64, usize, u64)]) -> BTreeMap<Vec<u8>, (u64, u64)> {
+        let mut truth: BTreeMap<Vec<u8>, (u64, u64)> = BTreeMap::new();
+        for &(header, _, _, line) in events {
+            let counts = truth.entry(vec![b'h', header]).or_default();
+            counts.0 += 1;
+            counts.1 += u64::from(fetch(line));
         }
         truth
     }
@@ -587,14 +605,14 @@ mod tests {
             [
                 (
                     b"h\x01".to_vec(),
-                    3,
+                    (3, 1),
                     Some(t(20)),
                     Some(t(90)),
                     Some(b"/0/7".to_vec())
                 ),
                 (
                     b"h\x02".to_vec(),
-                    1,
+                    (1, 1),
                     Some(t(10)),
                     Some(t(10)),
                     Some(b"/0/9".to_vec())
@@ -623,20 +641,20 @@ mod tests {
         let mut table = UnknownAgents::new(4);
         let heavy = table.slot_of(b"heavy");
         for line in 0..100 {
-            table.count(heavy, t(0), (0, line), || Box::from(&b"/"[..]));
+            table.count(heavy, (t(0), true), (0, line), || Box::from(&b"/"[..]));
         }
         let mut stale = None;
         for light in 0u32..50 {
             let slot = table.slot_of(&light.to_le_bytes());
             stale.get_or_insert(slot);
-            table.count(slot, t(0), (0, 1000), || Box::from(&b"/"[..]));
+            table.count(slot, (t(0), false), (0, 1000), || Box::from(&b"/"[..]));
         }
         assert!(table.is_approximate());
         assert!(!table.is_current(stale.unwrap()));
         assert!(table.len() <= 4);
         let top = table.top(1);
         assert_eq!(top[0].0, b"heavy");
-        assert_eq!(top[0].1.requests, 100);
+        assert_eq!((top[0].1.requests, top[0].1.robots_fetches), (100, 100));
         assert!(table.max_error() >= 1);
     }
 
@@ -659,7 +677,7 @@ mod tests {
             }
             prop_assert!(!merged.is_approximate());
             prop_assert_eq!(rows(&merged), rows(&whole));
-            let counted: BTreeMap<Vec<u8>, u64> =
+            let counted: BTreeMap<Vec<u8>, (u64, u64)> =
                 rows(&whole).into_iter().map(|r| (r.0, r.1)).collect();
             prop_assert_eq!(counted, truth(&events));
         }
@@ -681,17 +699,18 @@ mod tests {
             merged.merge(table(limit, &parts[1])).unwrap();
             let truth = truth(&events);
             prop_assert!(merged.len() <= limit);
-            let kept: BTreeMap<Vec<u8>, (u64, u64)> = merged
+            let kept: BTreeMap<Vec<u8>, (u64, u64, u64)> = merged
                 .top(usize::MAX)
                 .into_iter()
-                .map(|(h, c)| (h.to_vec(), (c.requests, c.error)))
+                .map(|(h, c)| (h.to_vec(), (c.requests, c.robots_fetches, c.error)))
                 .collect();
-            for (header, &(requests, error)) in &kept {
-                let real = truth[header];
+            for (header, &(requests, fetches, error)) in &kept {
+                let (real, real_fetches) = truth[header];
                 prop_assert!(requests >= real && requests - error <= real);
+                prop_assert!(fetches >= real_fetches && fetches - error <= real_fetches);
                 prop_assert!(error <= merged.max_error());
             }
-            for (header, &real) in &truth {
+            for (header, &(real, _)) in &truth {
                 if real > merged.max_error() {
                     prop_assert!(kept.contains_key(header), "{header:?} x{real} dropped");
                 }

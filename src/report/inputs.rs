@@ -8,7 +8,7 @@ use super::{View, files, time, write_csv};
 use crate::audit::file_report::{FileReport, Sample};
 
 /// The header of `inputs.csv`.
-pub const HEADER: &str = "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error";
+pub const HEADER: &str = "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error,assumed_zone";
 
 /// The header of `skipped_lines.csv`.
 pub const SKIPPED_HEADER: &str = "file,line,reason,excerpt";
@@ -29,6 +29,7 @@ pub fn row(f: &FileReport) -> Vec<String> {
         time(f.first_time),
         time(f.last_time),
         f.error.clone().unwrap_or_default(),
+        f.assumed_zone.clone().unwrap_or_default(),
     ]
 }
 

@@ -8,7 +8,7 @@ use super::{View, files, text, time, write_csv};
 use crate::audit::unknown::HeaderCounts;
 
 /// The header of `unknown_agents.csv`.
-pub const HEADER: &str = "user_agent,requests,first_seen,last_seen,sample_path";
+pub const HEADER: &str = "user_agent,requests,robots_fetches,first_seen,last_seen,sample_path";
 
 /// How many headers the report lists.
 pub const ROWS: usize = 1_000;
@@ -23,10 +23,11 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
 }
 
 /// One header's row of `unknown_agents.csv`, in [`HEADER`]'s order (before the cells rule).
-pub fn row(header: &[u8], counts: &HeaderCounts) -> [String; 5] {
+pub fn row(header: &[u8], counts: &HeaderCounts) -> [String; 6] {
     [
         text(header).into_owned(),
         counts.requests.to_string(),
+        counts.robots_fetches.to_string(),
         time(counts.first_seen),
         time(counts.last_seen),
         counts

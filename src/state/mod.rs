@@ -17,6 +17,7 @@
 //! canonical order ([`State::canonical`]), so the same inputs and settings give the same
 //! state, whatever the thread count or the split into merged reports.
 
+mod fold;
 pub mod json;
 
 use std::collections::BTreeMap;
@@ -31,6 +32,7 @@ use sha2::{Digest, Sha256};
 use crate::audit::AuditConfig;
 use crate::audit::checked::CountError;
 use crate::audit::file_report::FileReport;
+use crate::audit::fold::Folded;
 use crate::audit::identity::AgentInfo;
 use crate::audit::stats::{IdMap, Stats};
 use crate::audit::tally::RunTally;
@@ -120,6 +122,9 @@ pub struct Settings {
     pub unknown_agents_limit: usize,
     /// `--raw-csv`: cells written as read, not by the spreadsheet-safe rule (`src/report/cells.rs`).
     pub raw_csv: bool,
+    /// How many minted agents, and origins without a robots source, are kept
+    /// (`src/audit/fold.rs`).
+    pub kept_names: usize,
 }
 
 impl Settings {
@@ -148,6 +153,7 @@ impl Settings {
             trust_forwarded: false,
             unknown_agents_limit: config.unknown_agents_limit,
             raw_csv: false,
+            kept_names: config.kept_names,
         }
     }
 
@@ -183,6 +189,9 @@ pub struct AgentState {
     pub is_bot: bool,
     /// Whether it honours `Crawl-delay` (`crawl_rate.csv`).
     pub honours_crawl_delay: bool,
+    /// Whether traffic minted it (self-declared or list-matched): such agents are folded past
+    /// the `kept_names` setting.
+    pub minted: bool,
 }
 
 impl AgentState {
@@ -195,6 +204,7 @@ impl AgentState {
             category: info.bot.category,
             is_bot: info.is_bot,
             honours_crawl_delay: info.bot.policy.honours_crawl_delay,
+            minted: info.minted,
         }
     }
 }
@@ -250,13 +260,16 @@ pub struct State {
     pub robots: Arc<RobotsSummary>,
     /// The streamed reports written, in the order their files were written.
     pub streamed: Vec<String>,
+    /// The hashes of the minted agents and origins folded (`src/audit/fold.rs`).
+    pub folded: Folded,
     /// The inputs, in argument order.
     pub inputs: Vec<InputState>,
 }
 
 impl State {
-    /// The state of a run, in canonical order ([`State::canonical`]); `streamed` names the
-    /// streamed reports written and gives each input's share of them, by input.
+    /// The state of a run, folded ([`State::fold`]) and in canonical order
+    /// ([`State::canonical`]); `streamed` names the streamed reports written and gives each
+    /// input's share of them, by input.
     pub fn of(
         settings: Settings,
         run: RunTally,
@@ -291,9 +304,10 @@ impl State {
                 .iter()
                 .map(|(name, _)| (*name).to_owned())
                 .collect(),
+            folded: run.folded,
             inputs,
         }
-        .canonical()
+        .fold()
     }
 
     /// The same state with its tables in one order: agents by name, origins by name, robots

@@ -27,9 +27,11 @@ pub const FORMAT: &str = "robots-audit-state";
 /// the preference-conflict counts and whether an agent honours `Crawl-delay`; 3 writes the
 /// counters as lists without field names and their times as seconds; 4 fingerprints an input
 /// by its decompressed content (3 by its bytes as read, compressed or not), so that `a.log` and
-/// `a.log.gz` are one input, and records the `--raw-csv` setting. An older state's inputs must
+/// `a.log.gz` are one input, and records the `--raw-csv` setting; 5 counts the robots.txt
+/// fetches of unknown user-agent headers, an input's assumed time zone, and what was folded
+/// past the bound on traffic-minted names (`src/audit/fold.rs`). An older state's inputs must
 /// be audited again.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// A writer that hashes what it passes on: the payload's checksum, computed as it is written.
 struct Hashing<W> {
@@ -121,6 +123,7 @@ mod tests {
             origins: vec!["https://e.com".into()],
             robots: Arc::default(),
             streamed: vec!["violations.csv".into()],
+            folded: Default::default(),
             inputs: vec![],
         }
     }
@@ -140,6 +143,7 @@ mod tests {
     #[test]
     fn damage_tampering_and_newer_versions_are_refused() {
         let bytes = String::from_utf8(written(&state())).unwrap();
+        let version = |v: u32| format!("\"version\":{v}");
         let cases = [
             (bytes[..bytes.len() / 2].to_owned(), "corrupt or cut short"),
             (
@@ -147,11 +151,11 @@ mod tests {
                 "checksum mismatch",
             ),
             (
-                bytes.replace("\"version\":3", "\"version\":4"),
+                bytes.replace(&version(VERSION), &version(VERSION + 1)),
                 "newer than",
             ),
             (
-                bytes.replace("\"version\":3", "\"version\":2"),
+                bytes.replace(&version(VERSION), &version(VERSION - 1)),
                 "older robots-audit",
             ),
             (bytes.replace(FORMAT, "other"), "is not"),
