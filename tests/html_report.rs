@@ -289,11 +289,12 @@ fn crawl_rate_and_preference_sections_show_the_csvs_numbers() {
 }
 
 /// The rows of the table `id` in the rendered DOM: each row's key (the value of `attribute`) and
-/// its cells by column.
+/// its cells by column; none when the page has no such table (a table without rows is not
+/// drawn).
 fn table_rows(dom: &str, id: &str, attribute: &str) -> Vec<(String, BTreeMap<String, String>)> {
-    let start = dom
-        .find(&format!("id=\"{id}\""))
-        .unwrap_or_else(|| panic!("no table {id} in the page"));
+    let Some(start) = dom.find(&format!("id=\"{id}\"")) else {
+        return Vec::new();
+    };
     let table = &dom[start..start + dom[start..].find("</table>").expect("end of the table")];
     let marker = format!("<tr {attribute}=\"");
     table
@@ -514,6 +515,30 @@ fn the_sample_nights_page_shows_the_csvs_numbers_and_fits_the_window() {
         text_of(&dom, "data-total=\"unknown_agents\""),
         unknown.len().to_string()
     );
+    let fetchers: Vec<_> = unknown
+        .iter()
+        .filter(|r| r["robots_fetches"] != "0")
+        .cloned()
+        .collect();
+    let shown = assert_same_numbers(&dom, ("fetchers-table", "data-fetcher"), &fetchers, |r| {
+        column(r, "user_agent")
+    });
+    assert_eq!(shown, fetchers.len());
+    assert_eq!(
+        text_of(&dom, "data-total=\"unknown_robots_fetchers\""),
+        fetchers.len().to_string()
+    );
+    let assumed = inputs
+        .iter()
+        .filter(|r| !r["assumed_zone"].is_empty())
+        .count();
+    assert_eq!(
+        text_of(&dom, "data-total=\"assumed_zone\""),
+        assumed.to_string()
+    );
+    for key in ["folded_agents", "folded_origins"] {
+        assert_eq!(text_of(&dom, &format!("data-total=\"{key}\"")), "0");
+    }
 }
 
 /// A user-agent, a path, a host and a robots.txt rule holding markup, quotes, `&`, a NUL and
@@ -641,21 +666,30 @@ fn flood(dir: &Path, bots: usize) -> String {
     std::fs::read_to_string(dir.join("out/report.html")).unwrap()
 }
 
-/// A flood of distinct bots and hosts: every table shows its cap and says "of M".
+/// A flood of distinct self-declared bots, each on a host of its own, past the 10,000 names a
+/// run keeps: every table shows its cap and says "of M", the page says what was folded, and its
+/// size does not grow with the flood.
 #[test]
 fn every_table_is_capped_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let bots = 2_500;
+    let bots = 10_300;
     let page = flood(dir.path(), bots);
     let rows = page.matches("<tr data-agent=").count();
     assert_eq!(rows, 100, "bot table rows");
-    let note = format!("Top 100 of {bots} bots, by violations, then requests.");
-    assert!(page.contains(&note), "no {note:?}");
-    assert!(page.contains(&format!("Top 30 of {bots} origins, by requests.")));
-    let unjudged = bots - 1;
-    assert!(page.contains(&format!(
-        "Top 20 of {unjudged} origins with unjudged requests"
-    )));
+    // 10,000 kept, the fold row, and none of the others.
+    let note = "Top 100 of 10001 bots, by violations, then requests.";
+    assert!(page.contains(note), "no {note:?}");
+    // h0.example has a robots source, so it is never folded.
+    assert!(page.contains("Top 30 of 10002 origins, by requests."));
+    assert!(page.contains("Top 20 of 10001 origins with unjudged requests"));
+    let figure = |key: &str| {
+        let at = page.find(&format!("data-total=\"{key}\"")).expect(key);
+        let start = at + page[at..].find("class=\"value\">").unwrap() + "class=\"value\">".len();
+        page[start..start + page[start..].find('<').unwrap()].to_owned()
+    };
+    assert_eq!(figure("folded_agents"), "300");
+    assert_eq!(figure("folded_origins"), "299");
+    assert!(page.contains("300 self-declared bots folded: counted in the row (other self-declared bots), past the 10000 kept."));
     assert!(
         page.contains("<ul id=\"capped\">"),
         "the data-quality section lists no cap"
@@ -721,9 +755,20 @@ fn the_page_of_a_merge_is_the_page_of_one_audit() {
             .assert()
             .success();
     };
+    // Two crawlers the catalog does not know, fetching robots.txt in both halves.
+    let mut unknown = String::new();
+    for agent in ["ltx71 - (http://ltx71.com/)", "HonesoSearchEngine/1.0"] {
+        for minute in [10, 20] {
+            unknown.push_str(&format!(
+                "203.0.113.9 - - [20/Nov/2026:20:{minute}:00 +0000] \"GET /robots.txt HTTP/1.1\" 200 10 \"-\" \"{agent}\"\n"
+            ));
+        }
+    }
+    let extra = write(d, "unknown.log", unknown);
+    let extra = extra.to_str().unwrap();
     let (all, first, second, merged) = (d.join("all"), d.join("a"), d.join("b"), d.join("m"));
-    audit(&all, &logs);
-    audit(&first, &logs[..1]);
+    audit(&all, &[logs[0], logs[1], logs[2], extra]);
+    audit(&first, &[logs[0], extra]);
     audit(&second, &logs[1..]);
     robots_audit()
         .args(["merge", "-q", "--out"])

@@ -31,7 +31,7 @@ use super::{View, files, time};
 use crate::commit::NewFile;
 
 pub use self::charts::{CHART_BOTS, TIMELINE_BOTS, TIMELINE_CHANGES, crosses_year, hour_label};
-pub use self::quality::{INPUT_ROWS, SAMPLE_ROWS, UNJUDGED_ROWS, UNKNOWN_ROWS};
+pub use self::quality::{FETCHER_ROWS, INPUT_ROWS, SAMPLE_ROWS, UNJUDGED_ROWS, UNKNOWN_ROWS};
 pub use self::tables::{BOT_ROWS, MATRIX_BOTS, MATRIX_ORIGINS, TOP_FINDINGS, TOP_RULES};
 pub use self::text::SHOWN_CHARS;
 
@@ -42,13 +42,18 @@ pub struct Figure {
     pub key: &'static str,
     /// What it counts.
     pub label: &'static str,
-    /// The count.
-    pub value: u64,
+    /// The count, as shown.
+    pub value: String,
 }
 
 impl Figure {
-    /// A figure.
+    /// A figure of a count.
     pub fn new(key: &'static str, label: &'static str, value: u64) -> Figure {
+        Figure::text(key, label, value.to_string())
+    }
+
+    /// A figure shown as `value`.
+    pub fn text(key: &'static str, label: &'static str, value: String) -> Figure {
         Figure { key, label, value }
     }
 }
@@ -138,7 +143,8 @@ fn headline(view: &View<'_>) -> Vec<Figure> {
     ]
 }
 
-/// What every capped table of `page` left out, one line each, named by its section.
+/// What every capped table of `page` left out, one line each, named by its section, and what
+/// the run folded.
 fn capped(page: &Page) -> Vec<String> {
     let tables = [
         ("Bots", &page.bots),
@@ -151,6 +157,10 @@ fn capped(page: &Page) -> Vec<String> {
         ("Skipped lines", &page.quality.samples),
         ("Unjudged requests by origin", &page.quality.unjudged),
         ("Unknown agents", &page.quality.unknown),
+        (
+            "Unknown agents that fetched robots.txt",
+            &page.quality.fetchers,
+        ),
     ];
     let mut lines: Vec<String> = tables
         .iter()
@@ -167,5 +177,6 @@ fn capped(page: &Page) -> Vec<String> {
             .filter(|(_, note)| note.starts_with("Top "))
             .map(|(section, note)| format!("{section}: {note}")),
     );
+    lines.extend(page.quality.folded.iter().cloned());
     lines
 }

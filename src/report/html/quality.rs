@@ -1,13 +1,14 @@
 //! The page's data-quality section: what the run read (each input, its lines, bytes,
 //! compression, format and error), what it could not read (skipped lines by reason) or judge
 //! (unjudged requests by origin; the first skipped lines), the user-agents that are not bots, and what the page leaves
-//! out. Every number is one of `inputs.csv`, `skipped_lines.csv`, `agent_origins.csv` or
+//! out, and what the run folded past the bound on names that traffic mints. Every number is one of `inputs.csv`, `skipped_lines.csv`, `agent_origins.csv` or
 //! `unknown_agents.csv`, or a
 //! sum of one of their columns.
 
 use super::Figure;
 use super::tables::{Table, top, unjudged_by_origin};
 use crate::audit::file_report::FileReport;
+use crate::audit::fold::{FoldCount, OTHER_AGENTS, OTHER_ORIGINS};
 use crate::report::{View, inputs, unknown_agents};
 
 /// Inputs listed.
@@ -16,6 +17,8 @@ pub const INPUT_ROWS: usize = 100;
 pub const UNJUDGED_ROWS: usize = 20;
 /// Unknown user-agents listed.
 pub const UNKNOWN_ROWS: usize = 20;
+/// Unknown user-agents listed among those that fetched robots.txt.
+pub const FETCHER_ROWS: usize = 50;
 /// Skipped lines listed (of skipped_lines.csv's samples).
 pub const SAMPLE_ROWS: usize = 20;
 
@@ -32,6 +35,7 @@ const INPUT_COLUMNS: &[&str] = &[
     "bot_requests",
     "other_requests",
     "error",
+    "assumed_zone",
 ];
 
 /// The data-quality section.
@@ -49,8 +53,13 @@ pub struct Quality {
     pub unjudged: Table,
     /// The user-agent headers that are not bots with the most requests.
     pub unknown: Table,
+    /// The user-agent headers that are not bots and fetched robots.txt: crawlers the catalog
+    /// misses.
+    pub fetchers: Table,
     /// Why the unknown agents' counts are estimates, when they are.
     pub estimate: Option<String>,
+    /// What the run folded into one row, one line per kind of name.
+    pub folded: Vec<String>,
     /// What each capped table of the page left out, filled in by the page.
     pub capped: Vec<String>,
 }
@@ -67,7 +76,10 @@ pub fn quality(view: &View<'_>) -> Quality {
         .map(|t| t.counts.unjudged)
         .fold(0, u64::saturating_add);
     let unknown = &view.totals.unknown_agents;
-    let figures = vec![
+    let (fetchers, fetchers_total) = fetchers_table(view);
+    let assumed = files.iter().filter(|f| f.assumed_zone.is_some()).count();
+    let folded = folded(view);
+    let mut figures = vec![
         Figure::new("inputs", "inputs", files.len() as u64),
         Figure::new(
             "input_errors",
@@ -87,7 +99,22 @@ pub fn quality(view: &View<'_>) -> Quality {
             "unknown user-agents",
             unknown.len() as u64,
         ),
+        Figure::new(
+            "unknown_robots_fetchers",
+            "unknown user-agents that fetched robots.txt",
+            fetchers_total as u64,
+        ),
+        Figure::new(
+            "assumed_zone",
+            "inputs read in an assumed time zone",
+            assumed as u64,
+        ),
     ];
+    figures.extend(
+        folded
+            .iter()
+            .map(|fold| Figure::text(fold.key, fold.label, fold.count())),
+    );
     Quality {
         figures,
         inputs: inputs_table(&files),
@@ -95,18 +122,20 @@ pub fn quality(view: &View<'_>) -> Quality {
         samples: samples_table(&files),
         unjudged: unjudged_by_origin(view, UNJUDGED_ROWS),
         unknown: unknown_table(view),
+        fetchers,
         estimate: unknown_agents::estimate_note(view),
+        folded: folded.iter().filter_map(Fold::line).collect(),
         capped: Vec::new(),
     }
 }
 
-/// The inputs, with an error first, then by skipped lines, then in argument order.
+/// The inputs, with an error first, then read in an assumed time zone, then by skipped lines,
+/// then in argument order.
 fn inputs_table(files: &[&FileReport]) -> Table {
     let header: Vec<&str> = inputs::HEADER.split(',').collect();
+    let rank = |f: &FileReport| (f.error.is_some(), f.assumed_zone.is_some(), f.skipped);
     let (shown, total) = top(files.iter().enumerate(), INPUT_ROWS, |a, b| {
-        (b.1.error.is_some(), b.1.skipped)
-            .cmp(&(a.1.error.is_some(), a.1.skipped))
-            .then(a.0.cmp(&b.0))
+        rank(b.1).cmp(&rank(a.1)).then(a.0.cmp(&b.0))
     });
     let mut table = Table::new("inputs-table", "data-input", INPUT_COLUMNS);
     for (_, file) in shown {
@@ -157,6 +186,83 @@ fn samples_table(files: &[&FileReport]) -> Table {
         }
     }
     table.noted(total, "sampled skipped lines", "the first in input order")
+}
+
+/// The unknown user-agents that fetched robots.txt (unknown_agents.csv's rows), most fetches
+/// first, and how many there were.
+fn fetchers_table(view: &View<'_>) -> (Table, usize) {
+    let header: Vec<&str> = unknown_agents::HEADER.split(',').collect();
+    let unknown = &view.totals.unknown_agents;
+    let fetching = unknown
+        .top(unknown.len())
+        .into_iter()
+        .filter(|(_, counts)| counts.robots_fetches > 0);
+    let (shown, total) = top(fetching, FETCHER_ROWS, |a, b| {
+        (b.1.robots_fetches, b.1.requests)
+            .cmp(&(a.1.robots_fetches, a.1.requests))
+            .then_with(|| a.0.cmp(b.0))
+    });
+    let mut table = Table::new("fetchers-table", "data-fetcher", &header);
+    for (agent, counts) in shown {
+        let row = unknown_agents::row(agent, counts);
+        table.push_picked(&row[0], &header, &row);
+    }
+    let table = table.noted(total, "user-agents that fetched robots.txt", "by fetches");
+    (table, total)
+}
+
+/// One kind of name the run folded past the bound on what traffic mints.
+struct Fold {
+    key: &'static str,
+    label: &'static str,
+    row: &'static str,
+    count: FoldCount,
+    kept: usize,
+}
+
+impl Fold {
+    /// The count as shown: exact, or `about N` for an estimate.
+    fn count(&self) -> String {
+        match self.count {
+            FoldCount::Exact(n) => n.to_string(),
+            FoldCount::About(n) => format!("about {n}"),
+        }
+    }
+
+    /// The line of the list of what was left out, when something was folded.
+    fn line(&self) -> Option<String> {
+        (self.count.value() > 0).then(|| {
+            format!(
+                "{} {}: counted in the row {}, past the {} kept.",
+                self.count(),
+                self.label,
+                self.row,
+                self.kept
+            )
+        })
+    }
+}
+
+/// The self-declared bots and the origins without a robots source the run folded.
+fn folded(view: &View<'_>) -> [Fold; 2] {
+    let state = view.state;
+    let kept = state.settings.kept_names;
+    [
+        Fold {
+            key: "folded_agents",
+            label: "self-declared bots folded",
+            row: OTHER_AGENTS,
+            count: state.folded.agents.count(kept),
+            kept,
+        },
+        Fold {
+            key: "folded_origins",
+            label: "origins without robots.txt folded",
+            row: OTHER_ORIGINS,
+            count: state.folded.origins.count(kept),
+            kept,
+        },
+    ]
 }
 
 /// unknown_agents.csv's first rows.
