@@ -93,7 +93,7 @@ fn headers_are_the_documented_ones() {
         ),
         (
             "inputs.csv",
-            "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error",
+            "file,format,compression,bytes_read,bytes,lines,parsed,skipped,bot_requests,other_requests,first_time,last_time,error,assumed_zone",
         ),
         ("skipped_lines.csv", "file,line,reason,excerpt"),
         (

@@ -3,6 +3,7 @@
 mod common;
 
 mod audit_scenario;
+mod bounds;
 mod cells;
 mod cli;
 mod cmd_bots;

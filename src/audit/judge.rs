@@ -2,6 +2,8 @@
 //! grace and the 1994 reading (`docs/contract.md`, "Semantics of one request", steps 3 to 8).
 
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
+use std::hash::{Hash, Hasher};
 
 use ahash::AHashMap;
 use jiff::{SignedDuration, Timestamp};
@@ -240,8 +242,13 @@ pub struct Judge<'a> {
 #[derive(Debug, Default)]
 pub struct SelectionCache {
     selections: AHashMap<(VersionId, AgentId), (Selection, Extensions)>,
-    folded: AHashMap<(VersionId, Vec<String>), (Selection, Extensions)>,
+    /// By version and a hash of the tokens, with the tokens to confirm a hit: a lookup
+    /// allocates nothing.
+    folded: AHashMap<(VersionId, u64), (Vec<String>, Selected)>,
 }
+
+/// The groups selected for an agent in a version, and what they say beyond the rules.
+type Selected = (Selection, Extensions);
 
 /// Selections of folded agents one thread keeps: a flood of minted names cannot grow the cache.
 const FOLDED_SELECTIONS: usize = 10_000;
@@ -489,14 +496,29 @@ impl<'a> Judge<'a> {
         version: VersionId,
         agent: &AgentInfo,
     ) -> &'c (Selection, Extensions) {
-        let key = (version, agent.bot.tokens.clone());
-        if cache.folded.len() >= FOLDED_SELECTIONS && !cache.folded.contains_key(&key) {
+        let tokens = &agent.bot.tokens;
+        let mut hasher = ahash::AHasher::default();
+        tokens.hash(&mut hasher);
+        let key = (version, hasher.finish());
+        let hit = cache
+            .folded
+            .get(&key)
+            .is_some_and(|(kept, _)| kept == tokens);
+        if !hit && cache.folded.len() >= FOLDED_SELECTIONS {
             cache.folded.clear();
         }
-        cache
-            .folded
-            .entry(key)
-            .or_insert_with(|| self.select(version, agent))
+        let kept = match cache.folded.entry(key) {
+            Entry::Occupied(kept) => {
+                let kept = kept.into_mut();
+                if !hit {
+                    // Another agent's tokens under the same hash: selected for this one.
+                    *kept = (tokens.clone(), self.select(version, agent));
+                }
+                kept
+            }
+            Entry::Vacant(slot) => slot.insert((tokens.clone(), self.select(version, agent))),
+        };
+        &kept.1
     }
 
     /// The groups of `version` that apply to `agent`, and what they say beyond the rules.
@@ -601,6 +623,44 @@ mod tests {
                 path.as_bytes(),
             )
             .outcome
+    }
+
+    /// Folded agents share one id: each is still judged by its own tokens, through one cache.
+    #[test]
+    fn folded_agents_sharing_an_id_keep_their_own_groups() {
+        let (set, versions) = timeline(&[(
+            None,
+            "User-agent: alphabot\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n",
+        )]);
+        let judge = Judge::new(&set, SignedDuration::ZERO);
+        let folded = |name: &str| {
+            let Identity::Unknown(bot) =
+                Catalog::builtin().identify(format!("{name}/1.0 (+http://x.example/)").as_bytes())
+            else {
+                panic!("{name} declares itself a bot");
+            };
+            AgentInfo {
+                folded: true,
+                ..AgentInfo::from_bot(bot, true)
+            }
+        };
+        let (alpha, beta) = (folded("AlphaBot"), folded("BetaBot"));
+        let mut cache = SelectionCache::default();
+        let shared = AgentId::default();
+        let at: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        for round in 0..2 {
+            for (who, path, want) in [
+                (&alpha, "/a", Outcome::Disallowed),
+                (&alpha, "/b", Outcome::Allowed),
+                (&beta, "/a", Outcome::Allowed),
+                (&beta, "/b", Outcome::Disallowed),
+            ] {
+                let got = judge
+                    .judge(&mut cache, (shared, who), &versions, at, path.as_bytes())
+                    .outcome;
+                assert_eq!(got, want, "round {round}: {} {path}", who.bot.name);
+            }
+        }
     }
 
     #[test]

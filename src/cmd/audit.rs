@@ -76,6 +76,11 @@ pub struct JudgeArgs {
     /// without it they are read as UTC.
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
+    /// How many self-declared bots, and how many origins without a robots source, are kept
+    /// before the others are folded (a state setting). Hidden: the bound is documented as a
+    /// constant; tests use a small one.
+    #[arg(long, hide = true, value_name = "N", default_value_t = robots_audit::audit::fold::KEPT_NAMES)]
+    pub kept_names: usize,
     /// How long after a robots.txt change a request only the new version forbids counts as grace.
     #[arg(long, default_value = "24h", value_name = "DURATION")]
     pub grace: String,
@@ -234,6 +239,7 @@ impl JudgeArgs {
             strict: self.strict,
             all_agents: self.all_agents,
             fallback_user_agent: self.user_agent.clone().map(String::into_bytes),
+            kept_names: self.kept_names.max(1),
             ..defaults
         })
     }

@@ -17,6 +17,7 @@ pub mod files;
 pub mod hourly;
 pub mod html;
 pub mod inputs;
+pub mod notes;
 pub mod output;
 pub mod preference_conflicts;
 pub mod robots;

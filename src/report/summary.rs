@@ -8,7 +8,8 @@ use jiff::Timestamp;
 use crate::ids::OriginId;
 use crate::origin::Origin;
 
-use super::agents::coverage;
+use super::agents::{AgentTotals, coverage};
+use super::notes::{count, grouped, notes};
 use super::unknown_agents::estimate_note;
 use super::{View, rate};
 
@@ -31,16 +32,27 @@ pub fn render(view: &View<'_>, out_dir: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{} files ({errors} with errors), {lines} lines ({skipped} skipped), {bots} bot requests, {} agents; reports in {out_dir}",
-        view.state.inputs.len(),
-        totals.len()
+        "{} ({errors} with errors), {} ({} skipped), {}, {}; reports in {out_dir}",
+        count(view.state.inputs.len() as u64, "file", "files"),
+        count(lines, "line", "lines"),
+        grouped(skipped),
+        count(bots, "bot request", "bot requests"),
+        count(totals.len() as u64, "agent", "agents"),
     );
     if let Some(note) = estimate_note(view) {
         let _ = writeln!(s, "{note}");
     }
-    if totals.is_empty() {
-        return s;
+    if !totals.is_empty() {
+        table(&mut s, view, &totals);
     }
+    for note in notes(view) {
+        let _ = writeln!(s, "note: {note}");
+    }
+    s
+}
+
+/// The agents with the most violations, [`TOP`] of them.
+fn table(s: &mut String, view: &View<'_>, totals: &[AgentTotals]) {
     let width = totals
         .iter()
         .take(TOP)
@@ -67,7 +79,6 @@ pub fn render(view: &View<'_>, out_dir: &str) -> String {
             c.spoofed
         );
     }
-    s
 }
 
 /// Why nothing was judged, in one line, when lines were read and no request was judged (exit
@@ -97,18 +108,19 @@ fn no_request_to_judge(view: &View<'_>, lines: u64) -> String {
     let fetches: u64 = view.agents.iter().map(|t| t.counts.robots_fetches).sum();
     if parsed > 0 && fetches > 0 {
         return format!(
-            "the {} requests of bots were all robots.txt fetches, which are never judged",
-            grouped(fetches)
+            "the {} of bots {} all robots.txt fetches, which are never judged",
+            count(fetches, "request", "requests"),
+            if fetches == 1 { "was" } else { "were" }
         );
     }
     if parsed > 0 {
         return format!(
-            "none of the {} requests read was a bot's (--all-agents judges every request)",
-            grouped(parsed)
+            "none of the {} read was a bot's (--all-agents judges every request)",
+            count(parsed, "request", "requests")
         );
     }
     if skipped == 0 {
-        return format!("the {} lines read hold no request", grouped(lines));
+        return format!("the {} read hold no request", count(lines, "line", "lines"));
     }
     // The reasons the samples show, the most frequent first.
     let mut reasons: Vec<(&str, usize)> = Vec::new();
@@ -132,23 +144,10 @@ fn no_request_to_judge(view: &View<'_>, lines: u64) -> String {
         _ => format!("skipped ({})", reasons.join(", ")),
     };
     format!(
-        "{} of {} lines {why}{format}",
+        "{} of {} {why}{format}",
         grouped(skipped),
-        grouped(lines)
+        count(lines, "line", "lines")
     )
-}
-
-/// `1473` as `1,473`.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 /// Why the requests read could not be judged: the previous causes, or `None` when no request
@@ -190,16 +189,23 @@ fn unjudged(view: &View<'_>) -> Option<String> {
     if hostless > 0 {
         let mut cause = "the lines carry no host and --origin was not given".to_owned();
         if hostless < total {
-            cause.push_str(&format!(" ({hostless} requests)"));
+            cause.push_str(&format!(" ({})", count(hostless, "request", "requests")));
         }
         causes.push(cause);
     }
     if let Some((first, _)) = unnamed.first() {
         let seen = unnamed.len() + not_yet.len();
         let which = if not_yet.is_empty() {
-            format!("any of the {seen} origins seen")
+            format!(
+                "any of the {} seen",
+                count(seen as u64, "origin", "origins")
+            )
         } else {
-            format!("{} of the {seen} origins seen", unnamed.len())
+            format!(
+                "{} of the {} seen",
+                unnamed.len(),
+                count(seen as u64, "origin", "origins")
+            )
         };
         let mut cause = format!("no robots source names {which} (most requested: {first})");
         let mut named: Vec<&str> = view
@@ -230,13 +236,15 @@ fn unjudged(view: &View<'_>) -> Option<String> {
             format!(", whose first version is valid from {t}")
         });
         causes.push(format!(
-            "no robots.txt version was in force yet when {} origins were requested \
+            "no robots.txt version was in force yet when {} {} requested \
              (e.g. {first}{from})",
-            not_yet.len()
+            count(not_yet.len() as u64, "origin", "origins"),
+            if not_yet.len() == 1 { "was" } else { "were" }
         ));
     }
     Some(format!(
-        "nothing judged: {total} requests could not be judged: {}",
+        "nothing judged: {} could not be judged: {}",
+        count(total, "request", "requests"),
         causes.join("; ")
     ))
 }

@@ -85,6 +85,28 @@ fn ids<Id>(
 }
 
 impl State {
+    /// By origin id: whether it is an origin (not the empty one of lines that named none) that
+    /// no robots version names, as the audit looks an origin up (its scheme's timeline, then
+    /// the any-scheme one). The [`OTHER_ORIGINS`] row is one.
+    pub fn sourceless_origins(&self) -> Vec<bool> {
+        let named: HashSet<&str> = self
+            .robots
+            .versions
+            .iter()
+            .map(|v| v.origin.as_str())
+            .collect();
+        self.origins
+            .iter()
+            .map(|name| {
+                !name.is_empty()
+                    && !Origin::parse(name).is_ok_and(|o| {
+                        named.contains(o.to_string().as_str())
+                            || named.contains(o.host_key().as_str())
+                    })
+            })
+            .collect()
+    }
+
     /// The same state with its minted agents and origins past the `kept_names` setting folded
     /// into [`OTHER_AGENTS`] and [`OTHER_ORIGINS`] (counters summed, the folded names' hashes
     /// added to the sketches), in canonical order ([`State::canonical`]).
@@ -99,24 +121,10 @@ impl State {
             &mut self.folded.agents,
         );
         let origin_names: Vec<&str> = self.origins.iter().map(String::as_str).collect();
-        // As the audit looks an origin up: its scheme's timeline, then the any-scheme one.
-        let named: HashSet<&str> = self
-            .robots
-            .versions
-            .iter()
-            .map(|v| v.origin.as_str())
-            .collect();
-        let has_source = |name: &str| {
-            Origin::parse(name).is_ok_and(|o| {
-                named.contains(o.to_string().as_str()) || named.contains(o.host_key().as_str())
-            })
-        };
+        let sourceless = self.sourceless_origins();
         let origins = plan(
             &origin_names,
-            |i| {
-                let name = origin_names[i];
-                !name.is_empty() && name != OTHER_ORIGINS && !has_source(name)
-            },
+            |i| sourceless[i] && origin_names[i] != OTHER_ORIGINS,
             limit,
             OTHER_ORIGINS,
             &mut self.folded.origins,

@@ -68,7 +68,7 @@ pub enum StateError {
     Newer(u32),
     /// A version older than this build reads.
     #[error(
-        "state version {0} was written by an older robots-audit in a layout this one does not read (version {version}); audit its inputs again",
+        "state version {0} was written by an older robots-audit in a layout this one does not read (version {version}); audit its inputs again with this version",
         version = json::VERSION
     )]
     Older(u32),

@@ -1,0 +1,249 @@
+//! Bounds on what traffic can mint: self-declared bots and origins without a robots source past
+//! `--kept-names` are folded, the names kept depend on the names alone, and merged reports of
+//! any split equal one audit, byte for byte.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use robots_audit::audit::fold::{OTHER_AGENTS, OTHER_ORIGINS, name_hash};
+
+use crate::common::{read_csv, robots_audit, stderr_text, write};
+
+const KEPT: usize = 5;
+const BOTS: usize = 40;
+const HOSTS: usize = 30;
+
+/// A flood: each line a distinct self-declared bot and, on most lines, a distinct virtual host
+/// without a robots source; every tenth line Googlebot on the host that has one.
+fn flood() -> Vec<String> {
+    (0..BOTS)
+        .map(|i| {
+            let (host, ua) = if i % 10 == 0 {
+                (
+                    "kept.example".to_owned(),
+                    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+                        .to_owned(),
+                )
+            } else {
+                (
+                    format!("v{}.example", i % HOSTS),
+                    format!("Bot{i:07}Bot/1.0 (+http://x{i}.example/)"),
+                )
+            };
+            let path = if i % 3 == 0 { "/private/x" } else { "/robots.txt" };
+            format!(
+                "{host}:80 192.0.2.{} - - [20/Nov/2026:10:{:02}:00 +0000] \"GET {path} HTTP/1.1\" 200 5 \"-\" \"{ua}\"\n",
+                i % 250,
+                i % 60
+            )
+        })
+        .collect()
+}
+
+fn robots_dir(dir: &Path) -> PathBuf {
+    write(
+        dir,
+        "robots/kept.example.txt",
+        "User-agent: *\nDisallow: /private/\n",
+    );
+    dir.join("robots")
+}
+
+fn audit(dir: &Path, files: &[PathBuf], out: &Path, threads: usize) -> String {
+    let assert = robots_audit()
+        .args(["audit", "--no-html", "--kept-names", &KEPT.to_string()])
+        .arg("--threads")
+        .arg(threads.to_string())
+        .arg("--robots")
+        .arg(dir.join("robots"))
+        .arg("--out")
+        .arg(out)
+        .args(files)
+        .assert();
+    // A part with no judged request (no Googlebot line) exits 3, and still writes its reports.
+    let code = assert.get_output().status.code();
+    assert!(matches!(code, Some(0 | 3)), "{code:?}");
+    stderr_text(assert.get_output())
+}
+
+fn same_files(a: &Path, b: &Path) {
+    let names = |dir: &Path| {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(a), names(b));
+    for name in names(a) {
+        assert!(
+            fs::read(a.join(&name)).unwrap() == fs::read(b.join(&name)).unwrap(),
+            "{name} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+/// The `KEPT` names of `names` with the smallest hashes.
+fn smallest(names: impl IntoIterator<Item = String>) -> BTreeSet<String> {
+    let mut ranked: Vec<(u64, String)> = names
+        .into_iter()
+        .map(|n| (name_hash(n.as_bytes()), n))
+        .collect();
+    ranked.sort();
+    ranked.truncate(KEPT);
+    ranked.into_iter().map(|(_, n)| n).collect()
+}
+
+#[test]
+fn past_the_bound_the_smallest_names_are_kept_and_the_rest_folded() {
+    let dir = tempfile::tempdir().unwrap();
+    robots_dir(dir.path());
+    let log = write(dir.path(), "logs/flood.log", flood().concat());
+    let out = dir.path().join("out");
+    let stderr = audit(dir.path(), &[log], &out, 2);
+    let agents = read_csv(&out.join("agents.csv"));
+    let names: BTreeSet<String> = agents.iter().map(|r| r["agent"].clone()).collect();
+    let minted = (0..BOTS)
+        .filter(|i| i % 10 != 0)
+        .map(|i| format!("Bot{i:07}Bot"));
+    let mut want = smallest(minted);
+    want.insert("Googlebot".into());
+    want.insert(OTHER_AGENTS.into());
+    assert_eq!(names, want);
+    let requests: u64 = agents
+        .iter()
+        .map(|r| r["requests"].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(requests, BOTS as u64, "every request counted once");
+    let other = agents.iter().find(|r| r["agent"] == OTHER_AGENTS).unwrap();
+    assert_eq!(other["requests"], (BOTS - BOTS / 10 - KEPT).to_string());
+    let origins: BTreeSet<String> = read_csv(&out.join("agent_origins.csv"))
+        .iter()
+        .map(|r| r["origin"].clone())
+        .collect();
+    let hosts = (1..HOSTS).map(|h| format!("http://v{h}.example"));
+    let mut want = smallest(hosts);
+    want.insert("http://kept.example".into());
+    want.insert(OTHER_ORIGINS.into());
+    assert_eq!(origins, want);
+    // The per-request rows name the folded bot itself, judged by its own tokens.
+    let violations = fs::read_to_string(out.join("violations.csv")).unwrap();
+    assert_eq!(violations.lines().count(), 1 + 2, "{violations}");
+    // Kept sourceless origins and the fold row, most requested first; then the bots that
+    // requested them, whose coverage is 0.
+    assert!(
+        stderr.contains(&format!(
+            "note: no robots source for {} origins with bot requests (left unjudged): {OTHER_ORIGINS} (",
+            KEPT + 1
+        )) && stderr.contains(" and 3 more\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("note: coverage below 1 for ") && stderr.contains("(0.0000)"),
+        "{stderr}"
+    );
+    // Past the bound the sketch of folded names is full: the summary says "about".
+    assert!(
+        stderr.contains(&format!(
+            "note: folded past {KEPT} names of each kind: about "
+        )) && stderr.contains(&format!("self-declared bots into {OTHER_AGENTS}; about "))
+            && stderr.contains(&format!(
+                "origins without a robots source into {OTHER_ORIGINS}"
+            )),
+        "{stderr}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
+
+    /// Any order of the flood's lines, split over inputs, threads and merged reports, gives the
+    /// reports (state.json included) of one audit of everything.
+    #[test]
+    fn any_split_of_a_flood_merges_to_one_audit(
+        order in Just((0..BOTS).collect::<Vec<usize>>()).prop_shuffle(),
+        cuts in proptest::collection::btree_set(1usize..BOTS, 1..4),
+        reports in 1usize..4,
+        threads in 1usize..3,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        robots_dir(dir.path());
+        let lines = flood();
+        let mut bounds: Vec<usize> = vec![0];
+        bounds.extend(cuts);
+        bounds.push(BOTS);
+        let files: Vec<PathBuf> = bounds
+            .windows(2)
+            .enumerate()
+            .map(|(f, w)| {
+                let text: String = order[w[0]..w[1]].iter().map(|&i| lines[i].as_str()).collect();
+                write(dir.path(), &format!("logs/part{f}.log"), text)
+            })
+            .collect();
+        let all = dir.path().join("all");
+        audit(dir.path(), &files, &all, 1);
+        let per = files.len().div_ceil(reports);
+        let parts: Vec<PathBuf> = files
+            .chunks(per)
+            .enumerate()
+            .map(|(i, chunk)| {
+                let out = dir.path().join(format!("report{i}"));
+                audit(dir.path(), chunk, &out, threads);
+                out
+            })
+            .collect();
+        let merged = dir.path().join("merged");
+        robots_audit()
+            .args(["merge", "-q", "--no-html", "--out"])
+            .arg(&merged)
+            .args(&parts)
+            .assert()
+            .code(0);
+        same_files(&all, &merged);
+    }
+}
+
+/// `inputs.csv`'s `assumed_zone` and the summary name the inputs whose times carry no offset,
+/// with the zone they were read in; an input whose times all carry one has none.
+#[test]
+fn inputs_read_in_an_assumed_zone_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    robots_dir(dir.path());
+    let haproxy = write(
+        dir.path(),
+        "logs/haproxy.log",
+        "192.0.2.10:51012 [20/Nov/2026:01:00:00.125] www web/app1 0/0/1/12/13 200 5120 - - ---- 3/3/1/1/0 0/0 {kept.example|Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)} \"GET /private/x HTTP/1.1\"\n",
+    );
+    let combined = write(dir.path(), "logs/flood.log", flood()[..10].concat());
+    for (zone, want) in [(None, "UTC"), (Some("Europe/Paris"), "Europe/Paris")] {
+        let out = dir.path().join(format!("out-{want}").replace('/', "-"));
+        let mut cmd = robots_audit();
+        cmd.args(["audit", "--no-html", "--robots"])
+            .arg(dir.path().join("robots"))
+            .arg("--out")
+            .arg(&out);
+        if let Some(zone) = zone {
+            cmd.args(["--timezone", zone]);
+        }
+        let assert = cmd.arg(&haproxy).arg(&combined).assert().code(0);
+        let stderr = stderr_text(assert.get_output());
+        let inputs = read_csv(&out.join("inputs.csv"));
+        let zones: Vec<(&str, &str)> = inputs
+            .iter()
+            .map(|r| (r["format"].as_str(), r["assumed_zone"].as_str()))
+            .collect();
+        assert_eq!(zones, [("haproxy", want), ("vhost_combined", "")]);
+        assert!(
+            stderr.contains(&format!(
+                "note: times without an offset read in an assumed zone (--timezone): {want} for 1 input: {}",
+                haproxy.display()
+            )),
+            "{stderr}"
+        );
+    }
+}
