@@ -585,7 +585,7 @@ fn host_less_lines_without_origin_judge_nothing_and_exit_3() {
         .stderr(predicate::str::contains(
             "robots-audit: nothing judged: 5 requests could not be judged: the lines carry no \
              host and --origin was not given (4 requests); no robots source names any of the 1 \
-             origins seen (most requested: https://b.example); the robots sources name \
+             origin seen (most requested: https://b.example); the robots sources name \
              a.example\n",
         ));
     // With --origin the same log is judged.

@@ -238,7 +238,7 @@ pub struct Judge<'a> {
 /// selected groups say about crawl delay and usage preferences. A folded agent shares its id
 /// with every other folded agent, so its selections are kept by its robots tokens instead (all
 /// else a selection reads is the same for every minted agent: no policy, category `other`), at
-/// most [`FOLDED_SELECTIONS`] of them.
+/// most `FOLDED_SELECTIONS` of them.
 #[derive(Debug, Default)]
 pub struct SelectionCache {
     selections: AHashMap<(VersionId, AgentId), (Selection, Extensions)>,
