@@ -5,13 +5,13 @@
 //! is a number of the CSVs; it reads no file back. The markup is the template
 //! `templates/report.html` (askama, compiled into the binary; every value HTML-escaped unless
 //! the template marks it `safe`, which only the charts' SVG is); this module gathers what it
-//! shows. Charts are SVG drawn by `plotters` when the page is written ([`charts`]), so the page
+//! shows. Charts are SVG drawn by `plotters` when the page is written (`charts.rs`), so the page
 //! needs no script, font or image from the network; a few lines of inline script sort the bot
 //! table.
 //!
-//! Invariants: every table is capped and says what it left out ([`tables`]), and every string
+//! Invariants: every table is capped and says what it left out (`tables.rs`), and every string
 //! from a log or a robots.txt file is shown cut and with its control characters visible
-//! ([`text`]), so the page stays small whatever the traffic minted (a flood of distinct bots or
+//! (`text.rs`), so the page stays small whatever the traffic minted (a flood of distinct bots or
 //! hosts gives the same few hundred rows).
 
 mod charts;
