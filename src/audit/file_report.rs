@@ -36,6 +36,16 @@ impl Sample {
     }
 }
 
+/// The skipped lines of one reason in one input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReasonCount {
+    /// The reason (read back only as one of the parser's reasons).
+    #[serde(deserialize_with = "skip_reason")]
+    pub reason: Label,
+    /// Lines skipped for it.
+    pub lines: u64,
+}
+
 /// A name from a fixed list (a format's, a skip reason's). Named so that serde's derive reads it
 /// through the functions below instead of borrowing it from the input, which a `&'static str`
 /// written out would make it try.
@@ -84,6 +94,10 @@ pub struct FileReport {
     pub parsed: u64,
     /// Lines skipped as malformed.
     pub skipped: u64,
+    /// The skipped lines by reason, sorted by reason: they add up to `skipped` (the samples
+    /// keep only the first lines). Left out of `state.json` when no line was skipped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_by_reason: Vec<ReasonCount>,
     /// Requests from bots.
     pub bot_requests: u64,
     /// Other requests.
@@ -107,13 +121,29 @@ pub struct FileReport {
 }
 
 impl FileReport {
+    /// Counts `lines` skipped lines of `reason`.
+    pub fn count_skipped(&mut self, reason: Label, lines: u64) {
+        self.skipped += lines;
+        match self
+            .skipped_by_reason
+            .binary_search_by(|count| count.reason.cmp(reason))
+        {
+            Ok(at) => self.skipped_by_reason[at].lines += lines,
+            Err(at) => self
+                .skipped_by_reason
+                .insert(at, ReasonCount { reason, lines }),
+        }
+    }
+
     /// Adds what another worker thread counted of the same input: line counts add, times
     /// combine, samples join (the caller keeps the first ones), and the reader's facts come
     /// from whichever side has them (one thread ends each input).
     pub fn merge(&mut self, other: FileReport) {
         self.lines += other.lines;
         self.parsed += other.parsed;
-        self.skipped += other.skipped;
+        for count in &other.skipped_by_reason {
+            self.count_skipped(count.reason, count.lines);
+        }
         self.bot_requests += other.bot_requests;
         self.other_requests += other.other_requests;
         self.first_time = [self.first_time, other.first_time]

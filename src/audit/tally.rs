@@ -209,7 +209,7 @@ impl Sink for Tally {
 
     fn skipped(&mut self, line: &Skipped<'_>) {
         let file = &mut self.input(line.input).file;
-        file.skipped += 1;
+        file.count_skipped(line.reason.as_str(), 1);
         keep_sample(
             &mut file.samples,
             Sample::new(line.line, line.reason.as_str(), line.text),

@@ -83,32 +83,35 @@ pub fn totals(state: &State, stats: &Stats) -> Result<Vec<AgentTotals>, CountErr
     Ok(totals)
 }
 
+/// One agent's row of `agents.csv`, in [`HEADER`]'s order (before the cells rule).
+pub fn row(view: &View<'_>, t: &AgentTotals) -> Vec<String> {
+    let agent = &view.state.agents[t.agent.index()];
+    let c = &t.counts;
+    let mut row = vec![
+        agent.name.clone(),
+        agent.tokens.join("|"),
+        agent.operator.clone(),
+        agent.category.as_str().to_owned(),
+        c.requests.to_string(),
+        c.robots_fetches.to_string(),
+    ];
+    row.extend(verdict_columns(c));
+    row.extend([
+        t.origins.to_string(),
+        t.origins_robots_fetched.to_string(),
+        t.origins_with_violations.to_string(),
+        c.verified.to_string(),
+        c.spoofed.to_string(),
+        c.unverified.to_string(),
+        time(c.first_seen),
+        time(c.last_seen),
+        c.preference_conflicts.to_string(),
+    ]);
+    row
+}
+
 /// Writes `agents.csv` into `dir`.
 pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
-    let rows = view.agents.iter().map(|t| {
-        let agent = &view.state.agents[t.agent.index()];
-        let c = &t.counts;
-        let mut row = vec![
-            agent.name.clone(),
-            agent.tokens.join("|"),
-            agent.operator.clone(),
-            agent.category.as_str().to_owned(),
-            c.requests.to_string(),
-            c.robots_fetches.to_string(),
-        ];
-        row.extend(verdict_columns(c));
-        row.extend([
-            t.origins.to_string(),
-            t.origins_robots_fetched.to_string(),
-            t.origins_with_violations.to_string(),
-            c.verified.to_string(),
-            c.spoofed.to_string(),
-            c.unverified.to_string(),
-            time(c.first_seen),
-            time(c.last_seen),
-            c.preference_conflicts.to_string(),
-        ]);
-        row
-    });
+    let rows = view.agents.iter().map(|t| row(view, t));
     write_csv(dir, files::AGENTS, HEADER, view.raw_csv(), rows)
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use jiff::Timestamp;
 
 use super::{View, files, rate, time, write_csv};
+use crate::audit::rate::{RateCounts, RateKey};
 
 /// The header of `crawl_rate.csv`: the contract's columns (docs/contract.md), then `exact`.
 pub const HEADER: &str = "agent,origin,crawl_delay,honours_crawl_delay,requests,early_requests,early_rate,busiest_minute,busiest_minute_requests,allowed_per_minute,exact";
@@ -31,6 +32,31 @@ pub fn allowed_per_minute(delay_ms: u32) -> String {
     format!("{:.4}", 60_000.0 / f64::from(delay_ms))
 }
 
+/// One agent, origin and delay's row of `crawl_rate.csv`, in [`HEADER`]'s order.
+pub fn row(view: &View<'_>, key: &RateKey, counts: &RateCounts) -> [String; 11] {
+    let honours = view
+        .state
+        .agents
+        .get(key.agent.index())
+        .is_some_and(|agent| agent.honours_crawl_delay);
+    let requests = counts.requests();
+    let early = counts.early_requests(key.delay_ms);
+    let busiest = counts.busiest_minute();
+    [
+        view.state.agent_name(key.agent).to_owned(),
+        view.state.origin_name(key.origin).to_owned(),
+        seconds(key.delay_ms),
+        honours.to_string(),
+        requests.to_string(),
+        early.to_string(),
+        rate(early, requests),
+        time(busiest.and_then(|(minute, _)| Timestamp::from_second(minute).ok())),
+        busiest.map(|(_, n)| n.to_string()).unwrap_or_default(),
+        allowed_per_minute(key.delay_ms),
+        counts.is_exact().to_string(),
+    ]
+}
+
 /// Writes `crawl_rate.csv` into `dir`.
 pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
     let mut keys: Vec<_> = view.totals.stats.rates.iter().collect();
@@ -46,29 +72,7 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
                 b.delay_ms,
             ))
     });
-    let rows = keys.into_iter().map(|(key, counts)| {
-        let honours = view
-            .state
-            .agents
-            .get(key.agent.index())
-            .is_some_and(|agent| agent.honours_crawl_delay);
-        let requests = counts.requests();
-        let early = counts.early_requests(key.delay_ms);
-        let busiest = counts.busiest_minute();
-        [
-            view.state.agent_name(key.agent).to_owned(),
-            view.state.origin_name(key.origin).to_owned(),
-            seconds(key.delay_ms),
-            honours.to_string(),
-            requests.to_string(),
-            early.to_string(),
-            rate(early, requests),
-            time(busiest.and_then(|(minute, _)| Timestamp::from_second(minute).ok())),
-            busiest.map(|(_, n)| n.to_string()).unwrap_or_default(),
-            allowed_per_minute(key.delay_ms),
-            counts.is_exact().to_string(),
-        ]
-    });
+    let rows = keys.into_iter().map(|(key, counts)| row(view, key, counts));
     write_csv(dir, files::CRAWL_RATE, HEADER, view.raw_csv(), rows)
 }
 

@@ -164,13 +164,13 @@ impl Reports {
 ///
 /// The reports read the state and write files of their own, so they are written side by side
 /// on the thread pool: after the workers are done, this is all the run has left to do, and one
-/// thread would leave the other cores idle while the night's reports are written. The page
-/// comes last, as it reads the CSV files back. `threads` bounds the threads used (at least 1).
+/// thread would leave the other cores idle while the night's reports are written. The page is
+/// one of them, rendered from the same view. `threads` bounds the threads used (at least 1).
 pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Result<()> {
     let state = view.state;
     let rendered = view;
     // The state is the longest to write: first, so that it starts at once beside the rest.
-    let writers: [(&str, &(dyn Fn() -> io::Result<()> + Sync)); 9] = [
+    let writers: [(&str, &(dyn Fn() -> io::Result<()> + Sync)); 10] = [
         (files::STATE, &|| {
             let mut file = NewFile::create(dir, files::STATE)?;
             json::write(state, &mut file)?;
@@ -188,6 +188,13 @@ pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Re
         }),
         (files::CRAWL_RATE, &|| crawl_rate::write(dir, rendered)),
         (files::HOURLY, &|| hourly::write(dir, rendered)),
+        (files::REPORT_HTML, &|| {
+            if html {
+                html::write(dir, rendered)
+            } else {
+                Ok(())
+            }
+        }),
     ];
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
@@ -199,11 +206,7 @@ pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Re
             .par_iter()
             .map(|(_, write)| write())
             .collect::<io::Result<()>>()
-    })?;
-    if html {
-        html::write(dir)?;
-    }
-    Ok(())
+    })
 }
 
 impl<'r> Output for &'r Reports {

@@ -12,6 +12,18 @@ use crate::versions::summary::Decides;
 /// The header of `rules.csv`.
 pub const HEADER: &str = "origin,robots_version,group,line,rule,decided,violations,agents";
 
+/// The `agents` cell of a rule's row: the names of the agents it decided for, sorted, joined
+/// by `|`.
+pub fn agents_cell(view: &View<'_>, counts: &RuleCounts) -> String {
+    let mut agents: Vec<&str> = counts
+        .agents
+        .iter()
+        .map(|&a| view.state.agent_name(a))
+        .collect();
+    agents.sort_unstable();
+    agents.join("|")
+}
+
 /// Writes `rules.csv` into `dir`, one version's rows at a time: a night over many origins has
 /// millions of rules, and holding their rows would cost more than every counter of the run.
 pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
@@ -19,12 +31,6 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
     let rows = view.state.robots.sorted().into_iter().flat_map(|id| {
         let version = view.state.robots.version(id);
         let row = |group: String, line: String, rule: String, counts: &RuleCounts| {
-            let mut agents: Vec<&str> = counts
-                .agents
-                .iter()
-                .map(|&a| view.state.agent_name(a))
-                .collect();
-            agents.sort_unstable();
             [
                 version.origin.clone(),
                 version.label(),
@@ -33,7 +39,7 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
                 rule,
                 counts.decided.to_string(),
                 counts.violations.to_string(),
-                agents.join("|"),
+                agents_cell(view, counts),
             ]
         };
         let counts = |rule: Option<RuleId>| {
