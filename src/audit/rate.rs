@@ -124,6 +124,8 @@ impl From<RateCounts> for UncheckedCounts {
     }
 }
 
+// serde's `try_from` reports the error through `Display` as the reason the state does not read,
+// so a message is all it needs.
 impl TryFrom<UncheckedCounts> for RateCounts {
     type Error = String;
 
@@ -447,6 +449,7 @@ struct UncheckedRates {
     floor: u8,
 }
 
+// As for `RateCounts`: serde reports the message as the reason the state does not read.
 impl TryFrom<UncheckedRates> for Rates {
     type Error = String;
 

@@ -111,6 +111,8 @@ impl StateBytes {
     }
 
     /// The bytes back; an error for hex that is not hex.
+    // The error is the text of a state's inconsistency, which its callers put into the typed
+    // error that names the report (`StateError::Inconsistent`, merge's invalid state).
     pub fn bytes(&self) -> Result<Vec<u8>, String> {
         match self {
             StateBytes::Text(text) => Ok(text.as_bytes().to_vec()),
@@ -433,6 +435,8 @@ impl UnknownAgents {
     }
 
     /// The table `state` describes, its samples' inputs renumbered by `input` (`merge`).
+    // As for `bytes`: the error is the text of an inconsistency, for the caller's typed error
+    // that names the report; `input` is the caller's own check, worded by it.
     pub fn from_state(
         state: &UnknownAgentsState,
         input: impl Fn(usize) -> Result<usize, String>,
