@@ -1,10 +1,9 @@
 //! The command line: the top-level parser and the list of commands. Each command's arguments,
 //! usage text and `run` are in its own module under `src/cmd/`.
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::cmd;
-use crate::generate::Generate;
 
 /// Audit web access logs against the robots.txt in force at each request.
 #[derive(Debug, Parser)]
@@ -55,4 +54,19 @@ pub enum Command {
     /// `robots-audit import`.
     #[command(about = cmd::import::ABOUT)]
     Import(cmd::import::ImportArgs),
+}
+
+/// What `--generate` writes to standard output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Generate {
+    /// A bash completion script.
+    CompleteBash,
+    /// A zsh completion script.
+    CompleteZsh,
+    /// A fish completion script.
+    CompleteFish,
+    /// A PowerShell completion script.
+    CompletePowershell,
+    /// The man page (roff), every command and option in one page.
+    Man,
 }

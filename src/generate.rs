@@ -4,27 +4,12 @@
 
 use std::io::Write;
 
-use clap::{CommandFactory, ValueEnum};
+use clap::CommandFactory;
 use clap_complete::Shell;
 use clap_mangen::Man;
 use robots_audit::error::{EXIT_OK, Error};
 
-use crate::cli::Cli;
-
-/// What `--generate` writes to standard output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Generate {
-    /// A bash completion script.
-    CompleteBash,
-    /// A zsh completion script.
-    CompleteZsh,
-    /// A fish completion script.
-    CompleteFish,
-    /// A PowerShell completion script.
-    CompletePowershell,
-    /// The man page (roff), every command and option in one page.
-    Man,
-}
+use crate::cli::{Cli, Generate};
 
 /// The program's name, as completions register it.
 const BIN: &str = "robots-audit";

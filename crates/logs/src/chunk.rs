@@ -7,18 +7,13 @@ use std::sync::Arc;
 
 use crate::directives;
 use crate::gzip::Decoding;
+use crate::limits::MAX_LINE_LEN;
 use crate::open::{Compression, Decoder, Source};
 use crate::prefix;
 
 /// The block size [`LogReader`] aims for unless told otherwise: big enough that per-block costs
 /// vanish, small enough that blocks can be handed to worker threads one by one.
 pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
-
-/// The hard cap on one line. A longer line is cut to its first `MAX_LINE_LEN` bytes (the rest
-/// is read and dropped, never held in memory), and parsers skip any line this long as
-/// [`SkipReason::TooLong`](crate::SkipReason::TooLong). Lines shorter than this are delivered
-/// whole.
-pub const MAX_LINE_LEN: usize = 4 << 20;
 
 /// How much is asked of the decompressor per read: big reads mean fewer system calls for plain
 /// files and fewer calls into the decompressor.

@@ -4,9 +4,10 @@
 //! what it read; [`classify`] names the format of one line. Above the reader and the parsers of
 //! each format, below the line parser.
 
-use crate::chunk::{Block, LogReader, MAX_LINE_LEN};
+use crate::chunk::{Block, LogReader};
 use crate::format::Format;
 use crate::formats::{alb, clf, cloudfront, crawl, envoy, haproxy, json};
+use crate::limits::MAX_LINE_LEN;
 use crate::prefix::{self, Assembled, OpenRecords, Prefix};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";

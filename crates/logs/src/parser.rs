@@ -2,7 +2,7 @@
 //! also reads lines of the other formats a stream changes to; either reads lines behind the
 //! prefixes collectors add ([`crate::prefix`]).
 
-use crate::chunk::{Block, MAX_LINE_LEN};
+use crate::chunk::Block;
 use crate::detect;
 use crate::directives;
 use crate::format::Format;
@@ -10,6 +10,7 @@ use crate::formats::clf::{self, ClfLayout};
 use crate::formats::header::Layout;
 use crate::formats::json::{FieldMap, JsonParser};
 use crate::formats::{alb, cloudfront, crawl, envoy, haproxy, w3c};
+use crate::limits::MAX_LINE_LEN;
 use crate::prefix::{self, Assembled, Prefix};
 use crate::record::Request;
 use crate::scratch::{BlockState, Buffers, Scratch};

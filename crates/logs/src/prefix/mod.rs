@@ -12,7 +12,7 @@ mod syslog;
 
 use std::fmt;
 
-use crate::chunk::MAX_LINE_LEN;
+use crate::limits::MAX_LINE_LEN;
 
 /// A prefix a collector writes before each line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
