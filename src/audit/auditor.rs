@@ -60,8 +60,7 @@ impl OriginTable {
                 Admit::KeptPushingOut(out) => {
                     // Counted under its id until the state folds it.
                     if let Some(name) = self.names.get(out.index()) {
-                        let name = name.clone();
-                        self.ids.remove(&name);
+                        self.ids.remove(name.as_str());
                     }
                 }
                 Admit::Folded => {
