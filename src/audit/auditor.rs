@@ -8,6 +8,7 @@
 //! block, each distinct user-agent and origin spelling is resolved once per thread.
 
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ahash::AHashMap;
@@ -18,68 +19,16 @@ use robots_audit_logs::{OriginParts, Request, Scratch};
 
 use super::Input;
 use super::error::AuditError;
-use super::fold::{Admission, Admit, FoldSketch, KEPT_NAMES, OTHER_ORIGINS};
+use super::fold::{FoldSketch, Folding, KEPT_NAMES, without_retired};
 use super::identity::{AgentInfo, Identifier, IdentityCache};
 use super::judge::{Judge, Judgement, SelectionCache, match_path};
+use super::origin_table::OriginTable;
 use super::recent::RecentKeys;
 use super::schedule::{BlockHandler, LineBlock};
 use super::sink::{AgentRequest, InputEnded, InputStarted, NotABot, Sink, Skipped};
 use super::tally::Tally;
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::origin::Origin;
-
-/// The origins of the run, numbered in order of first sight. Origins without a robots source
-/// are minted by traffic (any Host header names one): at most a bounded number of them are kept
-/// (`src/audit/fold.rs`), the others counted as [`OTHER_ORIGINS`].
-#[derive(Debug)]
-struct OriginTable {
-    /// By name; minted origins only while they are kept.
-    ids: AHashMap<String, OriginId>,
-    names: Vec<String>,
-    minted: Admission<OriginId>,
-    /// The [`OTHER_ORIGINS`] row, once an origin was folded.
-    other: Option<OriginId>,
-}
-
-impl OriginTable {
-    fn push(&mut self, name: String) -> OriginId {
-        let id = OriginId::from_index(self.names.len()).unwrap_or(OriginId::MAX);
-        self.names.push(name);
-        id
-    }
-
-    /// The id of origin `name`, numbered when new; `minted` when no robots source names it.
-    fn id(&mut self, name: &str, minted: bool) -> OriginId {
-        if let Some(&id) = self.ids.get(name) {
-            return id;
-        }
-        let next = OriginId::from_index(self.names.len()).unwrap_or(OriginId::MAX);
-        if minted {
-            match self.minted.admit(name, next) {
-                Admit::Kept => {}
-                Admit::KeptPushingOut(out) => {
-                    // Counted under its id until the state folds it.
-                    if let Some(name) = self.names.get(out.index()) {
-                        self.ids.remove(name.as_str());
-                    }
-                }
-                Admit::Folded => {
-                    return match self.other {
-                        Some(id) => id,
-                        None => {
-                            let id = self.push(OTHER_ORIGINS.to_owned());
-                            self.other = Some(id);
-                            id
-                        }
-                    };
-                }
-            }
-        }
-        let id = self.push(name.to_owned());
-        self.ids.insert(name.to_owned(), id);
-        id
-    }
-}
 
 /// What every thread's auditor reads and the tables they share (agents, origins).
 #[derive(Debug)]
@@ -99,6 +48,8 @@ pub struct AuditContext<'a> {
     /// Forward-confirmed reverse DNS (`--verify dns`), shared by the threads.
     pub dns: Option<&'a Mutex<DnsVerifier>>,
     origins: Mutex<OriginTable>,
+    /// How many origins the table retired: read without the lock at each block's end.
+    retired_origins: AtomicUsize,
 }
 
 impl<'a> AuditContext<'a> {
@@ -117,32 +68,51 @@ impl<'a> AuditContext<'a> {
             default_origin: None,
             fallback_user_agent: None,
             dns: None,
-            origins: Mutex::new(OriginTable {
-                ids: AHashMap::new(),
-                names: Vec::new(),
-                minted: Admission::new(KEPT_NAMES),
-                other: None,
-            }),
+            origins: Mutex::new(OriginTable::new(KEPT_NAMES)),
+            retired_origins: AtomicUsize::new(0),
         }
     }
 
     /// Keeps at most `kept_names` origins without a robots source (by default [`KEPT_NAMES`]).
     pub fn keep_origins(&mut self, kept_names: usize) {
-        self.origins
+        *self
+            .origins
             .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
-            .minted = Admission::new(kept_names);
+            .unwrap_or_else(PoisonError::into_inner) = OriginTable::new(kept_names);
     }
 
-    /// The origins seen, indexed by [`OriginId`] (the empty string for lines without one;
-    /// minted origins pushed out by smaller ones included: the state folds them), and the
-    /// hashes of the origins folded.
-    pub fn into_origins(self) -> (Vec<String>, FoldSketch) {
+    /// The origins seen, retired ones left out (the empty string for lines without one),
+    /// with the new position of each [`OriginId`] given (a retired origin's is the fold row's;
+    /// `None` when none was retired), and the hashes of the origins folded.
+    pub fn into_origins(self) -> (Vec<String>, Option<Vec<usize>>, FoldSketch) {
         let table = self
             .origins
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        (table.names, table.minted.into_folded())
+        let (names, new_ids) = without_retired(table.names, &table.retired, OriginId::index);
+        (names, new_ids, table.minted.into_folded())
+    }
+
+    /// The agents and origins retired since `seen` (how many of each this thread knows of),
+    /// which it then knows of; `None` when there are none (two loads, no lock).
+    pub fn retired_since(&self, seen: &mut (usize, usize)) -> Option<Folding> {
+        let origins = self.retired_origins.load(Ordering::Acquire);
+        let agents = self.identifier.retired_since(seen.0);
+        if agents.is_none() && origins <= seen.1 {
+            return None;
+        }
+        let mut folding = Folding::default();
+        if let Some((ids, other)) = agents {
+            seen.0 += ids.len();
+            folding.agents(&ids, other);
+        }
+        if origins > seen.1 {
+            let table = self.origins.lock().unwrap_or_else(PoisonError::into_inner);
+            let ids = table.retired.ids.get(seen.1..).unwrap_or_default();
+            seen.1 += ids.len();
+            folding.origins(ids, table.retired.other);
+        }
+        Some(folding)
     }
 
     /// Numbers an origin in the run's table; `None` (a line with no usable origin and no
@@ -155,11 +125,11 @@ impl<'a> AuditContext<'a> {
             .unwrap_or_default()
             .into();
         let minted = versions.is_empty() && !name.is_empty();
-        let id = self
-            .origins
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .id(&name, minted);
+        let mut table = self.origins.lock().unwrap_or_else(PoisonError::into_inner);
+        let id = table.id(&name, minted);
+        self.retired_origins
+            .store(table.retired.ids.len(), Ordering::Release);
+        drop(table);
         (id, Arc::from(name), versions)
     }
 }
@@ -246,6 +216,25 @@ struct AgentRanges {
     /// With `--verify dns`: for each agent, whether each logged host name under its suffixes
     /// resolved forward.
     hosts_seen: AHashMap<AgentId, AHashMap<Box<[u8]>, bool>>,
+}
+
+impl AgentRanges {
+    /// Forgets what was cached of the retired agents of `folding`.
+    fn forget(&mut self, folding: &Folding) {
+        for agent in folding.retired_agents() {
+            if let Some(ranges) = self.by_agent.get_mut(agent.index()) {
+                *ranges = None;
+            }
+            if let Some(fields) = self.dns_by_field.get_mut(agent.index()) {
+                self.dns_fields -= fields.len();
+                *fields = AHashMap::default();
+            }
+        }
+        self.dns_seen
+            .retain(|&(_, agent), _| !folding.is_retired(agent));
+        self.hosts_seen
+            .retain(|&agent, _| !folding.is_retired(agent));
+    }
 }
 
 /// A folded agent shares its id with the others, so nothing is cached by it: a range list keyed
@@ -443,6 +432,19 @@ impl<'c> Auditor<'c> {
         }
     }
 
+    /// Forgets what this thread cached of the retired agents and origins of `folding`: a
+    /// later request of one resolves again, to its fold row.
+    pub fn forget(&mut self, folding: &Folding) {
+        if folding.has_agents() {
+            self.identities.forget();
+            self.selections.forget(folding);
+            self.ranges.forget(folding);
+        }
+        if folding.has_origins() {
+            self.origins = OriginCache::default();
+        }
+    }
+
     /// Audits `request`, line `line_no` of input `input`, pushing its events into `sink`: a
     /// request of a header that is not a bot's is announced as such, and when its user-agent
     /// resolves to an agent (a bot, or anyone with `--all-agents`), its judgement follows.
@@ -527,6 +529,8 @@ pub struct BlockAuditor<'c, S> {
     pub sink: (Tally, S),
     /// Kept from block to block with its memory.
     scratch: Scratch,
+    /// How many retired agents and origins this thread has folded.
+    retired_seen: (usize, usize),
 }
 
 impl<'c, S: Sink> BlockAuditor<'c, S> {
@@ -536,6 +540,19 @@ impl<'c, S: Sink> BlockAuditor<'c, S> {
             auditor: Auditor::new(context),
             sink: (tally, sink),
             scratch: Scratch::default(),
+            retired_seen: (0, 0),
+        }
+    }
+}
+
+impl<S> BlockAuditor<'_, S> {
+    /// At the end of a block: moves what this thread counted under the agents and origins
+    /// retired since its last block to their fold rows, and forgets what it cached of them
+    /// (`src/audit/fold.rs`).
+    fn fold_retired(&mut self) {
+        if let Some(folding) = self.auditor.context.retired_since(&mut self.retired_seen) {
+            self.auditor.forget(&folding);
+            self.sink.0.fold_retired(&folding);
         }
     }
 }
@@ -567,6 +584,7 @@ impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
                 }),
             }
         }
+        self.fold_retired();
         self.sink
             .block_done(work.input, work.seq, lines)
             .map_err(write_failed)?;

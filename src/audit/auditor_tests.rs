@@ -515,3 +515,111 @@ fn dns_answers_are_remembered_per_client_field_within_a_bound() {
     assert_eq!(verify(&mut ranges, b"203.0.113.9 "), Verification::Spoofed);
     assert_eq!(ranges.dns_fields, MAX_CLIENT_FIELDS);
 }
+
+/// A minted bot's header, `Bot0000007Bot/1.0 (...)`, named `Bot0000007Bot`.
+fn minted(i: usize) -> String {
+    format!("Bot{i:07}Bot/1.0 (+http://x{i}.example/)")
+}
+
+/// The distinct agents a thread's counters of input 0 name.
+fn agents_counted(tally: &Tally) -> usize {
+    let agents: std::collections::BTreeSet<AgentId> = tally
+        .stats(0)
+        .map(|stats| stats.pairs.keys().map(|k| k.0).collect())
+        .unwrap_or_default();
+    agents.len()
+}
+
+/// Names arriving in decreasing hash order push one name out per line: each thread moves what
+/// it counted of the pushed-out ones to the fold row at the end of its block, a thread whose
+/// cache still names one included, and the run's counters are those of any other order.
+#[test]
+fn retired_names_leave_every_thread_at_the_end_of_its_block() {
+    use crate::audit::fold::{OTHER_AGENTS, name_hash};
+    const KEPT: usize = 3;
+    let catalog = Catalog::builtin();
+    let verifier = Verifier::new();
+    let versions = versions();
+    let judge = Judge::new(&versions, jiff::SignedDuration::from_hours(24));
+    let inputs = inputs();
+    let mut bots: Vec<usize> = (1..=12).collect();
+    bots.sort_by_key(|&i| std::cmp::Reverse(name_hash(format!("Bot{i:07}Bot").as_bytes())));
+    let requests = |bots: &[usize]| -> Vec<(usize, String)> {
+        bots.iter()
+            .map(|&i| {
+                (
+                    0,
+                    line("a.example", "203.0.113.1", "/private/x", &minted(i)),
+                )
+            })
+            .collect()
+    };
+    let run = |order: &[usize]| {
+        let identifier = Identifier::new(&catalog, false).keeping(KEPT);
+        let context = AuditContext::new(&identifier, &judge, &verifier, &inputs);
+        let mut first = BlockAuditor::new(&context, Tally::new(EXACT_LIMIT), ());
+        let mut second = BlockAuditor::new(&context, Tally::new(EXACT_LIMIT), ());
+        // The second thread caches the largest name while it is still kept.
+        feed(
+            &mut second.auditor,
+            &mut second.sink,
+            &requests(&order[..1]),
+        );
+        feed(&mut first.auditor, &mut first.sink, &requests(&order[1..]));
+        // Its cache still names the pushed-out agent: counted under its id, then moved.
+        feed(
+            &mut second.auditor,
+            &mut second.sink,
+            &requests(&order[..1]),
+        );
+        let before = (
+            agents_counted(&first.sink.0),
+            agents_counted(&second.sink.0),
+        );
+        first.fold_retired();
+        second.fold_retired();
+        let after = (
+            agents_counted(&first.sink.0),
+            agents_counted(&second.sink.0),
+        );
+        // Forgotten by the second thread's cache: now counted in the fold row.
+        feed(
+            &mut second.auditor,
+            &mut second.sink,
+            &requests(&order[..1]),
+        );
+        assert_eq!(agents_counted(&second.sink.0), after.1);
+        let tallies = vec![first.sink.0, second.sink.0];
+        let stats = fold(tallies, &inputs, (EXACT_LIMIT, "UTC"))
+            .unwrap()
+            .swap_remove(0)
+            .stats;
+        drop(context);
+        let (agents, new_ids, _) = identifier.into_agents();
+        let names: Vec<String> = agents.iter().map(|a| a.bot.name.clone()).collect();
+        let mut requests_by_name: Vec<(String, u64)> = stats
+            .pairs
+            .iter()
+            .map(|(&(agent, _), counts)| {
+                let at = new_ids
+                    .as_ref()
+                    .map_or(agent.index(), |ids| ids[agent.index()]);
+                (names[at].clone(), counts.requests)
+            })
+            .collect();
+        requests_by_name.sort();
+        (before, after, requests_by_name)
+    };
+    let (before, after, counted) = run(&bots);
+    // Nine names were pushed out, one per line of the first thread.
+    assert_eq!(before, (11, 1));
+    assert_eq!(after, (KEPT + 1, 1));
+    // The three smallest names are kept; the others' twelve requests less three are folded.
+    let mut want: Vec<(String, u64)> = bots[bots.len() - KEPT..]
+        .iter()
+        .map(|&i| (format!("Bot{i:07}Bot"), 1))
+        .collect();
+    want.push((OTHER_AGENTS.to_owned(), 11));
+    want.sort();
+    assert_eq!(counted, want);
+}

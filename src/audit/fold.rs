@@ -11,14 +11,23 @@
 //!
 //! During a run, [`Admission`] keeps the smallest names seen so far: a name whose hash is above
 //! the current `limit`-th goes straight to the fold row and is never stored; a name pushed out
-//! by a smaller one keeps its id until the run's state folds it ([`crate::state::State::fold`]).
+//! by a smaller one is retired: its table forgets it and logs its id ([`Retired`]), and each
+//! worker thread, at the end of its next block, moves what it counted under that id to the
+//! fold row and forgets what it cached of it ([`Folding`]), so that names arriving in an order
+//! that pushes out one name per line (decreasing hashes) cost no more memory than any other
+//! order. What a thread counted after its last block is moved when the run ends.
 //! How many names were folded is counted by a [`FoldSketch`]: the smallest `limit` hashes of
 //! the folded names, exact while it is not full and an estimate from the largest of its hashes
 //! once it is, mergeable by the same argument.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use ahash::AHashSet;
 use serde::{Deserialize, Serialize};
+
+use super::checked::CountError;
+use super::stats::Renumber;
+use crate::ids::{AgentId, OriginId, VersionId};
 
 /// How many distinct names of each kind a run keeps by default (`state.json` records it as the
 /// `kept_names` setting).
@@ -66,6 +75,11 @@ impl<Id: Copy> Admission<Id> {
         }
     }
 
+    /// Whether a new name would fold or push one out: the fold row is then needed.
+    pub fn is_full(&self) -> bool {
+        self.kept.len() >= self.limit
+    }
+
     /// Decides for `name`, not seen before, which would get `id`.
     pub fn admit(&mut self, name: &str, id: Id) -> Admit<Id> {
         let key = (name_hash(name.as_bytes()), Box::from(name));
@@ -92,6 +106,137 @@ impl<Id: Copy> Admission<Id> {
     /// The hashes of the names folded so far.
     pub fn into_folded(self) -> FoldSketch {
         self.folded
+    }
+}
+
+/// The ids a table retired during the run, in the order it retired them, and its fold row
+/// (which exists once an id was retired).
+#[derive(Debug, Clone)]
+pub struct Retired<Id> {
+    /// Every id retired so far.
+    pub ids: Vec<Id>,
+    /// The fold row's id.
+    pub other: Option<Id>,
+}
+
+impl<Id> Default for Retired<Id> {
+    fn default() -> Retired<Id> {
+        Retired {
+            ids: Vec::new(),
+            other: None,
+        }
+    }
+}
+
+/// A table's entries without the retired ones, with the new position of each old one (a
+/// retired one's is its fold row's); `None` when none was retired, the table then unchanged.
+pub fn without_retired<T, Id: Copy>(
+    entries: Vec<T>,
+    retired: &Retired<Id>,
+    index: fn(Id) -> usize,
+) -> (Vec<T>, Option<Vec<usize>>) {
+    let Some(other) = retired.other.filter(|_| !retired.ids.is_empty()) else {
+        return (entries, None);
+    };
+    let mut is_retired = vec![false; entries.len()];
+    for &out in &retired.ids {
+        if let Some(flag) = is_retired.get_mut(index(out)) {
+            *flag = true;
+        }
+    }
+    let mut kept = Vec::new();
+    let mut new_index = vec![0; entries.len()];
+    for (i, entry) in entries.into_iter().enumerate() {
+        if !is_retired[i] {
+            new_index[i] = kept.len();
+            kept.push(entry);
+        }
+    }
+    let other_at = new_index.get(index(other)).copied().unwrap_or_default();
+    for (at, &out) in new_index.iter_mut().zip(&is_retired) {
+        if out {
+            *at = other_at;
+        }
+    }
+    (kept, Some(new_index))
+}
+
+/// Retired agents and origins with their fold rows: the renumbering that moves their counters
+/// into the fold rows, every other id staying as it is.
+#[derive(Debug, Clone, Default)]
+pub struct Folding {
+    agents: AHashSet<AgentId>,
+    other_agent: Option<AgentId>,
+    origins: AHashSet<OriginId>,
+    other_origin: Option<OriginId>,
+}
+
+impl Folding {
+    /// Adds retired agents, `other` being their fold row.
+    pub fn agents(&mut self, ids: &[AgentId], other: Option<AgentId>) {
+        self.agents.extend(ids.iter().copied());
+        self.other_agent = other.or(self.other_agent);
+    }
+
+    /// Adds retired origins, `other` being their fold row.
+    pub fn origins(&mut self, ids: &[OriginId], other: Option<OriginId>) {
+        self.origins.extend(ids.iter().copied());
+        self.other_origin = other.or(self.other_origin);
+    }
+
+    /// Whether no id is retired.
+    pub fn is_empty(&self) -> bool {
+        self.agents.is_empty() && self.origins.is_empty()
+    }
+
+    /// Whether some agent is retired.
+    pub fn has_agents(&self) -> bool {
+        !self.agents.is_empty()
+    }
+
+    /// Whether some origin is retired.
+    pub fn has_origins(&self) -> bool {
+        !self.origins.is_empty()
+    }
+
+    /// The retired agents.
+    pub fn retired_agents(&self) -> impl Iterator<Item = AgentId> + '_ {
+        self.agents.iter().copied()
+    }
+
+    /// Whether `agent` is retired.
+    pub fn is_retired(&self, agent: AgentId) -> bool {
+        self.agents.contains(&agent)
+    }
+}
+
+/// A retired id without a fold row to go to: the tables never retire one before making it.
+fn no_fold_row(kind: &'static str, index: usize) -> CountError {
+    CountError::UnknownId {
+        kind,
+        id: u32::try_from(index).unwrap_or(u32::MAX),
+    }
+}
+
+impl Renumber for Folding {
+    fn agent(&self, agent: AgentId) -> Result<AgentId, CountError> {
+        if !self.agents.contains(&agent) {
+            return Ok(agent);
+        }
+        self.other_agent
+            .ok_or_else(|| no_fold_row("agent", agent.index()))
+    }
+
+    fn origin(&self, origin: OriginId) -> Result<OriginId, CountError> {
+        if !self.origins.contains(&origin) {
+            return Ok(origin);
+        }
+        self.other_origin
+            .ok_or_else(|| no_fold_row("origin", origin.index()))
+    }
+
+    fn version(&self, version: VersionId) -> Result<VersionId, CountError> {
+        Ok(version)
     }
 }
 

@@ -6,13 +6,16 @@
 //! as itself in the per-request reports (its [`AgentInfo`] says it is folded).
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use ahash::AHashMap;
 use robots_audit_bots::{Bot, Catalog, Category, Identity};
 use robots_audit_logs::{Text, TextEncoding};
 
-use super::fold::{Admission, Admit, FoldSketch, KEPT_NAMES, OTHER_AGENTS};
+use super::fold::{
+    Admission, Admit, FoldSketch, KEPT_NAMES, OTHER_AGENTS, Retired, without_retired,
+};
 use super::recent::RecentKeys;
 use crate::ids::AgentId;
 
@@ -87,17 +90,21 @@ pub struct Identifier<'a> {
     catalog: &'a Catalog,
     all_agents: bool,
     table: Mutex<AgentTable>,
+    /// How many agents the table retired: read without the lock at each block's end.
+    retired: AtomicUsize,
 }
 
 #[derive(Debug)]
 struct AgentTable {
     /// The agents resolved by name, minted ones only while they are kept.
     by_name: AHashMap<String, AgentId>,
+    /// By id; a retired agent's entry is the fold row's description.
     agents: Vec<Arc<AgentInfo>>,
     /// Which minted agents are kept.
     minted: Admission<AgentId>,
-    /// The [`OTHER_AGENTS`] row, once a minted agent was folded.
-    other: Option<AgentId>,
+    /// The minted agents pushed out by smaller ones, and the [`OTHER_AGENTS`] row once a
+    /// minted agent was folded.
+    retired: Retired<AgentId>,
 }
 
 impl AgentTable {
@@ -105,6 +112,27 @@ impl AgentTable {
         let id = AgentId::from_index(self.agents.len())?;
         self.agents.push(info);
         Some(id)
+    }
+
+    /// The [`OTHER_AGENTS`] row, made on first use.
+    fn other(&mut self) -> Option<AgentId> {
+        if let Some(id) = self.retired.other {
+            return Some(id);
+        }
+        let id = self.push(Arc::new(AgentInfo::other_agents()))?;
+        self.retired.other = Some(id);
+        Some(id)
+    }
+
+    /// Retires agent `out`, pushed out by a smaller name: forgotten here, its counters moved
+    /// to the fold row by each thread (`src/audit/fold.rs`).
+    fn retire(&mut self, out: AgentId) -> Option<()> {
+        let other = self.other()?;
+        let fold_row = Arc::clone(self.agents.get(other.index())?);
+        let info = std::mem::replace(self.agents.get_mut(out.index())?, fold_row);
+        self.by_name.remove(&info.bot.name);
+        self.retired.ids.push(out);
+        Some(())
     }
 }
 
@@ -119,8 +147,9 @@ impl<'a> Identifier<'a> {
                 by_name: AHashMap::new(),
                 agents: Vec::new(),
                 minted: Admission::new(KEPT_NAMES),
-                other: None,
+                retired: Retired::default(),
             }),
+            retired: AtomicUsize::new(0),
         }
     }
 
@@ -153,26 +182,22 @@ impl<'a> Identifier<'a> {
         if let Some(&id) = table.by_name.get(&info.bot.name) {
             return Some((id, Arc::clone(&table.agents[id.index()])));
         }
+        if info.minted && table.minted.is_full() {
+            // Made before the new agent's id is taken, which the admission records.
+            table.other()?;
+        }
         let next = AgentId::from_index(table.agents.len())?;
         if info.minted {
             match table.minted.admit(&info.bot.name, next) {
                 Admit::Kept => {}
                 Admit::KeptPushingOut(out) => {
-                    // Its id stays in the threads' counters until the state folds it; a later
-                    // request of it resolves again, to the fold row.
-                    let name = &table.agents[out.index()].bot.name;
-                    let name = name.clone();
-                    table.by_name.remove(&name);
+                    // A later request of it resolves again, to the fold row.
+                    table.retire(out)?;
+                    self.retired
+                        .store(table.retired.ids.len(), Ordering::Release);
                 }
                 Admit::Folded => {
-                    let other = match table.other {
-                        Some(id) => id,
-                        None => {
-                            let id = table.push(Arc::new(AgentInfo::other_agents()))?;
-                            table.other = Some(id);
-                            id
-                        }
-                    };
+                    let other = table.other()?;
                     info.folded = true;
                     return Some((other, Arc::new(info)));
                 }
@@ -184,15 +209,28 @@ impl<'a> Identifier<'a> {
         Some((id, info))
     }
 
-    /// The agents seen, indexed by [`AgentId`] (minted agents pushed out by smaller ones
-    /// included: the state folds them), and the hashes of the minted agents folded.
-    pub fn into_agents(self) -> (Vec<AgentInfo>, FoldSketch) {
+    /// The agents retired since the first `from`, with the fold row; `None` when there are
+    /// none (a load, without the lock).
+    pub fn retired_since(&self, from: usize) -> Option<(Vec<AgentId>, Option<AgentId>)> {
+        if self.retired.load(Ordering::Acquire) <= from {
+            return None;
+        }
+        let table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        let ids = table.retired.ids.get(from..).unwrap_or_default().to_vec();
+        Some((ids, table.retired.other))
+    }
+
+    /// The agents seen, retired ones left out, with the new position of each [`AgentId`]
+    /// given (a retired agent's is the fold row's; `None` when none was retired), and the
+    /// hashes of the minted agents folded.
+    pub fn into_agents(self) -> (Vec<AgentInfo>, Option<Vec<usize>>, FoldSketch) {
         let table = self
             .table
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        let agents = table.agents.into_iter().map(Arc::unwrap_or_clone).collect();
-        (agents, table.minted.into_folded())
+        let (kept, new_ids) = without_retired(table.agents, &table.retired, AgentId::index);
+        let agents = kept.into_iter().map(Arc::unwrap_or_clone).collect();
+        (agents, new_ids, table.minted.into_folded())
     }
 }
 
@@ -288,6 +326,15 @@ impl IdentityCache {
         }
     }
 
+    /// Forgets every header, keys and all: a key of the old epoch is never given again.
+    pub fn forget(&mut self) {
+        self.by_encoding.iter_mut().for_each(|map| map.clear());
+        self.recent.clear();
+        self.infos.clear();
+        self.epoch = self.epoch.wrapping_add(1);
+        self.keys = 0;
+    }
+
     /// Resolves a header that is not among the recent ones, through the map of all.
     fn lookup(
         &mut self,
@@ -300,12 +347,7 @@ impl IdentityCache {
             return known;
         }
         if self.by_encoding.iter().map(|map| map.len()).sum::<usize>() >= CACHE_LIMIT {
-            // Forgotten together, keys and all: a key of the old epoch is never given again.
-            self.by_encoding.iter_mut().for_each(|map| map.clear());
-            self.recent.clear();
-            self.infos.clear();
-            self.epoch = self.epoch.wrapping_add(1);
-            self.keys = 0;
+            self.forget();
         }
         let header = header_of(user_agent, fallback);
         let resolved = identifier.resolve(&header);

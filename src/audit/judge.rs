@@ -13,6 +13,7 @@ use robots_audit_engine::{
     path_params_query,
 };
 
+use super::fold::Folding;
 use super::identity::AgentInfo;
 use crate::ids::{AgentId, VersionId};
 use crate::versions::{Effect, VersionSet};
@@ -249,6 +250,14 @@ pub struct SelectionCache {
 
 /// The groups selected for an agent in a version, and what they say beyond the rules.
 type Selected = (Selection, Extensions);
+
+impl SelectionCache {
+    /// Forgets the selections of the retired agents of `folding`.
+    pub fn forget(&mut self, folding: &Folding) {
+        self.selections
+            .retain(|&(_, agent), _| !folding.is_retired(agent));
+    }
+}
 
 /// Selections of folded agents one thread keeps: a flood of minted names cannot grow the cache.
 const FOLDED_SELECTIONS: usize = 10_000;

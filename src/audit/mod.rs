@@ -19,6 +19,7 @@ pub mod hourly;
 pub mod identity;
 mod inputs;
 pub mod judge;
+mod origin_table;
 pub mod rate;
 mod recent;
 pub mod schedule;
@@ -45,7 +46,9 @@ use self::identity::Identifier;
 use self::judge::Judge;
 use self::schedule::Schedule;
 use self::sink::Output;
+use self::stats::IdMap;
 use self::tally::{RunTally, Tally};
+use crate::ids::{AgentId, OriginId, VersionId};
 use crate::origin::Origin;
 use crate::versions::VersionSet;
 use crate::versions::summary::RobotsSummary;
@@ -119,6 +122,20 @@ impl AuditConfig {
     }
 }
 
+/// The ids of a table's positions after [`fold::without_retired`] (`None`: as they were, `len`
+/// of them).
+fn new_ids<Id>(
+    positions: Option<Vec<usize>>,
+    len: usize,
+    id: fn(usize) -> Option<Id>,
+) -> Result<Vec<Id>, AuditError> {
+    let positions = positions.unwrap_or_else(|| (0..len).collect());
+    positions
+        .into_iter()
+        .map(|at| id(at).ok_or_else(|| AuditError::Fatal("too many ids for a table".into())))
+        .collect()
+}
+
 /// Audits `inputs` and returns what the run counted of each, pushing every event into
 /// `output` as well. `catalog` names the agents, `verifier` holds the published ranges, `robots`
 /// the robots versions (summarised in the result for the reports). Fails when no input could be
@@ -152,9 +169,21 @@ pub fn run<O: Output>(
     })?;
     let tallies = handlers.into_iter().map(|handler| handler.sink.0).collect();
     let zone = config.fields.local_zone().name();
-    let tallies = tally::fold(tallies, inputs, (limit, zone))
-        .map_err(|e| AuditError::Fatal(format!("cannot sum the counters of the threads: {e}")))?;
-    let (origins, folded_origins) = context.into_origins();
+    let sum_failed = |e| AuditError::Fatal(format!("cannot sum the counters of the threads: {e}"));
+    let mut tallies = tally::fold(tallies, inputs, (limit, zone)).map_err(sum_failed)?;
+    let (origins, origin_ids, folded_origins) = context.into_origins();
+    let (agents, agent_ids, folded_agents) = identifier.into_agents();
+    if agent_ids.is_some() || origin_ids.is_some() {
+        // What threads counted of the retired after their last block goes to the fold rows.
+        let map = IdMap {
+            agents: new_ids(agent_ids, agents.len(), AgentId::from_index)?,
+            origins: new_ids(origin_ids, origins.len(), OriginId::from_index)?,
+            versions: new_ids(None, robots.versions().len(), VersionId::from_index)?,
+        };
+        for tally in &mut tallies {
+            tally.stats = tally.stats.remap(&map).map_err(sum_failed)?;
+        }
+    }
     if tallies
         .iter()
         .all(|t| t.file.error.is_some() && t.file.lines == 0)
@@ -171,7 +200,6 @@ pub fn run<O: Output>(
             first.unwrap_or_default()
         )));
     }
-    let (agents, folded_agents) = identifier.into_agents();
     Ok(RunTally {
         folded: fold::Folded {
             agents: folded_agents,

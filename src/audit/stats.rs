@@ -236,25 +236,35 @@ pub struct IdMap {
     pub versions: Vec<VersionId>,
 }
 
-impl IdMap {
+/// New ids for old ones, as [`Stats::remap`] asks for them: a whole table renumbered
+/// ([`IdMap`]), or a few ids folded into a fold row (`src/audit/fold.rs`).
+pub trait Renumber {
     /// The new id of `agent`; an error names an id outside the table (a corrupt state).
-    pub fn agent(&self, agent: AgentId) -> Result<AgentId, CountError> {
+    fn agent(&self, agent: AgentId) -> Result<AgentId, CountError>;
+
+    /// The new id of `origin`.
+    fn origin(&self, origin: OriginId) -> Result<OriginId, CountError>;
+
+    /// The new id of `version`.
+    fn version(&self, version: VersionId) -> Result<VersionId, CountError>;
+}
+
+impl Renumber for IdMap {
+    fn agent(&self, agent: AgentId) -> Result<AgentId, CountError> {
         self.agents
             .get(agent.index())
             .copied()
             .ok_or(unknown_id("agent", agent.index()))
     }
 
-    /// The new id of `origin`.
-    pub fn origin(&self, origin: OriginId) -> Result<OriginId, CountError> {
+    fn origin(&self, origin: OriginId) -> Result<OriginId, CountError> {
         self.origins
             .get(origin.index())
             .copied()
             .ok_or(unknown_id("origin", origin.index()))
     }
 
-    /// The new id of `version`.
-    pub fn version(&self, version: VersionId) -> Result<VersionId, CountError> {
+    fn version(&self, version: VersionId) -> Result<VersionId, CountError> {
         self.versions
             .get(version.index())
             .copied()
@@ -270,9 +280,10 @@ fn unknown_id(kind: &'static str, index: usize) -> CountError {
 }
 
 impl Stats {
-    /// The same counters under the ids of `map`. Distinct ids stay distinct when `map` is
-    /// one-to-one, which `merge` guarantees (ids are mapped by name).
-    pub fn remap(&self, map: &IdMap) -> Result<Stats, CountError> {
+    /// The same counters under the ids of `map`, the counters of ids mapped to one id summed.
+    /// Distinct ids stay distinct when `map` is one-to-one, which `merge` guarantees (ids are
+    /// mapped by name).
+    pub fn remap(&self, map: &impl Renumber) -> Result<Stats, CountError> {
         let mut out = Stats::default();
         for (&(agent, origin), counts) in &self.pairs {
             out.pairs

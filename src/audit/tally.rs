@@ -20,7 +20,7 @@ use robots_audit_bots::Verification;
 use super::Input;
 use super::checked::CountError;
 use super::file_report::{FileReport, SAMPLES_PER_FILE, Sample};
-use super::fold::Folded;
+use super::fold::{Folded, Folding};
 use super::identity::AgentInfo;
 use super::judge::{Decider, Outcome, is_robots_fetch_target, match_path};
 use super::sink::{AgentRequest, InputEnded, NotABot, Sink, Skipped};
@@ -105,6 +105,8 @@ pub struct Tally {
     epoch: u32,
     /// Reused to build a sample's path.
     path: Vec<u8>,
+    /// Why moving counters to a fold row failed, reported when the tallies are summed.
+    fold_failed: Option<CountError>,
 }
 
 impl Tally {
@@ -116,6 +118,26 @@ impl Tally {
             slots: Vec::new(),
             epoch: 0,
             path: Vec::new(),
+            fold_failed: None,
+        }
+    }
+
+    /// This thread's counters of input `input`.
+    #[cfg(test)]
+    pub fn stats(&self, input: usize) -> Option<&Stats> {
+        self.inputs.get(input).map(|tally| &tally.stats)
+    }
+
+    /// Moves what this thread counted under the retired agents and origins of `folding` to
+    /// their fold rows.
+    pub fn fold_retired(&mut self, folding: &Folding) {
+        for tally in &mut self.inputs {
+            match tally.stats.remap(folding) {
+                Ok(stats) => tally.stats = stats,
+                Err(e) => {
+                    self.fold_failed.get_or_insert(e);
+                }
+            }
         }
     }
 
@@ -323,6 +345,9 @@ pub fn fold(
         .map(|i| InputTally::new(i, unknown_agents_limit))
         .collect();
     for tally in tallies {
+        if let Some(e) = tally.fold_failed {
+            return Err(e);
+        }
         for (total, part) in folded.iter_mut().zip(tally.inputs) {
             total.merge(part)?;
         }
