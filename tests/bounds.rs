@@ -247,3 +247,92 @@ fn inputs_read_in_an_assumed_zone_say_so() {
         );
     }
 }
+
+/// A line of bot `i` alone (its time, address and path depend on `i`, not on the line's
+/// position), to the host with a robots.txt.
+fn minted_line(i: usize) -> String {
+    format!(
+        "kept.example:80 192.0.2.{} - - [20/Nov/2026:10:{:02}:{:02} +0000] \"GET /private/{} HTTP/1.1\" 200 5 \"-\" \"Bot{i:07}Bot/1.0 (+http://x{i}.example/)\"\n",
+        i % 250,
+        i % 60,
+        (i / 60) % 60,
+        i % 7
+    )
+}
+
+/// `n` distinct bots in decreasing order of their names' hashes: each new name pushes a kept
+/// one out.
+fn decreasing_hash_order(n: usize) -> Vec<usize> {
+    let mut bots: Vec<usize> = (0..n).collect();
+    bots.sort_by_key(|&i| std::cmp::Reverse(name_hash(format!("Bot{i:07}Bot").as_bytes())));
+    bots
+}
+
+/// Names in decreasing hash order push one kept name out per line, over several blocks (1 MiB
+/// each) on two threads, so every thread folds retired names at the end of its blocks: the
+/// counters are those of the same lines in the opposite order, where no name is pushed out.
+#[test]
+fn names_in_decreasing_hash_order_fold_as_in_any_other_order() {
+    let dir = tempfile::tempdir().unwrap();
+    robots_dir(dir.path());
+    let decreasing = decreasing_hash_order(40_000);
+    let text = |order: &[usize]| -> String { order.iter().map(|&i| minted_line(i)).collect() };
+    let pushing = write(dir.path(), "pushing/a.log", text(&decreasing));
+    let increasing: Vec<usize> = decreasing.iter().rev().copied().collect();
+    let calm = write(dir.path(), "calm/a.log", text(&increasing));
+    assert!(fs::metadata(&pushing).unwrap().len() > 4 << 20, "several blocks");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    audit(dir.path(), &[pushing], &a, 2);
+    audit(dir.path(), &[calm], &b, 2);
+    for name in [
+        "agents.csv",
+        "agent_origins.csv",
+        "hourly.csv",
+        "rules.csv",
+        "unknown_agents.csv",
+    ] {
+        assert_eq!(
+            fs::read_to_string(a.join(name)).unwrap(),
+            fs::read_to_string(b.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    let agents: BTreeSet<String> = read_csv(&a.join("agents.csv"))
+        .iter()
+        .map(|r| r["agent"].clone())
+        .collect();
+    let mut want = smallest((0..40_000).map(|i| format!("Bot{i:07}Bot")));
+    want.insert(OTHER_AGENTS.into());
+    assert_eq!(agents, want);
+}
+
+/// The peak memory of a one-million-line flood in decreasing hash order, which pushes a kept
+/// name out on every line; `cargo test --test tests -- --ignored decreasing_hash_flood_memory
+/// --nocapture` runs it (BENCHMARKS.md, "Names in decreasing hash order", has the numbers).
+#[test]
+#[ignore = "writes 120 MB and audits a million distinct bots; run by hand to measure"]
+fn decreasing_hash_flood_memory() {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let dir = tempfile::tempdir().unwrap();
+    robots_dir(dir.path());
+    let log = dir.path().join("flood.log");
+    let mut text = String::new();
+    for i in decreasing_hash_order(1_000_000) {
+        text.push_str(&minted_line(i));
+    }
+    fs::write(&log, text).unwrap();
+    let out = dir.path().join("out");
+    robots_audit()
+        .args(["audit", "-q", "--threads", "2", "--robots"])
+        .arg(dir.path().join("robots"))
+        .arg("--out")
+        .arg(&out)
+        .arg(&log)
+        .assert()
+        .success();
+    // The largest child this test process waited for: the audit.
+    let peak_kib = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap().max_rss();
+    println!("peak resident memory: {peak_kib} KiB");
+    assert!(peak_kib < 512 * 1024, "{peak_kib} KiB");
+    assert!(fs::metadata(out.join("report.html")).unwrap().len() < 5 << 20);
+}
