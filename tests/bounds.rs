@@ -280,7 +280,10 @@ fn names_in_decreasing_hash_order_fold_as_in_any_other_order() {
     let pushing = write(dir.path(), "pushing/a.log", text(&decreasing));
     let increasing: Vec<usize> = decreasing.iter().rev().copied().collect();
     let calm = write(dir.path(), "calm/a.log", text(&increasing));
-    assert!(fs::metadata(&pushing).unwrap().len() > 4 << 20, "several blocks");
+    assert!(
+        fs::metadata(&pushing).unwrap().len() > 4 << 20,
+        "several blocks"
+    );
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     audit(dir.path(), &[pushing], &a, 2);
     audit(dir.path(), &[calm], &b, 2);

@@ -226,7 +226,7 @@ impl AgentRanges {
                 *ranges = None;
             }
             if let Some(fields) = self.dns_by_field.get_mut(agent.index()) {
-                self.dns_fields -= fields.len();
+                self.dns_fields = self.dns_fields.saturating_sub(fields.len());
                 *fields = AHashMap::default();
             }
         }
