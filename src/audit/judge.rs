@@ -323,14 +323,17 @@ fn fragment_start(target: &[u8]) -> Option<usize> {
     };
     let first = |found: u64| found.trailing_zeros() as usize / 8;
     let mut checked = 0;
-    for word in target.chunks_exact(8).take(NEAR_TARGET / 8) {
-        let found = word.first_chunk::<8>().map_or(0, hashes);
+    let mut rest = target;
+    while checked < NEAR_TARGET
+        && let Some((word, after)) = rest.split_first_chunk::<8>()
+    {
+        let found = hashes(word);
         if found != 0 {
             return Some(checked + first(found));
         }
         checked += 8;
+        rest = after;
     }
-    let rest = target.get(checked..).unwrap_or_default();
     if rest.len() >= 8 {
         return memchr::memchr(b'#', rest).map(|at| checked + at);
     }

@@ -243,7 +243,7 @@ pub(crate) fn parse<'a>(
     }
     // Searched for its closing quote and for backslashes at once: a request line without one
     // (nearly all) holds a target that needs no unescaping and no search of its own.
-    let (request, escaped, rest) = lex::quoted(rest)?;
+    let (request, escaped, rest) = lex::near_quoted(rest)?;
     let (method, target) = lex::request_line(request)?;
     let target = if escaped {
         unescaped_target(target, unescaped)
