@@ -179,6 +179,9 @@ struct OriginCache {
     ids: AHashMap<Box<[u8]>, usize>,
     /// Recent keys, looked at before `ids`: most lines name one of a few origins.
     recent: RecentKeys<usize>,
+    /// Recent hosts of lines that name no scheme (every line of the CLF family), with the port
+    /// of their key and its index: such a line is resolved without building its key.
+    recent_hosts: RecentKeys<(u16, usize)>,
     entries: Vec<OriginEntry>,
     /// The origin of lines that name none: `--origin`, or the empty origin.
     default: Option<OriginEntry>,
@@ -193,32 +196,46 @@ impl OriginCache {
                 .default
                 .get_or_insert_with(|| context.intern(context.default_origin));
         };
+        let port = parts.port.unwrap_or(0);
+        if parts.scheme.is_none()
+            && let Some((kept_port, index)) = self.recent_hosts.get(host)
+            && kept_port == port
+        {
+            return &self.entries[index];
+        }
         self.key.clear();
         self.key.extend_from_slice(parts.scheme.unwrap_or_default());
         self.key.push(0);
         self.key.extend_from_slice(host);
         self.key.push(0);
-        self.key
-            .extend_from_slice(&parts.port.unwrap_or(0).to_le_bytes());
-        if let Some(index) = self.recent.get(&self.key) {
-            return &self.entries[index];
-        }
-        let index = match self.ids.get(self.key.as_slice()) {
-            Some(&index) => index,
+        self.key.extend_from_slice(&port.to_le_bytes());
+        let index = match self.recent.get(&self.key) {
+            Some(index) => index,
             None => {
-                if self.entries.len() >= CACHE_LIMIT {
-                    self.ids.clear();
-                    self.entries.clear();
-                    self.recent.clear();
-                }
-                let origin = Origin::from_parts(parts.scheme, host, parts.port).ok();
-                self.entries.push(context.intern(origin.as_ref()));
-                let index = self.entries.len() - 1;
-                self.ids.insert(self.key.as_slice().into(), index);
+                let index = match self.ids.get(self.key.as_slice()) {
+                    Some(&index) => index,
+                    None => {
+                        if self.entries.len() >= CACHE_LIMIT {
+                            self.ids.clear();
+                            self.entries.clear();
+                            self.recent.clear();
+                            self.recent_hosts.clear();
+                        }
+                        let origin = Origin::from_parts(parts.scheme, host, parts.port).ok();
+                        self.entries.push(context.intern(origin.as_ref()));
+                        let index = self.entries.len() - 1;
+                        self.ids.insert(self.key.as_slice().into(), index);
+                        index
+                    }
+                };
+                self.recent.insert(&self.key, index);
                 index
             }
         };
-        self.recent.insert(&self.key, index);
+        if parts.scheme.is_none() {
+            // The key of a line without a scheme is that of the empty scheme: one entry.
+            self.recent_hosts.insert(host, (port, index));
+        }
         &self.entries[index]
     }
 }

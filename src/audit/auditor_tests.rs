@@ -515,3 +515,31 @@ fn dns_answers_are_remembered_per_client_field_within_a_bound() {
     assert_eq!(verify(&mut ranges, b"203.0.113.9 "), Verification::Spoofed);
     assert_eq!(ranges.dns_fields, MAX_CLIENT_FIELDS);
 }
+
+/// One host on several ports, alternately: each line keeps the origin of its own port,
+/// though the thread's recent hosts are kept by host.
+#[test]
+fn one_host_on_several_ports_is_one_origin_per_port() {
+    let on = |port: u16| {
+        format!(
+            "a.example:{port} 66.249.66.1 - - [01/Jan/2026:09:00:00 +0000] \"GET /public HTTP/1.1\" 200 512 \"-\" \"{GOOGLEBOT}\""
+        )
+    };
+    let ports = [443, 80, 443, 80, 8080, 443, 8080];
+    let lines: Vec<(usize, String)> = ports.iter().map(|&port| (0, on(port))).collect();
+    let (verdicts, _, _) = audit(false, &lines);
+    let got: Vec<&str> = verdicts.iter().map(|seen| seen.origin.as_str()).collect();
+    let want: Vec<String> = ports
+        .iter()
+        .map(|&port| {
+            crate::origin::Origin::from_parts(None, b"a.example", Some(port))
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        want.iter().collect::<std::collections::BTreeSet<_>>().len(),
+        3
+    );
+}
