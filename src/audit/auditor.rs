@@ -149,6 +149,9 @@ struct OriginCache {
     ids: AHashMap<Box<[u8]>, usize>,
     /// Recent keys, looked at before `ids`: most lines name one of a few origins.
     recent: RecentKeys<usize>,
+    /// Recent hosts of lines that name no scheme (every line of the CLF family), with the port
+    /// of their key and its index: such a line is resolved without building its key.
+    recent_hosts: RecentKeys<(u16, usize)>,
     entries: Vec<OriginEntry>,
     /// The origin of lines that name none: `--origin`, or the empty origin.
     default: Option<OriginEntry>,
@@ -163,32 +166,46 @@ impl OriginCache {
                 .default
                 .get_or_insert_with(|| context.intern(context.default_origin));
         };
+        let port = parts.port.unwrap_or(0);
+        if parts.scheme.is_none()
+            && let Some((kept_port, index)) = self.recent_hosts.get(host)
+            && kept_port == port
+        {
+            return &self.entries[index];
+        }
         self.key.clear();
         self.key.extend_from_slice(parts.scheme.unwrap_or_default());
         self.key.push(0);
         self.key.extend_from_slice(host);
         self.key.push(0);
-        self.key
-            .extend_from_slice(&parts.port.unwrap_or(0).to_le_bytes());
-        if let Some(index) = self.recent.get(&self.key) {
-            return &self.entries[index];
-        }
-        let index = match self.ids.get(self.key.as_slice()) {
-            Some(&index) => index,
+        self.key.extend_from_slice(&port.to_le_bytes());
+        let index = match self.recent.get(&self.key) {
+            Some(index) => index,
             None => {
-                if self.entries.len() >= CACHE_LIMIT {
-                    self.ids.clear();
-                    self.entries.clear();
-                    self.recent.clear();
-                }
-                let origin = Origin::from_parts(parts.scheme, host, parts.port).ok();
-                self.entries.push(context.intern(origin.as_ref()));
-                let index = self.entries.len() - 1;
-                self.ids.insert(self.key.as_slice().into(), index);
+                let index = match self.ids.get(self.key.as_slice()) {
+                    Some(&index) => index,
+                    None => {
+                        if self.entries.len() >= CACHE_LIMIT {
+                            self.ids.clear();
+                            self.entries.clear();
+                            self.recent.clear();
+                            self.recent_hosts.clear();
+                        }
+                        let origin = Origin::from_parts(parts.scheme, host, parts.port).ok();
+                        self.entries.push(context.intern(origin.as_ref()));
+                        let index = self.entries.len() - 1;
+                        self.ids.insert(self.key.as_slice().into(), index);
+                        index
+                    }
+                };
+                self.recent.insert(&self.key, index);
                 index
             }
         };
-        self.recent.insert(&self.key, index);
+        if parts.scheme.is_none() {
+            // The key of a line without a scheme is that of the empty scheme: one entry.
+            self.recent_hosts.insert(host, (port, index));
+        }
         &self.entries[index]
     }
 }
@@ -203,6 +220,10 @@ struct AgentRanges {
     /// By [`AgentId`]: the `--verify` ranges that apply to the agent, merged; `None` until
     /// asked.
     by_agent: Vec<Option<BotRanges>>,
+    /// What recent client fields read as, host names aside: a crawler sends many requests from
+    /// each of its addresses, and looking a field up here costs a fraction of reading it again
+    /// (about 450 instructions for an IPv4 address, more for IPv6).
+    clients: RecentKeys<ClientAddress<'static>>,
     /// With `--verify dns`: what DNS said of each address for each agent this thread has seen,
     /// so that an address seen before never takes the shared verifier's lock.
     dns_seen: AHashMap<(IpAddr, AgentId), DnsVerdictKind>,
@@ -256,6 +277,17 @@ fn verify_folded(
     }
 }
 
+/// A client field's reading that borrows nothing from the field, so that it can be kept: all
+/// but a host name.
+fn without_host_name(client: ClientAddress<'_>) -> Option<ClientAddress<'static>> {
+    match client {
+        ClientAddress::Public(ip) => Some(ClientAddress::Public(ip)),
+        ClientAddress::NotPublic => Some(ClientAddress::NotPublic),
+        ClientAddress::Unknown => Some(ClientAddress::Unknown),
+        ClientAddress::HostName(_) => None,
+    }
+}
+
 /// Client fields one thread remembers in [`AgentRanges::dns_by_field`]: a log whose client
 /// fields never repeat (a different forwarded list on every line) cannot grow it past this.
 const MAX_CLIENT_FIELDS: usize = 100_000;
@@ -299,7 +331,17 @@ impl AgentRanges {
             // Not even the address needs reading.
             Verification::Unverified
         } else {
-            ranges.check_at(client_ip, time).without_dns()
+            let client = match self.clients.get(client_ip) {
+                Some(client) => client,
+                None => {
+                    let client = client_address(client_ip);
+                    if let Some(kept) = without_host_name(client) {
+                        self.clients.insert(client_ip, kept);
+                    }
+                    client
+                }
+            };
+            ranges.check_address_at(client, time).without_dns()
         };
         match dns {
             Some(dns)

@@ -623,3 +623,31 @@ fn retired_names_leave_every_thread_at_the_end_of_its_block() {
     want.sort();
     assert_eq!(counted, want);
 }
+
+/// One host on several ports, alternately: each line keeps the origin of its own port,
+/// though the thread's recent hosts are kept by host.
+#[test]
+fn one_host_on_several_ports_is_one_origin_per_port() {
+    let on = |port: u16| {
+        format!(
+            "a.example:{port} 66.249.66.1 - - [01/Jan/2026:09:00:00 +0000] \"GET /public HTTP/1.1\" 200 512 \"-\" \"{GOOGLEBOT}\""
+        )
+    };
+    let ports = [443, 80, 443, 80, 8080, 443, 8080];
+    let lines: Vec<(usize, String)> = ports.iter().map(|&port| (0, on(port))).collect();
+    let (verdicts, _, _) = audit(false, &lines);
+    let got: Vec<&str> = verdicts.iter().map(|seen| seen.origin.as_str()).collect();
+    let want: Vec<String> = ports
+        .iter()
+        .map(|&port| {
+            crate::origin::Origin::from_parts(None, b"a.example", Some(port))
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        want.iter().collect::<std::collections::BTreeSet<_>>().len(),
+        3
+    );
+}

@@ -262,6 +262,16 @@ impl BotRanges {
     /// (another host name, `-`, `unknown`, a private address, a list without a public
     /// address) is unverified, never spoofed. A binary search, no allocation.
     pub fn check_at<'a>(&self, client_ip: &'a [u8], time: Timestamp) -> RangeCheck<'a> {
+        self.check_address_at(client_address(client_ip), time)
+    }
+
+    /// [`check_at`](BotRanges::check_at) for a client field already read by
+    /// [`client_address`]: for callers that keep what each field they saw reads as.
+    pub fn check_address_at<'a>(
+        &self,
+        client: ClientAddress<'a>,
+        time: Timestamp,
+    ) -> RangeCheck<'a> {
         let period = match self.periods.as_slice() {
             [only] => Some(only),
             periods => {
@@ -269,11 +279,19 @@ impl BotRanges {
                 after.checked_sub(1).and_then(|index| periods.get(index))
             }
         };
-        self.check(client_ip, period)
+        self.check_address(client, period)
     }
 
     fn check<'a>(&self, client_ip: &'a [u8], period: Option<&Period>) -> RangeCheck<'a> {
-        match client_address(client_ip) {
+        self.check_address(client_address(client_ip), period)
+    }
+
+    fn check_address<'a>(
+        &self,
+        client: ClientAddress<'a>,
+        period: Option<&Period>,
+    ) -> RangeCheck<'a> {
+        match client {
             ClientAddress::Public(ip) => RangeCheck::Done(
                 period.map_or(Verification::Unverified, |period| period.ranges.verify(ip)),
             ),
