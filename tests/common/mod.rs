@@ -73,6 +73,16 @@ pub fn stderr_text(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// Asserts that a run wrote its reports: exit 0, or 3 (nothing judged, or an input error),
+/// naming `what` and the run's standard error otherwise.
+pub fn assert_reports_written(output: &std::process::Output, what: &str) {
+    assert!(
+        matches!(output.status.code(), Some(0 | 3)),
+        "{what}: {}",
+        stderr_text(output)
+    );
+}
+
 /// The sample night's options as the README gives them, relative to the repository root: its
 /// robots directory, then its manifest, `--origin` and `--verify`.
 pub const SAMPLE_NIGHT_OPTIONS: [&str; 8] = [
