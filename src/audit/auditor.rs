@@ -509,12 +509,13 @@ impl<'c> Auditor<'c> {
             request.user_agent,
             context.fallback_user_agent,
         );
-        if let Some(key) = identified.not_bot {
+        let header = identified.key;
+        if !identified.is_bot {
             sink.not_a_bot(&NotABot {
                 request,
                 input,
                 line: line_no,
-                key,
+                key: header,
                 fallback: context.fallback_user_agent,
             });
         }
@@ -549,6 +550,7 @@ impl<'c> Auditor<'c> {
             request,
             input,
             source: (context.inputs[input].name.as_str(), line_no),
+            header,
             agent,
             agent_info: info,
             origin: *origin,

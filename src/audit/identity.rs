@@ -238,9 +238,9 @@ impl<'a> Identifier<'a> {
 /// scanner that randomises its user-agent) does not grow memory without bound.
 const CACHE_LIMIT: usize = 100_000;
 
-/// A header that is not a bot's, as one thread's [`IdentityCache`] knows it: the same key is
-/// the same header (decoded bytes and fallback alike), so a consumer can keep what it knows of
-/// a header by key instead of hashing the header again. Keys are dense within an epoch (below
+/// A header as one thread's [`IdentityCache`] knows it: the same key is the same header (raw
+/// bytes and encoding alike, so the same decoded bytes and the same fallback), so a consumer
+/// can keep what it knows of a header by key instead of hashing the header again. Keys are dense within an epoch (below
 /// the cache's limit); the cache starts a new epoch whenever it forgets what it knew.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeaderKey {
@@ -261,12 +261,13 @@ impl HeaderKey {
 }
 
 /// What the cache knows of one header: its agent (`None`: not judged) with the position of its
-/// description in the cache's `infos`, and, for a header that is not a bot's, its key.
+/// description in the cache's `infos`, its key, and whether it is a bot's.
 #[derive(Debug, Clone, Copy)]
 struct Known {
     agent: Option<AgentId>,
     info: u32,
-    not_bot: Option<HeaderKey>,
+    key: HeaderKey,
+    is_bot: bool,
 }
 
 /// Who made a request, as [`IdentityCache::resolve`] answers.
@@ -274,8 +275,10 @@ struct Known {
 pub struct Identified<'a> {
     /// The agent the request is judged as: a bot, or with `--all-agents` [`NOT_A_BOT`].
     pub agent: Option<(AgentId, &'a AgentInfo)>,
-    /// For a header not identified as a bot: its key.
-    pub not_bot: Option<HeaderKey>,
+    /// The header's key.
+    pub key: HeaderKey,
+    /// Whether the header was identified as a bot's.
+    pub is_bot: bool,
 }
 
 /// One thread's cache of resolved headers, keyed by the raw bytes as they stand in the log.
@@ -322,7 +325,8 @@ impl IdentityCache {
         });
         Identified {
             agent,
-            not_bot: known.not_bot,
+            key: known.key,
+            is_bot: known.is_bot,
         }
     }
 
@@ -355,14 +359,13 @@ impl IdentityCache {
         let known = Known {
             agent: resolved.as_ref().map(|(id, _)| *id),
             info: u32::try_from(self.infos.len()).unwrap_or(u32::MAX),
-            not_bot: (!is_bot).then(|| {
-                self.keys += 1;
-                HeaderKey {
-                    epoch: self.epoch,
-                    index: self.keys - 1,
-                }
-            }),
+            key: HeaderKey {
+                epoch: self.epoch,
+                index: self.keys,
+            },
+            is_bot,
         };
+        self.keys += 1;
         self.by_encoding[encoding].insert(user_agent.raw.into(), known);
         if let Some((_, info)) = resolved {
             self.infos.push(info);
@@ -499,26 +502,40 @@ mod tests {
         }
     }
 
-    /// A header that is not a bot's gets a key in both modes (with `--all-agents` it is still
-    /// not a bot); a bot's gets none; the same header keeps its key, and keys are dense.
+    /// Every header gets a key, bot or not (with `--all-agents` a browser is judged but is still
+    /// not a bot); the same header keeps its key, another header gets the next one, and the
+    /// same bytes under another encoding are another header.
     #[test]
-    fn headers_that_are_not_bots_get_a_key() {
+    fn every_header_gets_a_key_and_keeps_it() {
         let catalog = Catalog::builtin();
         for all_agents in [false, true] {
             let identifier = Identifier::new(&catalog, all_agents);
             let mut cache = IdentityCache::default();
             let bot = cache.resolve(&identifier, Text::raw(GOOGLEBOT), None);
-            assert!(bot.not_bot.is_none());
+            assert!(bot.is_bot);
+            let bot = bot.key;
             let browser = cache.resolve(&identifier, Text::raw(BROWSER), None);
             assert_eq!(browser.agent.is_some(), all_agents);
-            let key = browser.not_bot.expect("a key");
-            let curl = cache.resolve(&identifier, Text::raw(b"curl/8.0"), None);
-            let curl = curl.not_bot.expect("a key");
-            assert_eq!((key.index(), curl.index()), (0, 1));
+            assert!(!browser.is_bot);
+            let browser = browser.key;
+            let curl = cache.resolve(&identifier, Text::raw(b"curl/8.0"), None).key;
+            let plus = Text {
+                raw: b"curl/8.0",
+                encoding: TextEncoding::Plus,
+            };
+            let plus = cache.resolve(&identifier, plus, None).key;
+            let indices = [bot, browser, curl, plus].map(HeaderKey::index);
+            assert_eq!(indices, [0, 1, 2, 3]);
             for _ in 0..3 {
-                let again = cache.resolve(&identifier, Text::raw(BROWSER), None);
-                assert_eq!(again.not_bot, Some(key));
+                for (header, key) in [(GOOGLEBOT, bot), (BROWSER, browser)] {
+                    let again = cache.resolve(&identifier, Text::raw(header), None);
+                    assert_eq!(again.key, key);
+                }
             }
+            cache.forget();
+            let after = cache.resolve(&identifier, Text::raw(BROWSER), None).key;
+            assert_eq!(after.index(), 0);
+            assert_ne!(after.epoch(), browser.epoch());
         }
     }
 }

@@ -42,6 +42,9 @@ pub struct AgentRequest<'a> {
     pub input: usize,
     /// The input file's name as reports show it, and the line number.
     pub source: (&'a str, u64),
+    /// Its user-agent header's key in the worker's identity cache: the same key means the same
+    /// header.
+    pub header: HeaderKey,
     /// Who made it.
     pub agent: AgentId,
     /// Its description (name, tokens, whether it is a bot).

@@ -13,8 +13,7 @@ impl RowWriter {
         self.time_field(request.time);
         self.field(row.origin_name.as_bytes());
         self.field(row.agent_info.bot.name.as_bytes());
-        // Decoding borrows the header from the block unless it is escaped in the log.
-        self.text_field(&request.user_agent.decode());
+        self.user_agent_field(row.header, request.user_agent);
         self.text_field(request.client_ip);
         self.text_field(request.method);
         self.text_field(row.path);

@@ -35,9 +35,11 @@ use std::path::Path;
 use ahash::AHashMap;
 use jiff::Timestamp;
 use robots_audit_engine::{GroupId, Robots};
+use robots_audit_logs::Text;
 
 use self::agents::AgentTotals;
 use crate::audit::file_report::FileReport;
+use crate::audit::identity::HeaderKey;
 use crate::commit::NewFile;
 use crate::ids::VersionId;
 use crate::state::{State, StateError, Totals};
@@ -104,8 +106,63 @@ pub struct RowWriter {
     source_name: String,
     source_name_quoted: bool,
     source_name_plain: bool,
+    /// The user-agent cells written so far.
+    user_agents: HeaderCells,
     /// `--raw-csv`: cells as read, without the [`cells`] rule.
     raw: bool,
+}
+
+/// The cells of user-agent headers a [`RowWriter`] has written, by the header's key in the
+/// worker's identity cache ([`HeaderKey`]): a bot sends one header on line after line, and its
+/// cell (a hundred bytes or more, most often quoted for its commas) is the costliest of a row to
+/// check and format, so it is formatted once and then copied.
+#[derive(Debug, Default)]
+struct HeaderCells {
+    /// The epoch of the keys kept: a key of another epoch may name another header.
+    epoch: Option<u32>,
+    /// Where each key's cell stands in `bytes`, by the key's index.
+    spans: Vec<Option<(u32, u32)>>,
+    bytes: Vec<u8>,
+}
+
+/// The most bytes of cells a [`HeaderCells`] keeps: at that it starts again empty, so that a log
+/// of many long headers cannot grow it past this.
+const HEADER_CELL_BYTES: usize = 1 << 20;
+
+impl HeaderCells {
+    /// The cell kept for `key`, if any.
+    fn get(&mut self, key: HeaderKey) -> Option<&[u8]> {
+        if self.epoch != Some(key.epoch()) {
+            self.spans.clear();
+            self.bytes.clear();
+            self.epoch = Some(key.epoch());
+            return None;
+        }
+        let (start, len) = (*self.spans.get(key.index())?)?;
+        self.bytes
+            .get(start as usize..start as usize + len as usize)
+    }
+
+    /// Keeps `cell` for `key` (of the epoch [`Self::get`] last saw).
+    fn keep(&mut self, key: HeaderKey, cell: &[u8]) {
+        if cell.len() > HEADER_CELL_BYTES {
+            return;
+        }
+        if self.bytes.len() + cell.len() > HEADER_CELL_BYTES {
+            self.spans.clear();
+            self.bytes.clear();
+        }
+        let (Ok(start), Ok(len)) = (u32::try_from(self.bytes.len()), u32::try_from(cell.len()))
+        else {
+            return;
+        };
+        let at = key.index();
+        if self.spans.len() <= at {
+            self.spans.resize(at + 1, None);
+        }
+        self.spans[at] = Some((start, len));
+        self.bytes.extend_from_slice(cell);
+    }
 }
 
 /// The length of `2026-11-20T00:00:`, the minute of a time as RFC 3339 writes it.
@@ -167,6 +224,23 @@ impl RowWriter {
         match std::str::from_utf8(bytes) {
             Ok(valid) => self.field(valid.as_bytes()),
             Err(_) => self.field(String::from_utf8_lossy(bytes).as_bytes()),
+        }
+    }
+
+    /// The user-agent header `user_agent` (of key `key`), decoded, as [`Self::text_field`]
+    /// writes it: formatted once per header, then copied.
+    fn user_agent_field(&mut self, key: HeaderKey, user_agent: Text<'_>) {
+        if let Some(cell) = self.user_agents.get(key) {
+            self.csv.separate();
+            self.csv.out.extend_from_slice(cell);
+            return;
+        }
+        // The cell starts after the comma that `text_field` puts before it.
+        let start = self.csv.out.len() + usize::from(self.csv.in_row);
+        // Decoding borrows the header from the block unless it is escaped in the log.
+        self.text_field(&user_agent.decode());
+        if let Some(cell) = self.csv.out.get(start..) {
+            self.user_agents.keep(key, cell);
         }
     }
 
@@ -458,7 +532,11 @@ where
 
 #[cfg(test)]
 mod tests {
+    use robots_audit_bots::Catalog;
+    use robots_audit_logs::TextEncoding;
+
     use super::*;
+    use crate::audit::identity::{Identifier, IdentityCache};
 
     #[test]
     fn rates_and_times() {
@@ -569,6 +647,46 @@ mod tests {
         );
     }
 
+    /// User-agent headers of every kind a cell can come from: a bot's with commas, a formula,
+    /// quotes, control and invalid bytes, escapes that decode differently by encoding, empty.
+    const USER_AGENTS: [&[u8]; 7] = [
+        b"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        b"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2)",
+        b"=HYPERLINK(\"http://x\")",
+        b"curl/8.0",
+        b"a\"b,c\xFF\x00d\r\n",
+        b"",
+        b"Googlebot+%2C\\x22/2.1",
+    ];
+
+    /// The cache of user-agent cells keeps at most its bound in bytes, whatever the headers:
+    /// one longer than the bound is written and not kept, and many distinct ones restart it.
+    #[test]
+    fn user_agent_cells_stay_within_their_bound() {
+        let catalog = Catalog::builtin();
+        let identifier = Identifier::new(&catalog, false);
+        let mut identities = IdentityCache::default();
+        let mut writer = RowWriter::new(false);
+        let huge = vec![b'x'; HEADER_CELL_BYTES + 1];
+        let key = identities.resolve(&identifier, Text::raw(&huge), None).key;
+        writer.user_agent_field(key, Text::raw(&huge));
+        writer.end_row();
+        assert_eq!(writer.rows().len(), huge.len() + 1);
+        assert!(writer.user_agents.bytes.is_empty());
+        writer.rows().clear();
+        for n in 0..3_000 {
+            let header = format!("{n:04}{}", "y".repeat(1_000));
+            let header = Text::raw(header.as_bytes());
+            let key = identities.resolve(&identifier, header, None).key;
+            writer.user_agent_field(key, header);
+            writer.end_row();
+            assert!(writer.rows().strip_suffix(b"\n") == Some(header.raw));
+            writer.rows().clear();
+            assert!(writer.user_agents.bytes.len() <= HEADER_CELL_BYTES);
+        }
+        assert!(writer.user_agents.bytes.len() > HEADER_CELL_BYTES / 2);
+    }
+
     proptest::proptest! {
         /// Times as rows bring them: runs within a few minutes, whole and fractional seconds,
         /// around years that RFC 3339 writes with a sign and more digits.
@@ -662,6 +780,52 @@ mod tests {
                 .map(|row| row.iter().map(|f| text(f).into_owned().into_bytes()).collect())
                 .collect();
             proptest::prop_assert_eq!(std::mem::take(writer.rows()), csv_crate(&lossy));
+        }
+
+        /// A header's cell copied from the writer's cache is the cell `text_field` writes for
+        /// the decoded header afresh, whatever the order of the headers, their encodings, their
+        /// place in the row, and the identity cache starting new epochs (whose keys name other
+        /// headers).
+        #[test]
+        fn user_agent_cells_from_the_cache_are_the_cells_written_afresh(
+            raw in proptest::bool::ANY,
+            requests in proptest::collection::vec(
+                (0..USER_AGENTS.len(), 0usize..4, proptest::bool::ANY, proptest::bool::weighted(0.1)),
+                1..80,
+            ),
+        ) {
+            let encodings = [
+                TextEncoding::Raw,
+                TextEncoding::Plus,
+                TextEncoding::Percent,
+                TextEncoding::Backslash,
+            ];
+            let catalog = Catalog::builtin();
+            let identifier = Identifier::new(&catalog, false);
+            let mut identities = IdentityCache::default();
+            let (mut cached, mut fresh) = (RowWriter::new(raw), RowWriter::new(raw));
+            for (header, encoding, first, forget) in requests {
+                if forget {
+                    identities.forget();
+                }
+                let header = Text {
+                    raw: USER_AGENTS[header],
+                    encoding: encodings[encoding],
+                };
+                let key = identities.resolve(&identifier, header, None).key;
+                for writer in [&mut cached, &mut fresh] {
+                    if !first {
+                        writer.word_field("GET");
+                    }
+                }
+                cached.user_agent_field(key, header);
+                fresh.text_field(&header.decode());
+                for writer in [&mut cached, &mut fresh] {
+                    writer.word_field("200");
+                    writer.end_row();
+                }
+            }
+            proptest::prop_assert_eq!(cached.rows(), fresh.rows());
         }
 
         #[test]

@@ -15,7 +15,7 @@ impl RowWriter {
         self.time_field(request.time);
         self.field(row.origin_name.as_bytes());
         self.field(row.agent_info.bot.name.as_bytes());
-        self.text_field(&request.user_agent.decode());
+        self.user_agent_field(row.header, request.user_agent);
         self.text_field(request.client_ip);
         self.word_field(row.verification.as_str());
         self.text_field(request.method);
