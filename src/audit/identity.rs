@@ -238,10 +238,11 @@ impl<'a> Identifier<'a> {
 /// scanner that randomises its user-agent) does not grow memory without bound.
 const CACHE_LIMIT: usize = 100_000;
 
-/// A header as one thread's [`IdentityCache`] knows it: the same key is the same header (raw
-/// bytes and encoding alike, so the same decoded bytes and the same fallback), so a consumer
-/// can keep what it knows of a header by key instead of hashing the header again. Keys are dense within an epoch (below
-/// the cache's limit); the cache starts a new epoch whenever it forgets what it knew.
+/// A header as one thread's [`IdentityCache`] knows it, a bot's or not: the same key is the same
+/// header (raw bytes and encoding alike, so the same decoded bytes and the same fallback), so a
+/// consumer can keep what it knows of a header by key instead of hashing the header again. Keys
+/// are dense within an epoch (below the cache's limit); the cache starts a new epoch whenever it
+/// forgets what it knew.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeaderKey {
     epoch: u32,

@@ -790,7 +790,12 @@ mod tests {
         fn user_agent_cells_from_the_cache_are_the_cells_written_afresh(
             raw in proptest::bool::ANY,
             requests in proptest::collection::vec(
-                (0..USER_AGENTS.len(), 0usize..4, proptest::bool::ANY, proptest::bool::weighted(0.1)),
+                (
+                    0..USER_AGENTS.len(),
+                    0usize..4,
+                    proptest::bool::ANY,
+                    proptest::bool::weighted(0.1),
+                ),
                 1..80,
             ),
         ) {
