@@ -32,7 +32,8 @@ use std::sync::Arc;
 
 use crate::audit::checked::add;
 use crate::audit::fold::Folded;
-use crate::audit::stats::{IdMap, Stats};
+use crate::audit::renumber::IdMap;
+use crate::audit::stats::Stats;
 use crate::audit::unknown::UnknownAgents;
 use crate::commit::{NewFile, open_regular};
 use crate::ids::{AgentId, OriginId, VersionId};

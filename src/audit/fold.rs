@@ -26,7 +26,7 @@ use ahash::AHashSet;
 use serde::{Deserialize, Serialize};
 
 use super::checked::CountError;
-use super::stats::Renumber;
+use super::renumber::Renumber;
 use crate::ids::{AgentId, OriginId, VersionId};
 
 /// How many distinct names of each kind a run keeps by default (`state.json` records it as the

@@ -18,6 +18,7 @@ use super::checked::{CountError, add};
 use super::hourly::Hourly;
 use super::judge::{Outcome, is_served};
 use super::rate::{RateKey, Rates};
+use super::renumber::Renumber;
 use crate::ids::{AgentId, OriginId, VersionId};
 
 /// Counters of one agent on one origin (`state.json` holds them as a list of their fields in
@@ -224,61 +225,6 @@ impl Stats {
     }
 }
 
-/// How the ids of one run map to those of another (`merge`): by position, the new id of each
-/// agent, origin and robots version of the run the counters come from.
-#[derive(Debug, Clone, Default)]
-pub struct IdMap {
-    /// New id of each agent.
-    pub agents: Vec<AgentId>,
-    /// New id of each origin.
-    pub origins: Vec<OriginId>,
-    /// New id of each robots version.
-    pub versions: Vec<VersionId>,
-}
-
-/// New ids for old ones, as [`Stats::remap`] asks for them: a whole table renumbered
-/// ([`IdMap`]), or a few ids folded into a fold row (`src/audit/fold.rs`).
-pub trait Renumber {
-    /// The new id of `agent`; an error names an id outside the table (a corrupt state).
-    fn agent(&self, agent: AgentId) -> Result<AgentId, CountError>;
-
-    /// The new id of `origin`.
-    fn origin(&self, origin: OriginId) -> Result<OriginId, CountError>;
-
-    /// The new id of `version`.
-    fn version(&self, version: VersionId) -> Result<VersionId, CountError>;
-}
-
-impl Renumber for IdMap {
-    fn agent(&self, agent: AgentId) -> Result<AgentId, CountError> {
-        self.agents
-            .get(agent.index())
-            .copied()
-            .ok_or(unknown_id("agent", agent.index()))
-    }
-
-    fn origin(&self, origin: OriginId) -> Result<OriginId, CountError> {
-        self.origins
-            .get(origin.index())
-            .copied()
-            .ok_or(unknown_id("origin", origin.index()))
-    }
-
-    fn version(&self, version: VersionId) -> Result<VersionId, CountError> {
-        self.versions
-            .get(version.index())
-            .copied()
-            .ok_or(unknown_id("robots version", version.index()))
-    }
-}
-
-fn unknown_id(kind: &'static str, index: usize) -> CountError {
-    CountError::UnknownId {
-        kind,
-        id: u32::try_from(index).unwrap_or(u32::MAX),
-    }
-}
-
 impl Stats {
     /// The same counters under the ids of `map`, the counters of ids mapped to one id summed.
     /// Distinct ids stay distinct when `map` is one-to-one, which `merge` guarantees (ids are
@@ -324,6 +270,7 @@ impl Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::renumber::IdMap;
     use proptest::prelude::*;
     use robots_audit_bots::Verification;
 

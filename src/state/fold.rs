@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use crate::audit::fold::{FoldSketch, OTHER_AGENTS, OTHER_ORIGINS, name_hash};
 use crate::audit::identity::AgentInfo;
-use crate::audit::stats::IdMap;
+use crate::audit::renumber::IdMap;
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::origin::Origin;
 
