@@ -11,8 +11,8 @@ impl RowWriter {
     pub fn decision(&mut self, row: &AgentRequest<'_>) {
         let request = row.request;
         self.time_field(request.time);
-        self.field(row.origin_name.as_bytes());
-        self.field(row.agent_info.bot.name.as_bytes());
+        self.origin_field(row.origin, row.origin_name);
+        self.agent_field(row.agent, &row.agent_info.bot.name);
         self.user_agent_field(row.header, request.user_agent);
         self.text_field(request.client_ip);
         self.text_field(request.method);

@@ -41,7 +41,7 @@ use self::agents::AgentTotals;
 use crate::audit::file_report::FileReport;
 use crate::audit::identity::HeaderKey;
 use crate::commit::NewFile;
-use crate::ids::VersionId;
+use crate::ids::{AgentId, OriginId, VersionId};
 use crate::state::{State, StateError, Totals};
 use crate::versions::VersionSet;
 
@@ -108,6 +108,9 @@ pub struct RowWriter {
     source_name_plain: bool,
     /// The user-agent cells written so far.
     user_agents: HeaderCells,
+    /// The origin and agent cells written last, by id.
+    origins: NameCells,
+    agents: NameCells,
     /// `--raw-csv`: cells as read, without the [`cells`] rule.
     raw: bool,
 }
@@ -162,6 +165,52 @@ impl HeaderCells {
         }
         self.spans[at] = Some((start, len));
         self.bytes.extend_from_slice(cell);
+    }
+}
+
+/// The cells of the names rows repeat (an origin, an agent), a few of them, each in the slot its
+/// id picks. The name is kept beside its cell and compared before the cell is used: an id that
+/// stands for several names (a fold row, `src/audit/fold.rs`) never lends one name's cell to
+/// another.
+#[derive(Debug, Default)]
+struct NameCells {
+    /// `(name, cell)` by slot; made on first use, and each slot's memory reused.
+    slots: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+/// The kinds of names whose cells a [`RowWriter`] keeps.
+#[derive(Debug, Clone, Copy)]
+enum Name {
+    Origin,
+    Agent,
+}
+
+/// Slots of a [`NameCells`]: a night's origins and agents are mostly fewer than this, and
+/// names longer than [`NAME_CELL_MAX`] are not kept, so its memory is bounded.
+const NAME_SLOTS: usize = 64;
+const NAME_CELL_MAX: usize = 256;
+
+impl NameCells {
+    /// The cell of `name` (of id `index`), if its slot holds it.
+    fn get(&self, index: usize, name: &[u8]) -> Option<&[u8]> {
+        let (kept, cell) = self.slots.get(index % NAME_SLOTS)?;
+        (kept.as_slice() == name && !cell.is_empty()).then_some(cell.as_slice())
+    }
+
+    /// Keeps `cell` for `name` (of id `index`) in its slot, in place of what the slot held.
+    fn keep(&mut self, index: usize, name: &[u8], cell: &[u8]) {
+        if name.len() > NAME_CELL_MAX || cell.len() > NAME_CELL_MAX {
+            return;
+        }
+        if self.slots.is_empty() {
+            self.slots.resize_with(NAME_SLOTS, Default::default);
+        }
+        if let Some((kept, kept_cell)) = self.slots.get_mut(index % NAME_SLOTS) {
+            kept.clear();
+            kept.extend_from_slice(name);
+            kept_cell.clear();
+            kept_cell.extend_from_slice(cell);
+        }
     }
 }
 
@@ -241,6 +290,39 @@ impl RowWriter {
         self.text_field(&user_agent.decode());
         if let Some(cell) = self.csv.out.get(start..) {
             self.user_agents.keep(key, cell);
+        }
+    }
+
+    /// The name of origin `origin`, as [`Self::field`] writes it.
+    fn origin_field(&mut self, origin: OriginId, name: &str) {
+        self.name_field(Name::Origin, origin.index(), name.as_bytes());
+    }
+
+    /// The name of agent `agent`, as [`Self::field`] writes it.
+    fn agent_field(&mut self, agent: AgentId, name: &str) {
+        self.name_field(Name::Agent, agent.index(), name.as_bytes());
+    }
+
+    /// `name` (of id `index`) as [`Self::field`] writes it: copied from the cell kept for it
+    /// when it was the last name of its kind in its slot.
+    fn name_field(&mut self, kind: Name, index: usize, name: &[u8]) {
+        let cells = match kind {
+            Name::Origin => &self.origins,
+            Name::Agent => &self.agents,
+        };
+        if let Some(cell) = cells.get(index, name) {
+            self.csv.separate();
+            self.csv.out.extend_from_slice(cell);
+            return;
+        }
+        let start = self.csv.out.len() + usize::from(self.csv.in_row);
+        self.field(name);
+        let cells = match kind {
+            Name::Origin => &mut self.origins,
+            Name::Agent => &mut self.agents,
+        };
+        if let Some(cell) = self.csv.out.get(start..) {
+            cells.keep(index, name, cell);
         }
     }
 
@@ -659,6 +741,18 @@ mod tests {
         b"Googlebot+%2C\\x22/2.1",
     ];
 
+    /// Origin and agent names of every kind a cell can come from (`None`: longer than a slot
+    /// keeps).
+    const NAMES: [Option<&str>; 7] = [
+        Some("https://www.example.com"),
+        Some("https://shop.example.org:8443"),
+        Some("Googlebot"),
+        Some("=cmd|' /C calc'!A0"),
+        Some("a,\"b\""),
+        Some(""),
+        None,
+    ];
+
     /// The cache of user-agent cells keeps at most its bound in bytes, whatever the headers:
     /// one longer than the bound is written and not kept, and many distinct ones restart it.
     #[test]
@@ -827,6 +921,36 @@ mod tests {
                 fresh.text_field(&header.decode());
                 for writer in [&mut cached, &mut fresh] {
                     writer.word_field("200");
+                    writer.end_row();
+                }
+            }
+            proptest::prop_assert_eq!(cached.rows(), fresh.rows());
+        }
+
+        /// An origin's or agent's cell copied from the writer's slots is the cell `field`
+        /// writes afresh, whatever the ids: ids sharing a slot, an id standing for several
+        /// names (a fold row), names that need quotes or neutralising, empty and long names.
+        #[test]
+        fn name_cells_from_the_slots_are_the_cells_written_afresh(
+            raw in proptest::bool::ANY,
+            names in proptest::collection::vec(
+                (0u32..200, 0..NAMES.len(), proptest::bool::ANY),
+                1..120,
+            ),
+        ) {
+            let long = "x".repeat(NAME_CELL_MAX + 1);
+            let (mut cached, mut fresh) = (RowWriter::new(raw), RowWriter::new(raw));
+            for (id, name, agent) in names {
+                let name = NAMES[name].unwrap_or(long.as_str());
+                if agent {
+                    let id = AgentId::from_index(id as usize).unwrap();
+                    cached.agent_field(id, name);
+                } else {
+                    let id = OriginId::from_index(id as usize).unwrap();
+                    cached.origin_field(id, name);
+                }
+                fresh.field(name.as_bytes());
+                for writer in [&mut cached, &mut fresh] {
                     writer.end_row();
                 }
             }

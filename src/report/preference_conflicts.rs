@@ -21,8 +21,8 @@ impl RowWriter {
             .and_then(|id| row.robots.version(id).robots.as_ref())
             .and_then(|robots| robots.directives().iter().find(|d| d.line == conflict.line));
         self.time_field(row.request.time);
-        self.field(row.origin_name.as_bytes());
-        self.field(row.agent_info.bot.name.as_bytes());
+        self.origin_field(row.origin, row.origin_name);
+        self.agent_field(row.agent, &row.agent_info.bot.name);
         self.text_field(row.path);
         self.word_field(conflict.use_name());
         self.word_field(conflict.value_name());
