@@ -188,6 +188,7 @@ enum Name {
 /// Slots of a [`NameCells`]: a night's origins and agents are mostly fewer than this, and
 /// names longer than [`NAME_CELL_MAX`] are not kept, so its memory is bounded.
 const NAME_SLOTS: usize = 64;
+/// The longest name, and the longest cell, a slot of a [`NameCells`] keeps.
 const NAME_CELL_MAX: usize = 256;
 
 impl NameCells {
@@ -928,20 +929,26 @@ mod tests {
         }
 
         /// An origin's or agent's cell copied from the writer's slots is the cell `field`
-        /// writes afresh, whatever the ids: ids sharing a slot, an id standing for several
-        /// names (a fold row), names that need quotes or neutralising, empty and long names.
+        /// writes afresh, whatever the ids and the place in the row: ids sharing a slot, an id
+        /// standing for several names (a fold row), names that need quotes or neutralising,
+        /// empty and long names.
         #[test]
         fn name_cells_from_the_slots_are_the_cells_written_afresh(
             raw in proptest::bool::ANY,
             names in proptest::collection::vec(
-                (0u32..200, 0..NAMES.len(), proptest::bool::ANY),
+                (0u32..200, 0..NAMES.len(), proptest::bool::ANY, proptest::bool::ANY),
                 1..120,
             ),
         ) {
             let long = "x".repeat(NAME_CELL_MAX + 1);
             let (mut cached, mut fresh) = (RowWriter::new(raw), RowWriter::new(raw));
-            for (id, name, agent) in names {
+            for (id, name, agent, first) in names {
                 let name = NAMES[name].unwrap_or(long.as_str());
+                for writer in [&mut cached, &mut fresh] {
+                    if !first {
+                        writer.word_field("GET");
+                    }
+                }
                 if agent {
                     let id = AgentId::from_index(id as usize).unwrap();
                     cached.agent_field(id, name);
