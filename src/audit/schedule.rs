@@ -12,10 +12,12 @@
 //! tells the handler of the thread that opens an input and of the thread that finishes it, as
 //! events ([`InputStarted`], [`InputEnded`]): the run keeps no report of its own of any input.
 //!
-//! When fewer files are left than threads, a big gzip file opened then is inflated on decoder
-//! threads (`robots_audit_logs::Decoding`) instead of by the thread that reads it, so that one
-//! file keeps every core busy. The decoder threads of all files together number at most
-//! `--threads`; they work while the worker that reads the file waits for their output.
+//! With at least [`PARALLEL_DECODING_THREADS`] threads, when fewer files are left than threads,
+//! a big gzip file opened then is inflated on decoder threads (`robots_audit_logs::Decoding`)
+//! instead of by the thread that reads it, so that one file keeps every core busy. The decoders
+//! share the run's threads with the workers: they may run only as many at once as there are
+//! workers not processing a block (the one that waits for their output among them), so that
+//! workers and decoders together keep to `--threads`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -98,6 +100,8 @@ struct Shared<'a> {
     inputs: &'a [Input],
     /// The decoder threads big gzip files share.
     decoding: Decoding,
+    /// Workers processing a block: the threads not lent to the decoders.
+    processing: AtomicUsize,
     slots: Vec<Mutex<Slot>>,
     active: Mutex<Vec<usize>>,
     next_to_open: AtomicUsize,
@@ -130,8 +134,11 @@ where
     let shared = Shared {
         schedule,
         inputs,
-        decoding: Decoding::parallel(threads)
-            .parallel_from(parallel_from().map_err(|e| AuditError::Fatal(e.to_string()))?),
+        decoding: decoding(
+            threads,
+            parallel_from().map_err(|e| AuditError::Fatal(e.to_string()))?,
+        ),
+        processing: AtomicUsize::new(0),
         slots: inputs.iter().map(|_| Mutex::new(Slot::Waiting)).collect(),
         active: Mutex::new(Vec::new()),
         next_to_open: AtomicUsize::new(0),
@@ -163,6 +170,24 @@ where
         return Err(failure);
     }
     Ok(handlers)
+}
+
+/// The fewest threads with which a run inflates a big gzip file on decoder threads. With two,
+/// both are busy processing blocks and the decoders have nothing to run on: on 2 cores the
+/// parallel decoder never made an audit faster, kept a single-stream file on one thread after
+/// timing a stretch of it both ways, and made files of many small members up to 2.6 times
+/// slower (BENCHMARKS.md, "Many small gzip members").
+pub const PARALLEL_DECODING_THREADS: usize = 3;
+
+/// How a run of `threads` threads inflates its gzip files: on decoder threads from
+/// [`PARALLEL_DECODING_THREADS`] on, for files of at least `parallel_from` compressed bytes.
+fn decoding(threads: usize, parallel_from: u64) -> Decoding {
+    let decoding = if threads >= PARALLEL_DECODING_THREADS {
+        Decoding::parallel(threads)
+    } else {
+        Decoding::serial()
+    };
+    decoding.parallel_from(parallel_from)
 }
 
 /// The environment variable that sets the smallest gzip file inflated on several threads, in
@@ -242,7 +267,15 @@ impl Shared<'_> {
                 return;
             }
         };
-        let lines = match handler.handle(&work) {
+        let threads = self.schedule.threads.max(1);
+        let processing = self.processing.fetch_add(1, Ordering::AcqRel) + 1;
+        self.decoding
+            .lend_threads(threads.saturating_sub(processing));
+        let handled = handler.handle(&work);
+        let processing = self.processing.fetch_sub(1, Ordering::AcqRel) - 1;
+        self.decoding
+            .lend_threads(threads.saturating_sub(processing));
+        let lines = match handled {
             Ok(lines) => lines,
             Err(e) => {
                 self.fail(e);
@@ -439,5 +472,20 @@ impl Shared<'_> {
         lock(&self.active).retain(|&f| f != file);
         self.unfinished.fetch_sub(1, Ordering::AcqRel);
         ended
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gzip_files_go_to_decoder_threads_only_with_threads_to_spare() {
+        for threads in 1..PARALLEL_DECODING_THREADS {
+            assert_eq!(decoding(threads, 0).threads(), 1, "{threads}");
+        }
+        for threads in PARALLEL_DECODING_THREADS..8 {
+            assert_eq!(decoding(threads, 0).threads(), threads, "{threads}");
+        }
     }
 }

@@ -36,6 +36,14 @@ use rapidgzip_core::{DecoderPath, DecoderPool, DecoderReader, ReadAt};
 /// would be handed back to flate2 after its first chunk was inflated twice.
 pub const PARALLEL_FROM: u64 = 16 << 20;
 
+/// The compressed span of a decoder task in a file of many small gzip members (what nginx's
+/// `access_log ... gzip` writes: one member per buffer of 64 KiB). At the decoder's usual span
+/// of 1 MiB each such member is a task and a hand-off of its own, which made inflating a
+/// 4,000,000-line file of 64 KiB members on two threads 2.8 times slower than flate2 on one;
+/// at this span the decoder gathers the members into tasks, and that file inflates as fast as
+/// flate2's (BENCHMARKS.md, "Many small gzip members").
+const DENSE_MEMBER_SPAN: usize = 8 << 20;
+
 /// The first bytes of a gzip member.
 pub(crate) const MAGIC: [u8; 2] = [0x1f, 0x8b];
 
@@ -93,12 +101,23 @@ impl Decoding {
         self.pool.as_ref().map_or(1, |(threads, _)| *threads)
     }
 
+    /// Lets the decoder threads of every file together run at most `threads` at once from now
+    /// on, within 1 and [`Decoding::threads`]: a caller whose own threads are busy lends the
+    /// decoders only those that wait, so that the two together keep to its budget. Tasks
+    /// already running finish first.
+    pub fn lend_threads(&self, threads: usize) {
+        if let Some((most, pool)) = &self.pool {
+            // Within 1..=most, the only limits the pool refuses are ruled out.
+            let _ = pool.set_worker_limit(threads.clamp(1, *most));
+        }
+    }
+
     /// The parallel decoder for `file`, when it is one to inflate in parallel: a regular gzip
     /// file, big enough, with threads to use.
     pub(crate) fn open(&self, file: &File) -> io::Result<Option<ParallelGzip>> {
-        let Some((threads, pool)) = &self.pool else {
+        if self.pool.is_none() {
             return Ok(None);
-        };
+        }
         let metadata = file.metadata()?;
         if !metadata.is_file() || metadata.len() < self.parallel_from {
             return Ok(None);
@@ -112,12 +131,7 @@ impl Decoding {
             file: Arc::new(file.try_clone()?),
             reached: Arc::new(AtomicU64::new(0)),
         };
-        let decoder = rapidgzip_core::Decoder::builder()
-            .decoder_threads(*threads)
-            .decoder_pool(pool.clone())
-            .build()
-            .map_err(io::Error::other)?;
-        let stage = match decoder.reader(input.clone()) {
+        let stage = match self.decoder(None)?.reader(input.clone()) {
             Ok(reader) => Stage::Parallel(Box::new(reader)),
             // The first member's header is checked at once: flate2 reads the file, and says
             // what is wrong with it, as for any gzip input.
@@ -128,7 +142,23 @@ impl Decoding {
             stage,
             delivered: 0,
             path_checked: false,
+            decoding: self.clone(),
         }))
+    }
+
+    /// The parallel decoder on this run's threads, with tasks of `span` compressed bytes or of
+    /// the decoder's usual span.
+    fn decoder(&self, span: Option<usize>) -> io::Result<rapidgzip_core::Decoder> {
+        let Some((threads, pool)) = &self.pool else {
+            return Err(io::Error::other("no decoder threads"));
+        };
+        let mut builder = rapidgzip_core::Decoder::builder()
+            .decoder_threads(*threads)
+            .decoder_pool(pool.clone());
+        if let Some(span) = span {
+            builder = builder.compressed_chunk_size(span);
+        }
+        builder.build().map_err(io::Error::other)
     }
 }
 
@@ -194,6 +224,8 @@ pub(crate) struct ParallelGzip {
     delivered: u64,
     /// Whether the decoder's choice of path has been looked at (after its first bytes).
     path_checked: bool,
+    /// The threads it was opened with, to open it again.
+    decoding: Decoding,
 }
 
 impl ParallelGzip {
@@ -205,14 +237,33 @@ impl ParallelGzip {
     /// Hands the reading over to flate2, past the `delivered` bytes already handed out.
     fn read_serially_from_here(&mut self) -> io::Result<()> {
         let mut serial = self.input.serial();
-        let passed = io::copy(&mut (&mut serial).take(self.delivered), &mut io::sink())?;
+        self.pass_over_delivered(&mut serial)?;
+        self.stage = Stage::Serial(Box::new(serial));
+        Ok(())
+    }
+
+    /// Starts the decoder again with tasks of [`DENSE_MEMBER_SPAN`], past the `delivered`
+    /// bytes already handed out.
+    fn gather_members_from_here(&mut self) -> io::Result<()> {
+        let mut gathering = self
+            .decoding
+            .decoder(Some(DENSE_MEMBER_SPAN))?
+            .reader(self.input.clone())
+            .map_err(io::Error::other)?;
+        self.pass_over_delivered(&mut gathering)?;
+        self.stage = Stage::Parallel(Box::new(gathering));
+        Ok(())
+    }
+
+    /// Reads and drops the `delivered` bytes from the start of the file.
+    fn pass_over_delivered(&self, from_start: &mut impl Read) -> io::Result<()> {
+        let passed = io::copy(&mut from_start.take(self.delivered), &mut io::sink())?;
         if passed < self.delivered {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
                 "the file was cut short while it was read",
             ));
         }
-        self.stage = Stage::Serial(Box::new(serial));
         Ok(())
     }
 }
@@ -229,12 +280,15 @@ impl Read for ParallelGzip {
         }
         if !self.path_checked {
             self.path_checked = true;
+            let path = reader.stats().path;
             // Damage before the first bytes is flate2's to find and name, as on the serial path.
-            if read.is_err() || reader.stats().path == DecoderPath::Sequential {
+            if read.is_err() || path == DecoderPath::Sequential {
                 self.read_serially_from_here()?;
                 if read.is_err() {
                     return self.read(buf);
                 }
+            } else if path == DecoderPath::DenseMembers {
+                self.gather_members_from_here()?;
             }
         }
         read
@@ -294,18 +348,18 @@ mod tests {
     fn parallel(compressed: &[u8]) -> (Vec<u8>, Option<String>, DecoderPath, u64) {
         let file = tempfile::tempfile().unwrap();
         (&file).write_all(compressed).unwrap();
-        let gzip = Decoding::parallel(2)
+        let mut gzip = Decoding::parallel(2)
             .parallel_from(0)
             .open(&file)
             .unwrap()
             .expect("a regular gzip file goes to the parallel decoder");
-        let handle = match &gzip.stage {
-            Stage::Parallel(reader) => Some(reader.handle()),
-            Stage::Serial(_) => None,
-        };
         let reached = gzip.input.reached.clone();
-        let (out, error) = drain(gzip);
-        let path = handle.map_or(DecoderPath::Starting, |h| h.stats().path);
+        let (out, error) = drain(&mut gzip);
+        // Handed over to flate2 when the decoder chose to inflate serially.
+        let path = match &gzip.stage {
+            Stage::Parallel(reader) => reader.stats().path,
+            Stage::Serial(_) => DecoderPath::Sequential,
+        };
         (out, error, path, reached.load(Ordering::Relaxed))
     }
 
@@ -407,7 +461,12 @@ mod tests {
     /// rotated pieces or a parallel compressor writing members gives: the decoder inflates the
     /// members on its threads.
     fn members(data: &[u8]) -> Vec<u8> {
-        let mut members: Vec<u8> = data.chunks(2 << 20).flat_map(gzip).collect();
+        members_of(data, 2 << 20)
+    }
+
+    /// `data` in gzip members of `piece` bytes each, then an empty one.
+    fn members_of(data: &[u8], piece: usize) -> Vec<u8> {
+        let mut members: Vec<u8> = data.chunks(piece).flat_map(gzip).collect();
         members.extend(gzip(b""));
         members
     }
@@ -446,6 +505,11 @@ mod tests {
         let (data, _) = big();
         for (what, compressed, path) in [
             ("members", members(data), DecoderPath::DenseMembers),
+            (
+                "small members",
+                members_of(data, 64 << 10),
+                DecoderPath::DenseMembers,
+            ),
             ("BGZF", bgzf(data), DecoderPath::Bgzf),
         ] {
             assert_eq!(flate2(&compressed), (data.clone(), None), "{what}");
@@ -455,6 +519,34 @@ mod tests {
             assert_eq!(taken, path, "{what}");
             assert_eq!(reached, compressed.len() as u64, "{what}");
         }
+    }
+
+    /// A file of members is read by a decoder that gathers them into tasks of
+    /// [`DENSE_MEMBER_SPAN`]: the one that found them is dropped after its first bytes, and the
+    /// bytes come whole and once.
+    #[test]
+    fn members_are_gathered_into_tasks_after_the_first_bytes() {
+        let (data, _) = big();
+        let file = tempfile::tempfile().unwrap();
+        (&file).write_all(&members_of(data, 64 << 10)).unwrap();
+        let mut gzip = Decoding::parallel(2)
+            .parallel_from(0)
+            .open(&file)
+            .unwrap()
+            .expect("a regular gzip file goes to the parallel decoder");
+        let Stage::Parallel(finding) = &gzip.stage else {
+            panic!("the parallel decoder at first");
+        };
+        let finding = finding.handle();
+        let mut out = Vec::new();
+        gzip.read_to_end(&mut out).unwrap();
+        assert!(out == *data, "{} bytes of {}", out.len(), data.len());
+        assert!(finding.stats().consumed_bytes < data.len() as u64 / 2);
+        let Stage::Parallel(gathering) = &gzip.stage else {
+            panic!("the parallel decoder to the end");
+        };
+        assert_eq!(gathering.stats().path, DecoderPath::DenseMembers);
+        assert_eq!(gathering.stats().consumed_bytes, data.len() as u64);
     }
 
     /// Damage met by the decoder's own threads: the members before it come whole, then the
@@ -468,6 +560,12 @@ mod tests {
         for byte in &mut corrupt[cut..cut + 64] {
             *byte ^= 0x55;
         }
+        let small = members_of(data, 64 << 10);
+        let mut small_corrupt = small.clone();
+        let small_cut = small.len() / 2;
+        for byte in &mut small_corrupt[small_cut..small_cut + 64] {
+            *byte ^= 0x55;
+        }
         let mut bgzf_cut = bgzf(data);
         bgzf_cut.truncate(bgzf_cut.len() / 2);
         let cases = [
@@ -479,6 +577,8 @@ mod tests {
                 true,
             ),
             ("BGZF cut short", bgzf_cut, true),
+            ("a corrupt small member", small_corrupt, false),
+            ("small members cut short", small[..small_cut].to_vec(), true),
         ];
         for (what, bytes, exact) in cases {
             let (serial, serial_error) = flate2(&bytes);
@@ -501,6 +601,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn decoders_run_on_the_threads_lent_them_within_their_own() {
+        let decoding = Decoding::parallel(4);
+        let limit = || {
+            decoding
+                .pool
+                .as_ref()
+                .map(|(_, pool)| pool.stats().worker_limit)
+        };
+        assert_eq!(limit(), Some(4));
+        for (lent, runs) in [(1, 1), (3, 3), (0, 1), (9, 4), (4, 4), (2, 2)] {
+            decoding.lend_threads(lent);
+            assert_eq!(limit(), Some(runs), "{lent} lent");
+        }
+        Decoding::serial().lend_threads(2);
     }
 
     #[test]
