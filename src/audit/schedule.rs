@@ -15,9 +15,10 @@
 //! With at least [`PARALLEL_DECODING_THREADS`] threads, when fewer files are left than threads,
 //! a big gzip file opened then is inflated on decoder threads (`robots_audit_logs::Decoding`)
 //! instead of by the thread that reads it, so that one file keeps every core busy. The decoders
-//! share the run's threads with the workers: they may run only as many at once as there are
-//! workers not processing a block (the one that waits for their output among them), so that
-//! workers and decoders together keep to `--threads`.
+//! share the run's threads with the workers: they may run only as many tasks at once as there
+//! are workers not processing a block (the one that waits for their output among them), at
+//! least one, so that workers and decoding tasks together keep to `--threads` (the decoder's
+//! coordinating threads aside).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};

@@ -4,11 +4,14 @@
 //! spare, is inflated by rapidgzip's marker/window algorithm (the `rapidgzip-core` crate): decoder
 //! threads inflate chunks of the file speculatively from guessed block starts, resolve their
 //! references into the unknown window once the chunk before is done, and hand the chunks back in
-//! order, so the reader sees the very bytes a serial inflate gives. Many small members (`cat` of
-//! gzip files, BGZF) are inflated member by member in parallel. Everything else (standard input,
-//! pipes, small files, a run with no thread to spare) is inflated by flate2 on the thread that
-//! reads it. The decoder threads of every file together are at most the run's threads (one
-//! shared pool); they work while the thread that reads the file waits for their output.
+//! order, so the reader sees the very bytes a serial inflate gives. A file of many members (`cat`
+//! of gzip files, nginx's gzip logs, BGZF) is inflated member by member in parallel; once the
+//! decoder has found members, it is started again with tasks of [`DENSE_MEMBER_SPAN`], which
+//! gather small members. Everything else (standard input, pipes, small files, a run with no
+//! thread to spare) is inflated by flate2 on the thread that reads it. The decoding tasks of
+//! every file together run on at most the run's threads (one shared pool), and on fewer when the
+//! caller lends fewer ([`Decoding::lend_threads`]); they work while the thread that reads the
+//! file waits for their output.
 //!
 //! The decoder times a stretch of the file serially and speculatively before it hands out a
 //! byte, and inflates the file serially when speculation would not pay (a busy machine, a file of
@@ -36,12 +39,13 @@ use rapidgzip_core::{DecoderPath, DecoderPool, DecoderReader, ReadAt};
 /// would be handed back to flate2 after its first chunk was inflated twice.
 pub const PARALLEL_FROM: u64 = 16 << 20;
 
-/// The compressed span of a decoder task in a file of many small gzip members (what nginx's
-/// `access_log ... gzip` writes: one member per buffer of 64 KiB). At the decoder's usual span
-/// of 1 MiB each such member is a task and a hand-off of its own, which made inflating a
-/// 4,000,000-line file of 64 KiB members on two threads 2.8 times slower than flate2 on one;
-/// at this span the decoder gathers the members into tasks, and that file inflates as fast as
-/// flate2's (BENCHMARKS.md, "Many small gzip members").
+/// The compressed span of a decoder task in a file of gzip members (nginx's `access_log ...
+/// gzip` writes one member per buffer of 64 KiB). At the decoder's usual span of 1 MiB, members
+/// more than 4 KiB apart are each a task and a hand-off of their own: a 4,000,000-line file of
+/// 64 KiB members took 3.6 to 4.1 s to inflate on two threads, where flate2 took 1.6 to 2.2 s on
+/// one.
+/// At this span members up to 32 KiB apart are gathered into tasks, and such a file took 1.4 s
+/// (BENCHMARKS.md, "Many small gzip members").
 const DENSE_MEMBER_SPAN: usize = 8 << 20;
 
 /// The first bytes of a gzip member.
@@ -242,17 +246,16 @@ impl ParallelGzip {
         Ok(())
     }
 
-    /// Starts the decoder again with tasks of [`DENSE_MEMBER_SPAN`], past the `delivered`
+    /// The decoder started again with tasks of [`DENSE_MEMBER_SPAN`], past the `delivered`
     /// bytes already handed out.
-    fn gather_members_from_here(&mut self) -> io::Result<()> {
+    fn gathering_members(&self) -> io::Result<DecoderReader> {
         let mut gathering = self
             .decoding
             .decoder(Some(DENSE_MEMBER_SPAN))?
             .reader(self.input.clone())
             .map_err(io::Error::other)?;
         self.pass_over_delivered(&mut gathering)?;
-        self.stage = Stage::Parallel(Box::new(gathering));
-        Ok(())
+        Ok(gathering)
     }
 
     /// Reads and drops the `delivered` bytes from the start of the file.
@@ -288,7 +291,11 @@ impl Read for ParallelGzip {
                     return self.read(buf);
                 }
             } else if path == DecoderPath::DenseMembers {
-                self.gather_members_from_here()?;
+                // A decoder that cannot start again (the file changed under it) leaves the one
+                // that found the members reading, which meets the change where it is.
+                if let Ok(gathering) = self.gathering_members() {
+                    self.stage = Stage::Parallel(Box::new(gathering));
+                }
             }
         }
         read
