@@ -133,7 +133,8 @@ struct HeaderCells {
 const HEADER_CELL_BYTES: usize = 1 << 20;
 
 impl HeaderCells {
-    /// The cell kept for `key`, if any.
+    /// The cell kept for `key`, if any. A key of a new epoch first empties the cache: the
+    /// identity cache has forgotten the headers its keys named.
     fn get(&mut self, key: HeaderKey) -> Option<&[u8]> {
         if self.epoch != Some(key.epoch()) {
             self.spans.clear();
@@ -305,7 +306,9 @@ impl RowWriter {
     }
 
     /// `name` (of id `index`) as [`Self::field`] writes it: copied from the cell kept for it
-    /// when it was the last name of its kind in its slot.
+    /// when it was the last name of its kind in its slot. `kind` picks the cells twice, around
+    /// `field`'s borrow of the whole writer; taking them out of the writer instead cost 36 M
+    /// more instructions over 491,000 decision rows.
     fn name_field(&mut self, kind: Name, index: usize, name: &[u8]) {
         let cells = match kind {
             Name::Origin => &self.origins,
