@@ -9,17 +9,17 @@
 //!    The lock file is also the holder's journal: it names every directory the holder makes
 //!    beside `--out` before the holder could leave it behind ([`Journal`]).
 //! 2. **Recover** ([`recover`]): the run holding the lock clears what the journal says killed
-//!    runs left: a staging directory (the user's entries found in it are moved back first) and,
-//!    where the fallback swap was cut short, a previous set left aside, which is renamed back
-//!    when `--out` is missing.
+//!    runs left: a staging directory (the user's entries found in it that `--out` lacks are
+//!    moved back first) and, where the fallback swap was cut short, a previous set left aside,
+//!    which is renamed back when `--out` is missing.
 //! 3. **Stage** ([`Staging`]): every report is written into `PARENT/.NAME.staging-XXXX`, created
 //!    exclusively with an unpredictable name and recorded in the journal; every file in it is
 //!    created with `O_EXCL` ([`NewFile`]) and synced.
 //! 4. **Commit** ([`Staging::commit`]): the staging directory is synced; the user's own entries
-//!    of the old `--out` (anything that is not one of the tool's names) are carried over, files
-//!    by hard link and directories moved; one `renameat2(RENAME_EXCHANGE)` swaps the two
-//!    directories; their parent is synced; the old set, now under the staging name, is removed,
-//!    and the journal cleared.
+//!    of the old `--out` (anything that is not one of the tool's names) are carried over without
+//!    changing `--out`: files by hard link, directories made anew all the way down with their
+//!    files linked; one `renameat2(RENAME_EXCHANGE)` swaps the two directories; their parent is
+//!    synced; the old set, now under the staging name, is removed, and the journal cleared.
 //!    Without a `--out` yet, a plain rename. Where the exchange is not supported, two renames
 //!    ([`swap::swap_by_renames`]).
 //!
@@ -323,7 +323,8 @@ mod tests {
         let out = dir.path().join("out");
         fs::create_dir_all(&out).unwrap();
         fs::write(out.join("agents.csv"), b"old").unwrap();
-        // A run killed after moving the user's directory into its staging directory.
+        // A run killed after moving the user's directory into its staging directory, as runs
+        // did before directories were carried by links.
         let leftover = dir.path().join(".out.staging-killed1");
         fs::create_dir_all(leftover.join("notes")).unwrap();
         fs::write(leftover.join("agents.csv"), b"new, never committed").unwrap();

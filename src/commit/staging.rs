@@ -2,7 +2,7 @@
 
 use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -12,8 +12,8 @@ use super::swap::{Swapped, swap_in};
 use super::{CommitError, Owned, staging_prefix};
 
 /// The staging directory a stop may remove, if any: the signal handler's view of the run. A
-/// commit holds this lock from its first move to its last, so a stop never removes a staging
-/// directory that holds entries of the user's.
+/// commit holds this lock from its start to its end, so a stop never removes the staging
+/// directory while it is being swapped in (after the exchange that name holds the previous set).
 static REMOVABLE: Mutex<Option<PathBuf>> = Mutex::new(None);
 
 fn removable() -> MutexGuard<'static, Option<PathBuf>> {
@@ -86,10 +86,10 @@ impl<'l> Staging<'l> {
     }
 
     /// Makes the staging directory `--out`: syncs it, carries the user's own entries of the old
-    /// `--out` over (anything not in `owned`), swaps the two directories with one rename, syncs
-    /// their parent and removes the old set. Fails leaving `--out` as it was (the user's
-    /// directories moved back), or succeeds whole; a warning is returned when the old set could
-    /// not be removed (the next run removes it).
+    /// `--out` over (anything not in `owned`) without changing `--out`, swaps the two
+    /// directories with one rename, syncs their parent and removes the old set. Fails leaving
+    /// `--out` as it was, or succeeds whole; a warning is returned when the old set could not be
+    /// removed (the next run removes it).
     pub fn commit(mut self, owned: Owned) -> Result<Option<String>, CommitError> {
         let mut guard = removable();
         guard.take();
@@ -101,11 +101,11 @@ impl<'l> Staging<'l> {
         let staging = self.path().to_path_buf();
         let target = out.path();
         sync_dir(&staging).map_err(fail)?;
-        let moved = match fs::symlink_metadata(&target) {
+        match fs::symlink_metadata(&target) {
             Ok(_) => carry_over(&target, &staging, owned).map_err(fail)?,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(fail(with_path(e, &target))),
-        };
+        }
         let name = self.name();
         let record_aside = |aside: &str| {
             self.lock
@@ -117,13 +117,7 @@ impl<'l> Staging<'l> {
                 Ok(swapped)
             },
         );
-        let swapped = match swapped {
-            Ok(swapped) => swapped,
-            Err(e) => {
-                move_back(&moved, &staging, &target);
-                return Err(fail(e));
-            }
-        };
+        let swapped = swapped.map_err(fail)?;
         self.dir = None;
         drop(guard);
         let old = match swapped {
@@ -162,51 +156,70 @@ impl Drop for Staging<'_> {
     }
 }
 
-/// Carries the user's entries of `out` into `staging`: files by a hard link (a copy where the
-/// file system has none), symlinks as symlinks, directories moved. Returns the directories
-/// moved, to move back if the swap fails.
-fn carry_over(out: &Path, staging: &Path, owned: Owned) -> io::Result<Vec<PathBuf>> {
-    let mode = fs::metadata(out)?.permissions().mode();
-    fs::set_permissions(staging, fs::Permissions::from_mode(mode))?;
-    let mut directories = Vec::new();
+/// Carries the user's entries of `out` into `staging` without changing `out`, so that until
+/// the swap `out` is the old set whole: files by a hard link (a copy of a regular file where
+/// the file system has none), symlinks as symlinks, and directories made anew with their
+/// entries carried the same way, all the way down. A directory on another file system (a
+/// mount point) cannot be carried so, and fails the commit.
+fn carry_over(out: &Path, staging: &Path, owned: Owned) -> io::Result<()> {
+    let metadata = fs::metadata(out).map_err(|e| with_path(e, out))?;
+    fs::set_permissions(staging, metadata.permissions())?;
+    let device = metadata.dev();
+    // Directories made but not yet filled, looked at from a list rather than by recursion so
+    // that no depth of the user's tree can exhaust the stack.
+    let mut unfilled = Vec::new();
     for entry in fs::read_dir(out).map_err(|e| with_path(e, out))? {
-        let entry = entry?;
-        let name = entry.file_name();
+        let name = entry?.file_name();
         if name.to_str().is_some_and(|name| owned.owns(name)) {
             continue;
         }
-        let (from, to) = (entry.path(), staging.join(&name));
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            directories.push((from, to));
-        } else if kind.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(&from)?, &to)
-                .map_err(|e| with_path(e, &to))?;
-        } else if fs::hard_link(&from, &to).is_err() {
-            fs::copy(&from, &to).map_err(|e| with_path(e, &from))?;
-        }
+        carry(
+            &out.join(&name),
+            &staging.join(&name),
+            device,
+            &mut unfilled,
+        )?;
     }
-    // Directories last, just before the swap: the fewer moves to undo on a failure.
-    let mut moved = Vec::new();
-    for (from, to) in directories {
-        if let Err(e) = fs::rename(&from, &to) {
-            move_back(&moved, staging, out);
-            return Err(with_path(e, &from));
+    while let Some((from, to, permissions)) = unfilled.pop() {
+        for entry in fs::read_dir(&from).map_err(|e| with_path(e, &from))? {
+            let name = entry?.file_name();
+            carry(&from.join(&name), &to.join(&name), device, &mut unfilled)?;
         }
-        moved.push(to);
+        // Only once filled: the user's directory may not be writable.
+        fs::set_permissions(&to, permissions).map_err(|e| with_path(e, &to))?;
+        sync_dir(&to)?;
     }
-    sync_dir(staging)?;
-    Ok(moved)
+    sync_dir(staging)
 }
 
-/// Moves the user's directories `moved` from `staging` back into `out` (best effort: the next
-/// run's recovery moves back what is left).
-fn move_back(moved: &[PathBuf], staging: &Path, out: &Path) {
-    for dir in moved {
-        if let Ok(rest) = dir.strip_prefix(staging) {
-            let _ = fs::rename(dir, out.join(rest));
+/// A directory made in the staging directory, with where its entries come from and the
+/// permissions it gets once they are in.
+type Unfilled = (PathBuf, PathBuf, fs::Permissions);
+
+/// Carries one entry `from` to `to` (see [`carry_over`]); a directory is made and left in
+/// `unfilled` to be filled.
+fn carry(from: &Path, to: &Path, device: u64, unfilled: &mut Vec<Unfilled>) -> io::Result<()> {
+    let metadata = fs::symlink_metadata(from).map_err(|e| with_path(e, from))?;
+    let kind = metadata.file_type();
+    if kind.is_dir() {
+        if metadata.dev() != device {
+            return Err(with_path(
+                io::Error::other("a mount point cannot be carried into the new set"),
+                from,
+            ));
         }
+        fs::create_dir(to).map_err(|e| with_path(e, to))?;
+        unfilled.push((from.to_path_buf(), to.to_path_buf(), metadata.permissions()));
+    } else if kind.is_symlink() {
+        std::os::unix::fs::symlink(fs::read_link(from)?, to).map_err(|e| with_path(e, to))?;
+    } else if let Err(e) = fs::hard_link(from, to) {
+        // A copy reads its source: a FIFO or a device would block it or read without end.
+        if !kind.is_file() {
+            return Err(with_path(e, from));
+        }
+        fs::copy(from, to).map_err(|e| with_path(e, from))?;
     }
+    Ok(())
 }
 
 /// Syncs a directory's entries to disk.
@@ -214,4 +227,65 @@ pub(super) fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| with_path(e, dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entry under `dir`, with what it is: the bytes of a file, the target of a symlink,
+    /// the permissions of a directory.
+    fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
+        let mut entries = Vec::new();
+        let mut unseen = vec![dir.to_path_buf()];
+        while let Some(at) = unseen.pop() {
+            for entry in fs::read_dir(&at).unwrap() {
+                let path = entry.unwrap().path();
+                let metadata = fs::symlink_metadata(&path).unwrap();
+                let what = if metadata.is_symlink() {
+                    format!("-> {}", fs::read_link(&path).unwrap().display())
+                } else if metadata.is_dir() {
+                    unseen.push(path.clone());
+                    format!("dir {:o}", metadata.permissions().mode() & 0o777)
+                } else {
+                    String::from_utf8(fs::read(&path).unwrap()).unwrap()
+                };
+                entries.push((path.strip_prefix(dir).unwrap().to_path_buf(), what));
+            }
+        }
+        entries.sort();
+        entries
+    }
+
+    #[test]
+    fn the_users_tree_is_carried_by_links_and_out_is_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, staging) = (dir.path().join("out"), dir.path().join("staging"));
+        fs::create_dir_all(out.join("archive/2026/11")).unwrap();
+        fs::write(out.join("archive/2026/11/old.csv"), "the user's").unwrap();
+        fs::write(out.join("notes.txt"), "mine").unwrap();
+        std::os::unix::fs::symlink("../notes.txt", out.join("archive/notes")).unwrap();
+        fs::create_dir(out.join("sealed")).unwrap();
+        fs::write(out.join("sealed/kept"), "read only").unwrap();
+        fs::set_permissions(out.join("sealed"), fs::Permissions::from_mode(0o555)).unwrap();
+        fs::write(out.join("agents.csv"), "the tool's").unwrap();
+        fs::create_dir(&staging).unwrap();
+        let before = tree(&out);
+
+        carry_over(&out, &staging, Owned(&["agents.csv"])).unwrap();
+
+        assert_eq!(tree(&out), before, "--out is not changed before the swap");
+        let carried: Vec<_> = before
+            .into_iter()
+            .filter(|(path, _)| path != Path::new("agents.csv"))
+            .collect();
+        assert_eq!(tree(&staging), carried);
+        let inode = |path: &Path| fs::metadata(path).unwrap().ino();
+        for file in ["archive/2026/11/old.csv", "notes.txt", "sealed/kept"] {
+            assert_eq!(inode(&out.join(file)), inode(&staging.join(file)), "{file}");
+        }
+        for sealed in [&out, &staging] {
+            fs::set_permissions(sealed.join("sealed"), fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
 }
