@@ -288,7 +288,9 @@ pub fn is_robots_fetch_target(target: &[u8], query: Option<&[u8]>, buf: &mut Vec
 pub fn match_path<'b>(target: &'b [u8], query: Option<&[u8]>, buf: &'b mut Vec<u8>) -> &'b [u8] {
     let query = query.filter(|q| !q.is_empty() && *q != b"-");
     if target.first() == Some(&b'/') {
-        let path = match fragment_start(target) {
+        // Nearly every target is a few dozen bytes without a `#`, for which `memchr` costs more
+        // to set up than the search.
+        let path = match robots_audit_logs::memchr_near(b'#', target) {
             Some(end) => target.get(..end).unwrap_or_default(),
             None => target,
         };
@@ -309,53 +311,6 @@ pub fn match_path<'b>(target: &'b [u8], query: Option<&[u8]>, buf: &'b mut Vec<u
         buf.extend_from_slice(query);
     }
     buf
-}
-
-/// Bytes of a target [`fragment_start`] looks at eight at a time before handing the rest to
-/// `memchr`.
-const NEAR_TARGET: usize = 64;
-
-/// Where the fragment of an origin-form target starts (its `#`), if it has one. Nearly every
-/// target is a few dozen bytes without one, which `memchr` costs more to set up for (about 100
-/// instructions a request) than looking at the bytes eight at a time as a number does: the
-/// first [`NEAR_TARGET`] bytes are read so, a shorter end as the last eight bytes of the
-/// target, and only the rest of a longer target goes to `memchr`.
-#[inline]
-fn fragment_start(target: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    // The high bit of each byte equal to `#`: the lowest one is exact (a borrow only flags
-    // bytes above a real match), the ones above it may not be.
-    let hashes = |word: &[u8; 8]| {
-        let zero_where_hash = u64::from_le_bytes(*word) ^ (ONES * u64::from(b'#'));
-        zero_where_hash.wrapping_sub(ONES) & !zero_where_hash & HIGHS
-    };
-    let first = |found: u64| found.trailing_zeros() as usize / 8;
-    let mut checked = 0;
-    let mut rest = target;
-    while checked < NEAR_TARGET
-        && let Some((word, after)) = rest.split_first_chunk::<8>()
-    {
-        let found = hashes(word);
-        if found != 0 {
-            return Some(checked + first(found));
-        }
-        checked += 8;
-        rest = after;
-    }
-    if rest.len() >= 8 {
-        return memchr::memchr(b'#', rest).map(|at| checked + at);
-    }
-    match target.last_chunk::<8>() {
-        // The last eight bytes overlap those already looked at, none of which is a `#`: the
-        // lowest flagged byte is the first `#` of the rest.
-        Some(last) if !rest.is_empty() => {
-            let found = hashes(last);
-            (found != 0).then(|| target.len() - 8 + first(found))
-        }
-        Some(_) => None,
-        None => target.iter().position(|&b| b == b'#'),
-    }
 }
 
 /// The groups of `robots` that apply to a crawler answering to `tokens` with the robots
@@ -979,33 +934,6 @@ mod tests {
                 "{:?}",
                 String::from_utf8_lossy(target)
             );
-        }
-    }
-
-    /// Every length up to past the bytes looked at as numbers, with a `#` at every position
-    /// (after others or not) and none, against a plain search.
-    #[test]
-    fn fragment_starts_agree_with_a_plain_search() {
-        for len in 0..=NEAR_TARGET + 20 {
-            let mut target = vec![b'/'; len];
-            assert_eq!(fragment_start(&target), None, "{len}");
-            for hash in 0..len {
-                target[hash] = b'#';
-                for later in hash + 1..len {
-                    target[later] = b'#';
-                    assert_eq!(fragment_start(&target), Some(hash), "{len} {hash} {later}");
-                    target[later] = b'"';
-                }
-                assert_eq!(fragment_start(&target), Some(hash), "{len} {hash}");
-                target[hash] = b'"';
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn fragment_starts_of_any_bytes(target in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..100)) {
-            proptest::prop_assert_eq!(fragment_start(&target), target.iter().position(|&b| b == b'#'));
         }
     }
 

@@ -59,6 +59,7 @@ pub use detect::{DETECT_MAX_BYTES, DETECT_MAX_LINES, Detection, Detector};
 pub use error::Error;
 pub use format::Format;
 pub use formats::json::{FieldMap, FieldName};
+pub use formats::lex::memchr_near;
 pub use gzip::{Decoding, PARALLEL_FROM};
 pub use limits::MAX_LINE_LEN;
 pub use open::{Compression, Source};

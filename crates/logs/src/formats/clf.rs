@@ -165,16 +165,10 @@ fn usual_status_and_bytes(rest: &[u8]) -> Option<(u16, u64, &[u8])> {
     };
     let digit = |b: u8| b.is_ascii_digit().then(|| u16::from(b - b'0'));
     let status = digit(hundreds)? * 100 + digit(tens)? * 10 + digit(ones)?;
-    // The byte count is read as its digits are found; 19 digits cannot overflow a u64, and a
-    // longer count is left to the general path.
-    let (mut bytes, mut digits) = (0u64, 0);
-    for &b in rest.iter().take(19) {
-        if !b.is_ascii_digit() {
-            break;
-        }
-        bytes = bytes * 10 + u64::from(b - b'0');
-        digits += 1;
-    }
+    let (bytes, digits) = match short_number(rest) {
+        Some(read) => read,
+        None => long_number(rest),
+    };
     let rest = match rest.get(digits..).unwrap_or_default().split_first() {
         _ if digits == 0 => return None,
         None => &[],
@@ -182,6 +176,51 @@ fn usual_status_and_bytes(rest: &[u8]) -> Option<(u16, u64, &[u8])> {
         Some(_) => return None,
     };
     Some((status, bytes, rest))
+}
+
+/// The number that the run of digits starting `input` spells and the run's length, when that
+/// run is shorter than eight bytes and eight bytes are there to be read at once (a byte count
+/// under ten megabytes, followed by the rest of the line): about thirty instructions where the
+/// loop of [`long_number`] takes a dozen a digit. `None` otherwise.
+#[inline(always)]
+fn short_number(input: &[u8]) -> Option<(u64, usize)> {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    let word = u64::from_le_bytes(*input.first_chunk::<8>()?);
+    // The high bit of each digit, found on seven-bit bytes so that no sum carries into the next
+    // byte; a byte with its own high bit set is no digit.
+    let seven_bits = word & !HIGHS;
+    let at_least_zero = seven_bits + ONES * u64::from(0x80 - b'0');
+    let above_nine = seven_bits + ONES * u64::from(0x7F - b'9');
+    let digits = at_least_zero & !above_nine & !word & HIGHS;
+    let len = (!digits & HIGHS).trailing_zeros() as usize / 8;
+    if len == 8 {
+        return None;
+    }
+    // The digits' values moved to the top bytes, so that the bytes below read as leading zeros,
+    // then summed pairwise: two digits a byte pair, four a half, eight the whole.
+    let values = (word & (ONES * 0x0F))
+        .checked_shl(8 * (8 - len as u32))
+        .unwrap_or(0);
+    let pairs = values.wrapping_mul(1 + (10 << 8)) >> 8;
+    let quads = (pairs & 0x00FF_00FF_00FF_00FF).wrapping_mul(1 + (100 << 16)) >> 16;
+    let number = (quads & 0x0000_FFFF_0000_FFFF).wrapping_mul(1 + (10_000 << 32)) >> 32;
+    Some((number, len))
+}
+
+/// The number that the run of digits starting `input` spells and the run's length, read digit
+/// by digit; 19 digits cannot overflow a u64, and a longer run is cut there (the caller then
+/// finds no space after it).
+fn long_number(input: &[u8]) -> (u64, usize) {
+    let (mut number, mut len) = (0u64, 0);
+    for &b in input.iter().take(19) {
+        if !b.is_ascii_digit() {
+            break;
+        }
+        number = number * 10 + u64::from(b - b'0');
+        len += 1;
+    }
+    (number, len)
 }
 
 /// Parses one line (without its line end). `minute` carries the time of the line before, which
@@ -788,6 +827,41 @@ mod tests {
             assert_eq!(usual_status_and_bytes(rest), want, "{shown}");
             if let Some(fast) = want {
                 assert_eq!(status_and_bytes(rest), Ok(fast), "{shown}");
+            }
+        }
+    }
+
+    #[test]
+    fn short_numbers_end_at_every_byte_that_is_no_digit() {
+        for len in 0..8 {
+            for end in 0..=255u8 {
+                let mut input = b"98765432".get(..len).unwrap_or_default().to_vec();
+                input.push(end);
+                input.resize(9, b'5');
+                let want = long_number(&input);
+                match short_number(&input) {
+                    Some(short) => assert_eq!(short, want, "{input:?}"),
+                    None => assert!(want.1 >= 8, "{input:?}"),
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn short_numbers_agree_with_the_digit_loop(
+            number in proptest::prop_oneof![0u64..10, 0u64..10_000_000, proptest::prelude::any::<u64>()],
+            leading_zeros in 0usize..3,
+            after in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..10),
+        ) {
+            let mut input = vec![b'0'; leading_zeros];
+            input.extend_from_slice(number.to_string().as_bytes());
+            input.extend_from_slice(&after);
+            if let Some(short) = short_number(&input) {
+                proptest::prop_assert_eq!(short, long_number(&input));
+            } else {
+                let run = input.iter().take_while(|b| b.is_ascii_digit()).count();
+                proptest::prop_assert!(input.len() < 8 || run >= 8);
             }
         }
     }
