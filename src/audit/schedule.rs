@@ -101,7 +101,8 @@ struct Shared<'a> {
     inputs: &'a [Input],
     /// The decoder threads big gzip files share.
     decoding: Decoding,
-    /// Workers processing a block: the threads not lent to the decoders.
+    /// Workers processing a block, counted when there are decoder threads: the threads not lent
+    /// to them.
     processing: AtomicUsize,
     slots: Vec<Mutex<Slot>>,
     active: Mutex<Vec<usize>>,
@@ -268,14 +269,20 @@ impl Shared<'_> {
                 return;
             }
         };
+        // Without decoder threads (fewer than PARALLEL_DECODING_THREADS) there is nothing to lend.
+        let lending = self.decoding.threads() > 1;
         let threads = self.schedule.threads.max(1);
-        let processing = self.processing.fetch_add(1, Ordering::AcqRel) + 1;
-        self.decoding
-            .lend_threads(threads.saturating_sub(processing));
+        if lending {
+            let processing = self.processing.fetch_add(1, Ordering::AcqRel) + 1;
+            self.decoding
+                .lend_threads(threads.saturating_sub(processing));
+        }
         let handled = handler.handle(&work);
-        let processing = self.processing.fetch_sub(1, Ordering::AcqRel) - 1;
-        self.decoding
-            .lend_threads(threads.saturating_sub(processing));
+        if lending {
+            let processing = self.processing.fetch_sub(1, Ordering::AcqRel) - 1;
+            self.decoding
+                .lend_threads(threads.saturating_sub(processing));
+        }
         let lines = match handled {
             Ok(lines) => lines,
             Err(e) => {
