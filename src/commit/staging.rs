@@ -211,7 +211,8 @@ fn carry(from: &Path, to: &Path, device: u64, unfilled: &mut Vec<Unfilled>) -> i
         fs::create_dir(to).map_err(|e| with_path(e, to))?;
         unfilled.push((from.to_path_buf(), to.to_path_buf(), metadata.permissions()));
     } else if kind.is_symlink() {
-        std::os::unix::fs::symlink(fs::read_link(from)?, to).map_err(|e| with_path(e, to))?;
+        let target = fs::read_link(from).map_err(|e| with_path(e, from))?;
+        std::os::unix::fs::symlink(target, to).map_err(|e| with_path(e, to))?;
     } else if let Err(e) = fs::hard_link(from, to) {
         // A copy reads its source: a FIFO or a device would block it or read without end.
         if !kind.is_file() {
