@@ -101,8 +101,7 @@ struct Shared<'a> {
     inputs: &'a [Input],
     /// The decoder threads big gzip files share.
     decoding: Decoding,
-    /// Workers processing a block, counted when there are decoder threads: the threads not lent
-    /// to them.
+    /// Workers processing a block: the threads not lent to the decoders.
     processing: AtomicUsize,
     slots: Vec<Mutex<Slot>>,
     active: Mutex<Vec<usize>>,
@@ -269,20 +268,17 @@ impl Shared<'_> {
                 return;
             }
         };
-        // Without decoder threads (fewer than PARALLEL_DECODING_THREADS) there is nothing to lend.
-        let lending = self.decoding.threads() > 1;
+        // Counted at every thread count, though without decoder threads nothing is lent: a
+        // branch around the count kept `handle` from being inlined here and cost more (16 M
+        // instructions over 1,000,000 lines, BENCHMARKS.md) than the count does.
         let threads = self.schedule.threads.max(1);
-        if lending {
-            let processing = self.processing.fetch_add(1, Ordering::AcqRel) + 1;
-            self.decoding
-                .lend_threads(threads.saturating_sub(processing));
-        }
+        let processing = self.processing.fetch_add(1, Ordering::AcqRel) + 1;
+        self.decoding
+            .lend_threads(threads.saturating_sub(processing));
         let handled = handler.handle(&work);
-        if lending {
-            let processing = self.processing.fetch_sub(1, Ordering::AcqRel) - 1;
-            self.decoding
-                .lend_threads(threads.saturating_sub(processing));
-        }
+        let processing = self.processing.fetch_sub(1, Ordering::AcqRel) - 1;
+        self.decoding
+            .lend_threads(threads.saturating_sub(processing));
         let lines = match handled {
             Ok(lines) => lines,
             Err(e) => {

@@ -71,10 +71,16 @@ pub(crate) fn quoted_in_full(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipR
 /// How many bytes [`find_near`] looks at sixteen at a time before handing over to `memchr`.
 const NEAR: usize = 64;
 
+/// Sixteen bytes as the lanes of one vector, each read as a signed byte.
+#[inline(always)]
+fn lanes(chunk: &[u8; 16]) -> i8x16 {
+    i8x16::new(chunk.map(u8::cast_signed))
+}
+
 /// The bytes of `chunk` equal to one of `needles`, as one bit each (bit `i` for byte `i`).
 #[inline(always)]
 fn bytes_equal<const N: usize>(chunk: &[u8; 16], needles: [u8; N]) -> u32 {
-    let chunk = i8x16::new(chunk.map(u8::cast_signed));
+    let chunk = lanes(chunk);
     needles
         .iter()
         .fold(i8x16::ZERO, |found, &needle| {
@@ -274,7 +280,7 @@ pub(crate) fn is_host_name(field: &[u8]) -> bool {
 /// table takes four a byte); the test beside it holds it to the table for every byte.
 #[inline(always)]
 fn non_host_name_bytes(chunk: &[u8; 16]) -> u32 {
-    let bytes = i8x16::new(chunk.map(|b| b.cast_signed()));
+    let bytes = lanes(chunk);
     // The bytes within `low..=high`: moved so that `low` is the smallest signed byte, then
     // compared once.
     let within = |x: i8x16, low: u8, high: u8| {
