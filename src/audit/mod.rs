@@ -182,7 +182,9 @@ pub fn run<O: Output>(
             versions: new_ids(None, robots.versions().len(), VersionId::from_index)?,
         };
         for tally in &mut tallies {
-            tally.stats = tally.stats.remap(&map).map_err(sum_failed)?;
+            tally.stats = std::mem::take(&mut tally.stats)
+                .remap(&map)
+                .map_err(sum_failed)?;
         }
     }
     if tallies

@@ -8,7 +8,9 @@
 //! non-empty second is less than the delay before it.
 //!
 //! Memory is bounded twice, and never grows with lines. Each minute with a request holds one
-//! entry (the minute, a 60-bit mask of its non-empty seconds and its request count: 24 bytes).
+//! entry of 16 bytes: the minute, and one word with a 60-bit mask of its non-empty seconds and
+//! the count of its requests beyond one per such second, up to 14. A minute with more of them
+//! keeps their count in a second list, 16 bytes more, so an entry costs at most 32 bytes.
 //! Per key, past [`MAX_ENTRIES`] distinct buckets the key is coarsened to hours, then days, then
 //! one bucket (counts only). Over all keys, a [`Rates`] is charged each key's entries, or
 //! [`MAX_ENTRIES`] for a key its own cap coarsened; past [`BUDGET`] the floor under every key
@@ -22,9 +24,11 @@
 //! part of the data never sits coarser than the whole, and merging (take the coarser levels, add
 //! the buckets, refit) gives what one count over everything gives, in any order.
 //!
-//! Invariant: `entries` is sorted by bucket, without duplicates or zero counts, and holds at
-//! most [`MAX_ENTRIES`] entries; masks are empty above level 0; every key of a [`Rates`] sits at
-//! its floor or above, and the charge fits the budget unless the floor is the last level.
+//! Invariant: `kept` is sorted by bucket, without duplicates or zero counts, and holds at most
+//! [`MAX_ENTRIES`] entries; masks are empty above level 0; at level 0 `spilled` holds, in the
+//! same order, the count of every minute marked as spilled, each above what a word counts, and
+//! above level 0 it is empty; every key of a [`Rates`] sits at its floor or above, and the
+//! charge fits the budget unless the floor is the last level.
 //! `state.json` keeps the counts (each entry as `[bucket, seconds mask, requests]`) and the
 //! floor, and reading them back checks this invariant, so a damaged state is refused rather than
 //! summed.
@@ -35,12 +39,13 @@ use serde::{Deserialize, Serialize};
 use super::checked::{CountError, add};
 use crate::ids::{AgentId, OriginId};
 
-/// The most entries one (agent, origin, delay) keeps: 96 KiB, about three days of requests in
-/// every minute.
+/// The most entries one (agent, origin, delay) keeps: 64 KiB (128 KiB at most, see the module
+/// doc), about three days of requests in every minute.
 pub const MAX_ENTRIES: usize = 4096;
 
-/// The most entries a [`Rates`] is charged for over all its keys: 96 MiB, 2,912 keys with a
-/// request in every minute of a day, so a night of 30 bots busy on 50 origins stays exact.
+/// The most entries a [`Rates`] is charged for over all its keys: 64 MiB (128 MiB at most), 2,912
+/// keys with a request in every minute of a day, so a night of 30 bots busy on 50 origins stays
+/// exact.
 pub const BUDGET: usize = 1 << 22;
 
 /// The bucket width of each level in seconds: minutes (with their seconds' mask), hours, days;
@@ -78,8 +83,8 @@ impl From<RateKey> for (AgentId, OriginId, u32) {
     }
 }
 
-/// One bucket: at level 0 a minute, with bit `s` of `seconds` set when second `s` of it has a
-/// request.
+/// One bucket as `state.json` holds it and the counts are read: at level 0 a minute, with bit
+/// `s` of `seconds` set when second `s` of it has a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "(i64, u64, u64)", into = "(i64, u64, u64)")]
 struct Entry {
@@ -104,13 +109,45 @@ impl From<Entry> for (i64, u64, u64) {
     }
 }
 
+/// The bits of a minute's [`Kept::word`] that mark its seconds with a request.
+const SECONDS: u64 = (1 << 60) - 1;
+
+/// Where a minute's [`Kept::word`] counts its requests beyond one per second with a request.
+const EXTRA_SHIFT: u32 = 60;
+
+/// The most requests beyond one per second that a minute's word counts itself.
+const INLINE_EXTRA: u64 = 14;
+
+/// The extra field of a minute whose extra requests are in [`RateCounts::spilled`].
+const SPILLED: u64 = 15;
+
+/// An [`Entry`] as a key keeps it, in 16 bytes where the entry takes 24. At level 0 `word`
+/// holds the minute's seconds ([`SECONDS`]) and, above them, its requests beyond one per such
+/// second, up to [`INLINE_EXTRA`], or [`SPILLED`]; above level 0 `word` is the bucket's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Kept {
+    bucket: i64,
+    word: u64,
+}
+
+/// The requests beyond one per second of a minute with more than [`INLINE_EXTRA`] of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Spilled {
+    bucket: i64,
+    extra: u64,
+}
+
 /// Requests per time bucket of one [`RateKey`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "UncheckedCounts", into = "UncheckedCounts")]
 pub struct RateCounts {
     /// 0: minutes with seconds (exact), 1: hours, 2: days, 3: one bucket.
     level: u8,
-    entries: Vec<Entry>,
+    /// The buckets, packed.
+    kept: Vec<Kept>,
+    /// At level 0, the extra requests of each minute marked [`SPILLED`], in the same order;
+    /// empty above level 0.
+    spilled: Vec<Spilled>,
 }
 
 /// [`RateCounts`] as `state.json` holds it, `[level, entries]`; as read, before the module's
@@ -120,7 +157,7 @@ struct UncheckedCounts(u8, Vec<Entry>);
 
 impl From<RateCounts> for UncheckedCounts {
     fn from(counts: RateCounts) -> UncheckedCounts {
-        UncheckedCounts(counts.level, counts.entries)
+        UncheckedCounts(counts.level, counts.entry_list().collect())
     }
 }
 
@@ -155,7 +192,7 @@ impl TryFrom<UncheckedCounts> for RateCounts {
         }
         for entry in &entries {
             let seconds_valid = if level == 0 {
-                entry.seconds != 0 && entry.seconds < 1 << 60
+                entry.seconds != 0 && entry.seconds <= SECONDS
             } else {
                 entry.seconds == 0
             };
@@ -178,7 +215,12 @@ impl TryFrom<UncheckedCounts> for RateCounts {
                 ));
             }
         }
-        Ok(RateCounts { level, entries })
+        let mut out = RateCounts::at(level);
+        out.kept.reserve_exact(entries.len());
+        for entry in entries {
+            out.push_entry(entry);
+        }
+        Ok(out)
     }
 }
 
@@ -202,7 +244,72 @@ impl RateCounts {
     fn at(level: u8) -> RateCounts {
         RateCounts {
             level,
-            entries: Vec::new(),
+            kept: Vec::new(),
+            spilled: Vec::new(),
+        }
+    }
+
+    /// The entries in bucket order.
+    fn entry_list(&self) -> impl Iterator<Item = Entry> + '_ {
+        let level = self.level;
+        let mut spilled = self.spilled.iter();
+        self.kept.iter().map(move |kept| {
+            if level > 0 {
+                return Entry {
+                    bucket: kept.bucket,
+                    seconds: 0,
+                    requests: kept.word,
+                };
+            }
+            let seconds = kept.word & SECONDS;
+            let extra = match kept.word >> EXTRA_SHIFT {
+                SPILLED => spilled.next().map_or(0, |s| s.extra),
+                inline => inline,
+            };
+            Entry {
+                bucket: kept.bucket,
+                seconds,
+                requests: u64::from(seconds.count_ones()).saturating_add(extra),
+            }
+        })
+    }
+
+    /// Appends `entry`, which comes after every bucket kept, at this level.
+    fn push_entry(&mut self, entry: Entry) {
+        if self.level > 0 {
+            self.kept.push(Kept {
+                bucket: entry.bucket,
+                word: entry.requests,
+            });
+            return;
+        }
+        let seconds = entry.seconds & SECONDS;
+        let extra = entry
+            .requests
+            .saturating_sub(u64::from(seconds.count_ones()));
+        let field = if extra > INLINE_EXTRA {
+            self.spilled.push(Spilled {
+                bucket: entry.bucket,
+                extra,
+            });
+            SPILLED
+        } else {
+            extra
+        };
+        self.kept.push(Kept {
+            bucket: entry.bucket,
+            word: seconds | (field << EXTRA_SHIFT),
+        });
+    }
+
+    /// Where `bucket` is kept, or where it would go.
+    #[inline]
+    fn find(&self, bucket: i64) -> Result<usize, usize> {
+        match self.kept.last() {
+            Some(last) if last.bucket == bucket => Ok(self.kept.len() - 1),
+            Some(last) if last.bucket < bucket => Err(self.kept.len()),
+            None => Err(0),
+            Some(_) => self.kept.binary_search_by_key(&bucket, |k| k.bucket),
         }
     }
 
@@ -210,91 +317,134 @@ impl RateCounts {
     #[inline]
     pub fn record(&mut self, second: i64) {
         let bucket = bucket_of(second, self.level);
-        let mask = if self.level == 0 {
+        // A new minute's word: its second; a new coarser bucket's: one request.
+        let word = if self.level == 0 {
             1u64 << second.rem_euclid(60)
         } else {
-            0
+            1
         };
-        let entry = Entry {
-            bucket,
-            seconds: mask,
-            requests: 1,
-        };
-        match self.entries.last_mut() {
-            Some(last) if last.bucket == bucket => {
-                last.seconds |= mask;
-                last.requests += 1;
-            }
-            Some(last) if last.bucket > bucket => {
-                match self.entries.binary_search_by_key(&bucket, |e| e.bucket) {
-                    Ok(at) => {
-                        if let Some(found) = self.entries.get_mut(at) {
-                            found.seconds |= mask;
-                            found.requests += 1;
-                        }
+        match self.find(bucket) {
+            Ok(at) => {
+                if self.level > 0 {
+                    if let Some(kept) = self.kept.get_mut(at) {
+                        kept.word = kept.word.saturating_add(1);
                     }
-                    Err(at) => {
-                        self.entries.insert(at, entry);
-                        self.fit();
+                } else if let Some(kept) = self.kept.get_mut(at) {
+                    if kept.word & word == 0 {
+                        kept.word |= word;
+                    } else {
+                        self.add_extra(at);
                     }
                 }
             }
-            _ => {
-                self.entries.push(entry);
+            Err(at) => {
+                self.make_room();
+                self.kept.insert(at, Kept { bucket, word });
                 self.fit();
             }
         }
     }
 
+    /// Counts one more request in a second of minute `kept[at]` that has one already.
+    fn add_extra(&mut self, at: usize) {
+        let Some(kept) = self.kept.get_mut(at) else {
+            return;
+        };
+        let bucket = kept.bucket;
+        match kept.word >> EXTRA_SHIFT {
+            SPILLED => {
+                let found = match self.spilled.last() {
+                    Some(last) if last.bucket == bucket => Ok(self.spilled.len() - 1),
+                    _ => self.spilled.binary_search_by_key(&bucket, |s| s.bucket),
+                };
+                if let Some(spilled) = found.ok().and_then(|i| self.spilled.get_mut(i)) {
+                    spilled.extra = spilled.extra.saturating_add(1);
+                }
+            }
+            INLINE_EXTRA => {
+                kept.word = (kept.word & SECONDS) | (SPILLED << EXTRA_SHIFT);
+                let at = self.spilled.partition_point(|s| s.bucket < bucket);
+                self.spilled.insert(
+                    at,
+                    Spilled {
+                        bucket,
+                        extra: INLINE_EXTRA + 1,
+                    },
+                );
+            }
+            _ => kept.word += 1 << EXTRA_SHIFT,
+        }
+    }
+
+    /// Room for one more bucket, growing by a quarter rather than doubling: a key gains a
+    /// bucket once a minute at most, so the copies cost little, and the memory a thread holds
+    /// for its counts stays within a quarter of what they need.
+    fn make_room(&mut self) {
+        let len = self.kept.len();
+        if len == self.kept.capacity() {
+            self.kept.reserve_exact((len / 4).max(4));
+        }
+    }
+
     /// Adds `other` into `self`. The requests of both fit in a `u64` (checked first), so no
-    /// bucket's sum can overflow.
-    pub fn merge(&mut self, other: &RateCounts) -> Result<(), CountError> {
+    /// bucket's sum can overflow. Taking `other` by value lets counts with nothing yet take its
+    /// buckets as they are, so folding the threads' counts copies no key that one thread alone
+    /// saw.
+    pub fn merge(&mut self, other: RateCounts) -> Result<(), CountError> {
         add(self.requests(), other.requests())?;
         let level = self.level.max(other.level);
         self.coarsen_to(level);
-        let mut theirs = other.clone();
+        let mut theirs = other;
         theirs.coarsen_to(level);
-        let mine = std::mem::take(&mut self.entries);
-        let mut merged: Vec<Entry> = Vec::with_capacity(mine.len() + theirs.entries.len());
-        let (mut a, mut b) = (
-            mine.into_iter().peekable(),
-            theirs.entries.into_iter().peekable(),
-        );
-        loop {
-            let next = match (a.peek().copied(), b.peek().copied()) {
-                (Some(x), Some(y)) if x.bucket == y.bucket => {
-                    a.next();
-                    b.next();
-                    Entry {
-                        bucket: x.bucket,
-                        seconds: x.seconds | y.seconds,
-                        requests: x.requests.saturating_add(y.requests),
-                    }
-                }
-                (Some(x), Some(y)) if x.bucket < y.bucket => {
-                    a.next();
-                    x
-                }
-                (_, Some(y)) => {
-                    b.next();
-                    y
-                }
-                (Some(x), None) => {
-                    a.next();
-                    x
-                }
-                (None, None) => break,
-            };
-            merged.push(next);
+        if theirs.kept.is_empty() {
+            return Ok(());
         }
-        self.entries = merged;
+        if self.kept.is_empty() {
+            *self = theirs;
+            return Ok(());
+        }
+        let mut merged = RateCounts::at(level);
+        merged
+            .kept
+            .reserve_exact(self.kept.len() + theirs.kept.len());
+        {
+            let (mut a, mut b) = (self.entry_list().peekable(), theirs.entry_list().peekable());
+            loop {
+                let next = match (a.peek().copied(), b.peek().copied()) {
+                    (Some(x), Some(y)) if x.bucket == y.bucket => {
+                        a.next();
+                        b.next();
+                        Entry {
+                            bucket: x.bucket,
+                            seconds: x.seconds | y.seconds,
+                            requests: x.requests.saturating_add(y.requests),
+                        }
+                    }
+                    (Some(x), Some(y)) if x.bucket < y.bucket => {
+                        a.next();
+                        x
+                    }
+                    (_, Some(y)) => {
+                        b.next();
+                        y
+                    }
+                    (Some(x), None) => {
+                        a.next();
+                        x
+                    }
+                    (None, None) => break,
+                };
+                merged.push_entry(next);
+            }
+        }
+        *self = merged;
         self.fit();
         Ok(())
     }
 
-    /// Coarsens while the entries exceed [`MAX_ENTRIES`].
+    /// Coarsens while the buckets exceed [`MAX_ENTRIES`].
     fn fit(&mut self) {
-        while self.entries.len() > MAX_ENTRIES && self.level + 1 < LEVELS {
+        while self.kept.len() > MAX_ENTRIES && self.level + 1 < LEVELS {
             self.coarsen_to(self.level + 1);
         }
     }
@@ -304,28 +454,26 @@ impl RateCounts {
             return;
         }
         let from = self.level;
-        let mut coarse: Vec<Entry> = Vec::with_capacity(self.entries.len());
-        for entry in &self.entries {
+        let mut coarse = RateCounts::at(level);
+        coarse.kept.reserve_exact(self.kept.len());
+        for entry in self.entry_list() {
             let bucket = rebucket(entry.bucket, from, level);
-            match coarse.last_mut() {
+            match coarse.kept.last_mut() {
                 Some(last) if last.bucket == bucket => {
-                    last.requests = last.requests.saturating_add(entry.requests);
+                    last.word = last.word.saturating_add(entry.requests);
                 }
-                _ => coarse.push(Entry {
+                _ => coarse.kept.push(Kept {
                     bucket,
-                    seconds: 0,
-                    requests: entry.requests,
+                    word: entry.requests,
                 }),
             }
         }
-        self.entries = coarse;
-        self.level = level;
+        *self = coarse;
     }
 
     /// Every request counted (a sum that fits: reading and merging check it).
     pub fn requests(&self) -> u64 {
-        self.entries
-            .iter()
+        self.entry_list()
             .fold(0u64, |sum, e| sum.saturating_add(e.requests))
     }
 
@@ -334,9 +482,9 @@ impl RateCounts {
         self.level == 0
     }
 
-    /// How many entries are kept (for the memory bound).
+    /// How many buckets are kept (for the memory bound).
     pub fn entries(&self) -> usize {
-        self.entries.len()
+        self.kept.len()
     }
 
     /// Requests less than `delay_ms` after the previous one (at whole-second resolution):
@@ -351,7 +499,7 @@ impl RateCounts {
         if self.level == 0 {
             let mut early = 0;
             let mut previous: Option<i64> = None;
-            for entry in &self.entries {
+            for entry in self.entry_list() {
                 let distinct = u64::from(entry.seconds.count_ones());
                 early += entry.requests - distinct;
                 let mut mask = entry.seconds;
@@ -376,8 +524,7 @@ impl RateCounts {
             Some(&width) => {
                 let step = i64::from(delay_ms.div_ceil(1000)).max(1);
                 let keep = u64::try_from((width - 1) / step + 1).unwrap_or(u64::MAX);
-                self.entries
-                    .iter()
+                self.entry_list()
                     .map(|e| e.requests.saturating_sub(keep))
                     .sum()
             }
@@ -392,7 +539,7 @@ impl RateCounts {
             return None;
         }
         let mut best: Option<(i64, u64)> = None;
-        for entry in &self.entries {
+        for entry in self.entry_list() {
             if best.is_none_or(|(_, most)| entry.requests > most) {
                 best = Some((entry.bucket, entry.requests));
             }
@@ -499,7 +646,7 @@ impl Rates {
     fn recharge(&self) -> usize {
         self.keys
             .values()
-            .map(|counts| charge(counts.level, counts.entries.len(), self.floor))
+            .map(|counts| charge(counts.level, counts.entries(), self.floor))
             .sum()
     }
 
@@ -519,9 +666,9 @@ impl Rates {
             .keys
             .entry(key)
             .or_insert_with(|| RateCounts::at(floor));
-        let before = (counts.level, counts.entries.len());
+        let before = (counts.level, counts.entries());
         counts.record(second);
-        let after = (counts.level, counts.entries.len());
+        let after = (counts.level, counts.entries());
         if before != after {
             self.charged =
                 self.charged - charge(before.0, before.1, floor) + charge(after.0, after.1, floor);
@@ -537,16 +684,16 @@ impl Rates {
         }
     }
 
-    /// Adds `other` into `self`.
-    pub fn merge(&mut self, other: &Rates) -> Result<(), CountError> {
+    /// Adds `other` into `self`, taking the counts of keys `self` lacks as they are.
+    pub fn merge(&mut self, other: Rates) -> Result<(), CountError> {
         if other.floor > self.floor {
             self.raise_floor(other.floor);
         }
         let floor = self.floor;
-        for (key, counts) in &other.keys {
+        for (key, counts) in other.keys {
             let mine = self
                 .keys
-                .entry(*key)
+                .entry(key)
                 .or_insert_with(|| RateCounts::at(floor));
             mine.merge(counts)?;
             mine.coarsen_to(floor);
@@ -557,17 +704,18 @@ impl Rates {
     }
 
     /// The same counts under other keys (`merge` renumbering agents and origins): counts of
-    /// keys that map to one key are merged. Stops at the first key `f` refuses.
+    /// keys that map to one key are merged, and the counts of a key alone under its new key move
+    /// as they are. Stops at the first key `f` refuses.
     pub fn map_keys(
-        &self,
+        self,
         f: impl Fn(RateKey) -> Result<RateKey, CountError>,
     ) -> Result<Rates, CountError> {
         let mut out = Rates::with_budget(self.budget);
         out.floor = self.floor;
-        for (key, counts) in &self.keys {
+        for (key, counts) in self.keys {
             let mapped = out
                 .keys
-                .entry(f(*key)?)
+                .entry(f(key)?)
                 .or_insert_with(|| RateCounts::at(self.floor));
             mapped.merge(counts)?;
         }
@@ -591,6 +739,7 @@ impl Rates {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::BTreeMap;
 
     fn counts(seconds: &[i64]) -> RateCounts {
         let mut c = RateCounts::default();
@@ -661,6 +810,39 @@ mod tests {
         assert_eq!(c.busiest_minute(), Some((-60, 2)));
         assert_eq!(c.early_requests(10_000), 2);
         assert_eq!(RateCounts::default().busiest_minute(), None);
+    }
+
+    #[test]
+    fn extra_requests_past_the_word_are_spilled_and_read_back() {
+        // (requests in second 5 of minute 0, extra requests, spilled)
+        for (requests, extra, spilled) in [(1, 0, false), (15, 14, false), (16, 15, true)] {
+            let c = counts(&vec![5; requests]);
+            assert_eq!(c.entry_list().next().unwrap().requests, requests as u64);
+            assert_eq!(c.spilled.len(), usize::from(spilled), "{requests}");
+            assert_eq!(c.early_requests(1_000), extra, "{requests}");
+        }
+        // Two parts under the word's limit make a whole past it, and the other way round the
+        // whole is the same whatever the order the seconds came in.
+        let (mut a, b) = (counts(&[5; 8]), counts(&[5, 5, 5, 5, 5, 5, 5, 5, 70]));
+        a.merge(b).unwrap();
+        let mut seconds = vec![70];
+        seconds.extend([5; 16]);
+        let whole = counts(&seconds);
+        assert_eq!(a, whole);
+        assert_eq!(
+            whole.spilled,
+            [Spilled {
+                bucket: 0,
+                extra: 15
+            }]
+        );
+        assert_eq!(whole.busiest_minute(), Some((0, 16)));
+        // Coarsened, a spilled minute's requests all count; the spilled list empties.
+        let mut hours = whole.clone();
+        hours.coarsen_to(1);
+        assert_eq!(hours.entry_list().next().unwrap().requests, 17);
+        assert!(hours.spilled.is_empty());
+        assert_eq!(hours.requests(), whole.requests());
     }
 
     #[test]
@@ -753,6 +935,7 @@ mod tests {
         rates.record(key(1, 0), 5);
         // Both agents become agent 2.
         let mapped = rates
+            .clone()
             .map_keys(|k| {
                 Ok(RateKey {
                     agent: AgentId::from_index(2).unwrap(),
@@ -869,18 +1052,21 @@ mod tests {
             let whole = rates(&all, budget);
             let (ra, rb, rc) = (rates(&a, budget), rates(&b, budget), rates(&c, budget));
             let mut ab_c = ra.clone();
-            ab_c.merge(&rb).unwrap();
-            ab_c.merge(&rc).unwrap();
+            ab_c.merge(rb.clone()).unwrap();
+            ab_c.merge(rc.clone()).unwrap();
             let mut bc = rb.clone();
-            bc.merge(&rc).unwrap();
+            bc.merge(rc.clone()).unwrap();
             let mut a_bc = ra.clone();
-            a_bc.merge(&bc).unwrap();
+            a_bc.merge(bc.clone()).unwrap();
             let mut cba = rc.clone();
-            cba.merge(&rb).unwrap();
-            cba.merge(&ra).unwrap();
+            cba.merge(rb.clone()).unwrap();
+            cba.merge(ra.clone()).unwrap();
             prop_assert_eq!(&ab_c, &whole);
             prop_assert_eq!(&a_bc, &whole);
             prop_assert_eq!(&cba, &whole);
+            let mut into_nothing = Rates::with_budget(budget);
+            into_nothing.merge(whole.clone()).unwrap();
+            prop_assert_eq!(&into_nothing, &whole);
             prop_assert_eq!(whole.charged, whole.recharge());
             prop_assert!(whole.entries() <= budget.max(whole.keys.len()));
             prop_assert!(whole.iter().all(|(_, counts)| counts.level >= whole.floor()));
@@ -897,24 +1083,60 @@ mod tests {
         }
 
         #[test]
+        fn packed_minutes_hold_what_was_counted(
+            seconds in prop::collection::vec(prop_oneof![0i64..180, -120i64..0, 0i64..100_000], 0..600),
+        ) {
+            let mut model: BTreeMap<i64, (u64, u64)> = BTreeMap::new();
+            for &s in &seconds {
+                let (mask, requests) = model.entry(s.div_euclid(60)).or_default();
+                *mask |= 1 << s.rem_euclid(60);
+                *requests += 1;
+            }
+            let c = counts(&seconds);
+            prop_assert!(c.is_exact());
+            let kept: Vec<(i64, (u64, u64))> = c
+                .entry_list()
+                .map(|e| (e.bucket, (e.seconds, e.requests)))
+                .collect();
+            let expected: Vec<(i64, (u64, u64))> = model.into_iter().collect();
+            prop_assert_eq!(kept, expected);
+            let spilled: Vec<i64> = c.spilled.iter().map(|s| s.bucket).collect();
+            let marked: Vec<i64> = c
+                .kept
+                .iter()
+                .filter(|k| k.word >> EXTRA_SHIFT == SPILLED)
+                .map(|k| k.bucket)
+                .collect();
+            prop_assert_eq!(spilled, marked);
+            prop_assert!(c.spilled.iter().all(|s| s.extra > INLINE_EXTRA));
+            if c.entries() > 0 {
+                let json = serde_json::to_string(&c).unwrap();
+                prop_assert_eq!(serde_json::from_str::<RateCounts>(&json).unwrap(), c);
+            }
+        }
+
+        #[test]
         fn merge_equals_one_count_over_everything(a in arb_seconds(), b in arb_seconds(),
                                                   c in arb_seconds()) {
             let all: Vec<i64> = a.iter().chain(&b).chain(&c).copied().collect();
             let whole = counts(&all);
             let (ca, cb, cc) = (counts(&a), counts(&b), counts(&c));
             let mut ab_c = ca.clone();
-            ab_c.merge(&cb).unwrap();
-            ab_c.merge(&cc).unwrap();
+            ab_c.merge(cb.clone()).unwrap();
+            ab_c.merge(cc.clone()).unwrap();
             let mut bc = cb.clone();
-            bc.merge(&cc).unwrap();
+            bc.merge(cc.clone()).unwrap();
             let mut a_bc = ca.clone();
-            a_bc.merge(&bc).unwrap();
+            a_bc.merge(bc.clone()).unwrap();
             let mut cba = cc.clone();
-            cba.merge(&cb).unwrap();
-            cba.merge(&ca).unwrap();
+            cba.merge(cb.clone()).unwrap();
+            cba.merge(ca.clone()).unwrap();
             prop_assert_eq!(&ab_c, &whole);
             prop_assert_eq!(&a_bc, &whole);
             prop_assert_eq!(&cba, &whole);
+            let mut into_nothing = RateCounts::default();
+            into_nothing.merge(whole.clone()).unwrap();
+            prop_assert_eq!(&into_nothing, &whole);
             prop_assert!(whole.entries() <= MAX_ENTRIES);
             let json = serde_json::to_string(&whole).unwrap();
             prop_assert_eq!(&serde_json::from_str::<RateCounts>(&json).unwrap(), &whole);

@@ -221,15 +221,16 @@ impl Stats {
             self.rules.entry(key).or_default().merge(&counts)?;
         }
         self.hourly.merge(&other.hourly)?;
-        self.rates.merge(&other.rates)
+        self.rates.merge(other.rates)
     }
 }
 
 impl Stats {
     /// The same counters under the ids of `map`, the counters of ids mapped to one id summed.
     /// Distinct ids stay distinct when `map` is one-to-one, which `merge` guarantees (ids are
-    /// mapped by name).
-    pub fn remap(&self, map: &impl Renumber) -> Result<Stats, CountError> {
+    /// mapped by name). Taking `self` lets the crawl-rate counts, the one counter that grows
+    /// with the times counted, move rather than be copied.
+    pub fn remap(self, map: &impl Renumber) -> Result<Stats, CountError> {
         let mut out = Stats::default();
         for (&(agent, origin), counts) in &self.pairs {
             out.pairs
@@ -367,8 +368,8 @@ mod tests {
             for (old, new) in forward.origins.iter().enumerate() {
                 back.origins[new.index()] = OriginId::from_index(old).unwrap();
             }
-            let there = a.remap(&forward).unwrap();
-            prop_assert_eq!(&there.remap(&back).unwrap(), &a);
+            let there = a.clone().remap(&forward).unwrap();
+            prop_assert_eq!(&there.clone().remap(&back).unwrap(), &a);
             let mut merged = a.clone();
             merged.merge(b.clone()).unwrap();
             let mut remapped = there;

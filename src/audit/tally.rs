@@ -132,7 +132,7 @@ impl Tally {
     /// their fold rows.
     pub fn fold_retired(&mut self, folding: &Folding) {
         for tally in &mut self.inputs {
-            match tally.stats.remap(folding) {
+            match std::mem::take(&mut tally.stats).remap(folding) {
                 Ok(stats) => tally.stats = stats,
                 Err(e) => {
                     self.fold_failed.get_or_insert(e);

@@ -54,7 +54,7 @@ pub struct View<'s> {
     /// The state.
     pub state: &'s State,
     /// Its inputs summed.
-    pub totals: Totals,
+    pub totals: Totals<'s>,
     /// Each agent's totals over its origins, by name.
     pub agents: Vec<AgentTotals>,
 }

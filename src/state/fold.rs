@@ -154,7 +154,7 @@ impl State {
             self.origins = table;
         }
         for input in &mut self.inputs {
-            input.stats = input.stats.remap(&map)?;
+            input.stats = std::mem::take(&mut input.stats).remap(&map)?;
         }
         self.canonical()
     }

@@ -20,6 +20,7 @@
 mod fold;
 pub mod json;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
@@ -348,18 +349,27 @@ impl State {
             });
         }
         for input in &mut self.inputs {
-            input.stats = input.stats.remap(&map)?;
+            input.stats = std::mem::take(&mut input.stats).remap(&map)?;
         }
         Ok(self)
     }
 
     /// The counters and the table of unknown agents of all inputs summed, in input order, as
     /// the run-wide reports show them. An error names what in the state is inconsistent.
-    pub fn totals(&self) -> Result<Totals, StateError> {
-        let mut stats = Stats::default();
-        for input in &self.inputs {
-            stats.merge(input.stats.clone())?;
-        }
+    ///
+    /// The counters of a state with one input are that input's, borrowed: a copy would double
+    /// the memory of its crawl-rate counts, which grow with the times counted.
+    pub fn totals(&self) -> Result<Totals<'_>, StateError> {
+        let stats = match self.inputs.as_slice() {
+            [only] => Cow::Borrowed(&only.stats),
+            inputs => {
+                let mut sum = Stats::default();
+                for input in inputs {
+                    sum.merge(input.stats.clone())?;
+                }
+                Cow::Owned(sum)
+            }
+        };
         let count = self.inputs.len();
         let limit = self
             .inputs
@@ -514,9 +524,9 @@ impl State {
 
 /// The counters of every input of a state summed: what the run-wide reports show.
 #[derive(Debug, Clone, Default)]
-pub struct Totals {
+pub struct Totals<'s> {
     /// The counters.
-    pub stats: Stats,
+    pub stats: Cow<'s, Stats>,
     /// The requests of user-agent headers that are not bots.
     pub unknown_agents: UnknownAgents,
 }
