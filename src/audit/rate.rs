@@ -1021,6 +1021,8 @@ mod tests {
             ),
             // Enough distinct minutes to pass the cap.
             prop::collection::vec(0i64..100_000_000, 1_500..3_000),
+            // Minutes with more requests beyond one a second than a minute's word counts.
+            prop::collection::vec(0i64..120, 100..400),
         ]
     }
 
