@@ -323,20 +323,14 @@ impl RateCounts {
         } else {
             1
         };
+        let exact = self.level == 0;
         match self.find(bucket) {
-            Ok(at) => {
-                if self.level > 0 {
-                    if let Some(kept) = self.kept.get_mut(at) {
-                        kept.word = kept.word.saturating_add(1);
-                    }
-                } else if let Some(kept) = self.kept.get_mut(at) {
-                    if kept.word & word == 0 {
-                        kept.word |= word;
-                    } else {
-                        self.add_extra(at);
-                    }
-                }
-            }
+            Ok(at) => match self.kept.get_mut(at) {
+                Some(kept) if !exact => kept.word = kept.word.saturating_add(1),
+                Some(kept) if kept.word & word == 0 => kept.word |= word,
+                Some(_) => self.add_extra(at),
+                None => {}
+            },
             Err(at) => {
                 self.make_room();
                 self.kept.insert(at, Kept { bucket, word });
@@ -390,56 +384,58 @@ impl RateCounts {
     /// bucket's sum can overflow. Taking `other` by value lets counts with nothing yet take its
     /// buckets as they are, so folding the threads' counts copies no key that one thread alone
     /// saw.
-    pub fn merge(&mut self, other: RateCounts) -> Result<(), CountError> {
+    pub fn merge(&mut self, mut other: RateCounts) -> Result<(), CountError> {
         add(self.requests(), other.requests())?;
         let level = self.level.max(other.level);
         self.coarsen_to(level);
-        let mut theirs = other;
-        theirs.coarsen_to(level);
-        if theirs.kept.is_empty() {
+        other.coarsen_to(level);
+        if other.kept.is_empty() {
             return Ok(());
         }
         if self.kept.is_empty() {
-            *self = theirs;
+            *self = other;
             return Ok(());
         }
-        let mut merged = RateCounts::at(level);
+        *self = self.merged_with(&other);
+        self.fit();
+        Ok(())
+    }
+
+    /// The buckets of `self` and `theirs`, both at the same level, added.
+    fn merged_with(&self, theirs: &RateCounts) -> RateCounts {
+        let mut merged = RateCounts::at(self.level);
         merged
             .kept
             .reserve_exact(self.kept.len() + theirs.kept.len());
-        {
-            let (mut a, mut b) = (self.entry_list().peekable(), theirs.entry_list().peekable());
-            loop {
-                let next = match (a.peek().copied(), b.peek().copied()) {
-                    (Some(x), Some(y)) if x.bucket == y.bucket => {
-                        a.next();
-                        b.next();
-                        Entry {
-                            bucket: x.bucket,
-                            seconds: x.seconds | y.seconds,
-                            requests: x.requests.saturating_add(y.requests),
-                        }
+        let (mut a, mut b) = (self.entry_list().peekable(), theirs.entry_list().peekable());
+        loop {
+            let next = match (a.peek().copied(), b.peek().copied()) {
+                (Some(x), Some(y)) if x.bucket == y.bucket => {
+                    a.next();
+                    b.next();
+                    Entry {
+                        bucket: x.bucket,
+                        seconds: x.seconds | y.seconds,
+                        requests: x.requests.saturating_add(y.requests),
                     }
-                    (Some(x), Some(y)) if x.bucket < y.bucket => {
-                        a.next();
-                        x
-                    }
-                    (_, Some(y)) => {
-                        b.next();
-                        y
-                    }
-                    (Some(x), None) => {
-                        a.next();
-                        x
-                    }
-                    (None, None) => break,
-                };
-                merged.push_entry(next);
-            }
+                }
+                (Some(x), Some(y)) if x.bucket < y.bucket => {
+                    a.next();
+                    x
+                }
+                (_, Some(y)) => {
+                    b.next();
+                    y
+                }
+                (Some(x), None) => {
+                    a.next();
+                    x
+                }
+                (None, None) => break,
+            };
+            merged.push_entry(next);
         }
-        *self = merged;
-        self.fit();
-        Ok(())
+        merged
     }
 
     /// Coarsens while the buckets exceed [`MAX_ENTRIES`].
