@@ -19,7 +19,7 @@ use crate::ids::{AgentId, VersionId};
 use crate::versions::{Effect, VersionSet};
 
 /// What one judged (or not judged) request came to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Outcome {
     /// A request for `/robots.txt`: counted, never judged.
     RobotsFetch,
@@ -68,7 +68,7 @@ pub fn is_served(status: u16) -> bool {
 }
 
 /// What decided a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Decider {
     /// No rule matched (or the robots.txt was absent: 4xx): allowed.
     Nothing,

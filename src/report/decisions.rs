@@ -12,16 +12,17 @@ impl RowWriter {
         let request = row.request;
         self.time_field(request.time);
         self.origin_field(row.origin, row.origin_name);
-        self.agent_field(row.agent, &row.agent_info.bot.name);
-        self.user_agent_field(row.header, request.user_agent);
+        self.agent_and_user_agent_fields(
+            row.header,
+            (row.agent, &row.agent_info.bot.name),
+            request.user_agent,
+        );
         self.text_field(request.client_ip);
         self.text_field(request.method);
         self.text_field(row.path);
         self.number_field(request.status);
-        self.word_field(row.judgement.outcome.as_str());
-        self.rule_fields(row.robots, &row.judgement, false);
-        self.version_field(row.robots, &row.judgement);
-        self.source_field(row.source);
+        self.verdict_fields(row.robots, &row.judgement);
+        self.source_field(row.input, row.source);
         self.end_row();
     }
 }

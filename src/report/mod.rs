@@ -28,7 +28,6 @@ pub mod unknown_agents;
 pub mod violations;
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
@@ -40,6 +39,7 @@ use robots_audit_logs::Text;
 use self::agents::AgentTotals;
 use crate::audit::file_report::FileReport;
 use crate::audit::identity::HeaderKey;
+use crate::audit::judge::{Decider, Judgement, Outcome};
 use crate::commit::NewFile;
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::state::{State, StateError, Totals};
@@ -91,23 +91,27 @@ pub struct RowWriter {
     csv: CsvBuffer,
     /// Reused to put a field together before it is quoted.
     scratch: Vec<u8>,
-    /// The text of the last time formatted in full, and its minute (seconds since the epoch
-    /// divided by 60) when it is a whole second written as `YYYY-MM-DDTHH:MM:SSZ`: rows mostly
-    /// share their minute with the row before, and then only the seconds need writing.
-    time_text: String,
+    /// The text of the last time written, its second, and the first second of its minute when
+    /// it is a whole second written as `YYYY-MM-DDTHH:MM:SSZ`: rows mostly share their minute
+    /// with the row before, and then only the seconds' digits change.
+    time_text: Vec<u8>,
+    time_second: i64,
     time_minute: Option<i64>,
     /// Group labels already built, by version and group.
     group_labels: AHashMap<(VersionId, GroupId), String>,
     /// Version labels already built, by version (kept apart from `time_text`, which the request
     /// times of consecutive rows share).
     version_labels: Vec<Option<String>>,
-    /// The input file name of the last `source` field, whether it needs quotes, and whether
-    /// the cells rule leaves it as it is ([`cells`]).
-    source_name: String,
-    source_name_quoted: bool,
-    source_name_plain: bool,
-    /// The user-agent cells written so far.
+    /// The input of the last `source` field, its file name followed by `:`, whether the name
+    /// needs quotes, and whether the cells rule leaves it as it is ([`cells`]).
+    source_input: Option<usize>,
+    source_prefix: Vec<u8>,
+    source_quoted: bool,
+    source_plain: bool,
+    /// The agent and user-agent cells written so far.
     user_agents: HeaderCells,
+    /// The verdict cells of `decisions.csv` written so far.
+    verdicts: VerdictCells,
     /// The origin and agent cells written last, by id.
     origins: NameCells,
     agents: NameCells,
@@ -115,10 +119,10 @@ pub struct RowWriter {
     raw: bool,
 }
 
-/// The cells of user-agent headers a [`RowWriter`] has written, by the header's key in the
-/// worker's identity cache ([`HeaderKey`]): a bot sends one header on line after line, and its
-/// cell (a hundred bytes or more, most often quoted for its commas) is the costliest of a row to
-/// check and format, so it is formatted once and then copied.
+/// The cells of user-agent headers a [`RowWriter`] has written, each after its agent's, by the
+/// header's key in the worker's identity cache ([`HeaderKey`]): a bot sends one header on line
+/// after line, and its cell (a hundred bytes or more, most often quoted for its commas) is the
+/// costliest of a row to check and format, so it is formatted once and then copied.
 #[derive(Debug, Default)]
 struct HeaderCells {
     /// The epoch of the keys kept: a key of another epoch may name another header.
@@ -216,6 +220,47 @@ impl NameCells {
     }
 }
 
+/// The cells a judgement comes to in `decisions.csv` (`verdict,rule,rule_line,robots_version`),
+/// by what they are made of: the outcome, the version in force and what decided. A night's
+/// requests come to a few hundred of these, so each is formatted once and then copied.
+#[derive(Debug, Default)]
+struct VerdictCells {
+    /// Where each judgement's cells stand in `bytes`.
+    spans: AHashMap<VerdictKey, (u32, u32)>,
+    bytes: Vec<u8>,
+}
+
+/// What the verdict cells of a judgement are made of.
+type VerdictKey = (Outcome, Option<VersionId>, Decider);
+
+/// The most bytes of cells a [`VerdictCells`] keeps: at that it starts again empty, so that
+/// robots.txt files of many long rules cannot grow it past this.
+const VERDICT_CELL_BYTES: usize = 64 << 10;
+
+impl VerdictCells {
+    fn get(&self, key: &VerdictKey) -> Option<&[u8]> {
+        let &(start, len) = self.spans.get(key)?;
+        self.bytes
+            .get(start as usize..start as usize + len as usize)
+    }
+
+    fn keep(&mut self, key: VerdictKey, cells: &[u8]) {
+        if cells.len() > VERDICT_CELL_BYTES {
+            return;
+        }
+        if self.bytes.len() + cells.len() > VERDICT_CELL_BYTES {
+            self.spans.clear();
+            self.bytes.clear();
+        }
+        let (Ok(start), Ok(len)) = (u32::try_from(self.bytes.len()), u32::try_from(cells.len()))
+        else {
+            return;
+        };
+        self.spans.insert(key, (start, len));
+        self.bytes.extend_from_slice(cells);
+    }
+}
+
 /// The length of `2026-11-20T00:00:`, the minute of a time as RFC 3339 writes it.
 const MINUTE_TEXT_LEN: usize = 17;
 
@@ -257,19 +302,17 @@ impl RowWriter {
 
     /// Input bytes as UTF-8, invalid sequences replaced as [`text`] replaces them.
     fn text_field(&mut self, bytes: &[u8]) {
-        // A few bytes (an address, a method) are looked at once for every question.
-        if bytes.len() < SHORT_FIELD {
-            let classes = byte_classes(bytes);
-            let as_read = self.raw || (classes & CONTROL == 0 && !cells::starts_formula(bytes));
-            if classes & NOT_ASCII == 0 && as_read {
+        // One look answers every question for the usual field, which is ASCII: UTF-8 is
+        // validated only when a byte above ASCII was seen.
+        let classes = scan(bytes);
+        if classes & NOT_ASCII == 0 {
+            if self.raw || (classes & CONTROL == 0 && !cells::starts_formula(bytes)) {
                 return if classes & SPECIAL == 0 {
                     self.csv.plain(bytes)
                 } else {
                     self.csv.quoted(bytes)
                 };
             }
-        } else if bytes.is_ascii() {
-            // Most fields are ASCII, which is checked faster than UTF-8 is validated.
             return self.field(bytes);
         }
         match std::str::from_utf8(bytes) {
@@ -278,20 +321,46 @@ impl RowWriter {
         }
     }
 
-    /// The user-agent header `user_agent` (of key `key`), decoded, as [`Self::text_field`]
-    /// writes it: formatted once per header, then copied.
-    fn user_agent_field(&mut self, key: HeaderKey, user_agent: Text<'_>) {
-        if let Some(cell) = self.user_agents.get(key) {
+    /// `agent,user_agent`: the name of agent `agent` as [`Self::agent_field`] writes it, and
+    /// the user-agent header `user_agent` (of key `key`), decoded, as [`Self::text_field`]
+    /// writes it. A key names one header, which the audit resolved to one agent, so both cells
+    /// are formatted once per header, then copied.
+    fn agent_and_user_agent_fields(
+        &mut self,
+        key: HeaderKey,
+        (agent, name): (AgentId, &str),
+        user_agent: Text<'_>,
+    ) {
+        if let Some(cells) = self.user_agents.get(key) {
             self.csv.separate();
-            self.csv.out.extend_from_slice(cell);
+            self.csv.out.extend_from_slice(cells);
             return;
         }
-        // The cell starts after the comma that `text_field` puts before it.
+        // The cells start after the comma that `agent_field` puts before them.
         let start = self.csv.out.len() + usize::from(self.csv.in_row);
+        self.agent_field(agent, name);
         // Decoding borrows the header from the block unless it is escaped in the log.
         self.text_field(&user_agent.decode());
-        if let Some(cell) = self.csv.out.get(start..) {
-            self.user_agents.keep(key, cell);
+        if let Some(cells) = self.csv.out.get(start..) {
+            self.user_agents.keep(key, cells);
+        }
+    }
+
+    /// `verdict,rule,rule_line,robots_version` of `judgement` (`decisions.csv`): formatted once
+    /// per outcome, version and decider, then copied.
+    fn verdict_fields(&mut self, robots: &VersionSet, judgement: &Judgement) {
+        let key = (judgement.outcome, judgement.version, judgement.decider);
+        if let Some(cells) = self.verdicts.get(&key) {
+            self.csv.separate();
+            self.csv.out.extend_from_slice(cells);
+            return;
+        }
+        let start = self.csv.out.len() + usize::from(self.csv.in_row);
+        self.word_field(judgement.outcome.as_str());
+        self.rule_fields(robots, judgement, false);
+        self.version_field(robots, judgement);
+        if let Some(cells) = self.csv.out.get(start..) {
+            self.verdicts.keep(key, cells);
         }
     }
 
@@ -347,40 +416,38 @@ impl RowWriter {
         self.csv.field(&self.scratch);
     }
 
-    /// `file:line`, as the `source` columns write it.
-    fn source_field(&mut self, (file, line): (&str, u64)) {
-        // Rows of one block share their file: whether its name needs quotes is known already.
-        if self.source_name.as_bytes() != file.as_bytes() {
-            self.source_name.clear();
-            self.source_name.push_str(file);
-            self.source_name_quoted = needs_quotes(file.as_bytes());
-            self.source_name_plain = self.raw || cells::safe(file.as_bytes()).len() == file.len();
+    /// `file:line`, as the `source` columns write it; `input` is the file's position among the
+    /// inputs, which names it.
+    fn source_field(&mut self, input: usize, (file, line): (&str, u64)) {
+        // Rows of one block share their file: its `file:` and whether the cell needs quotes are
+        // known already.
+        if self.source_input != Some(input) {
+            self.source_input = Some(input);
+            self.source_prefix.clear();
+            self.source_prefix.extend_from_slice(file.as_bytes());
+            self.source_prefix.push(b':');
+            self.source_quoted = needs_quotes(file.as_bytes());
+            self.source_plain = self.raw || cells::safe(file.as_bytes()).len() == file.len();
         }
-        if !self.source_name_plain {
-            let mut cell = std::mem::take(&mut self.scratch);
-            cell.clear();
-            cell.extend_from_slice(file.as_bytes());
-            cell.push(b':');
-            cell.extend_from_slice(itoa::Buffer::new().format(line).as_bytes());
-            self.field(&cell);
-            self.scratch = cell;
-            return;
-        }
-        if !self.source_name_quoted {
+        debug_assert_eq!(self.source_prefix.strip_suffix(b":"), Some(file.as_bytes()));
+        let mut digits = itoa::Buffer::new();
+        let line = digits.format(line).as_bytes();
+        if self.source_plain && !self.source_quoted {
             self.csv.separate();
-            self.csv.out.extend_from_slice(file.as_bytes());
-            self.csv.out.push(b':');
-            self.csv
-                .out
-                .extend_from_slice(itoa::Buffer::new().format(line).as_bytes());
+            self.csv.out.extend_from_slice(&self.source_prefix);
+            self.csv.out.extend_from_slice(line);
             return;
         }
-        self.scratch.clear();
-        self.scratch.extend_from_slice(file.as_bytes());
-        self.scratch.push(b':');
-        self.scratch
-            .extend_from_slice(itoa::Buffer::new().format(line).as_bytes());
-        self.csv.field(&self.scratch);
+        let mut cell = std::mem::take(&mut self.scratch);
+        cell.clear();
+        cell.extend_from_slice(&self.source_prefix);
+        cell.extend_from_slice(line);
+        if self.source_plain {
+            self.csv.field(&cell);
+        } else {
+            self.field(&cell);
+        }
+        self.scratch = cell;
     }
 
     /// A time in RFC 3339 UTC, as [`time`] writes it.
@@ -388,24 +455,28 @@ impl RowWriter {
         let second = t.as_second();
         let whole = t.subsec_nanosecond() == 0;
         if whole
-            && self.time_minute == Some(second.div_euclid(60))
-            && let Some(minute) = self.time_text.as_bytes().get(..MINUTE_TEXT_LEN)
+            && let Some(minute) = self.time_minute
+            && second.wrapping_sub(minute).cast_unsigned() < 60
         {
-            let in_minute = second.rem_euclid(60) as u8;
+            if second != self.time_second {
+                let in_minute = (second - minute) as u8;
+                if let Some(digits) = self.time_text.get_mut(MINUTE_TEXT_LEN..MINUTE_TEXT_LEN + 2) {
+                    digits.copy_from_slice(&[b'0' + in_minute / 10, b'0' + in_minute % 10]);
+                }
+                self.time_second = second;
+            }
             self.csv.separate();
-            self.csv.out.extend_from_slice(minute);
-            self.csv
-                .out
-                .extend_from_slice(&[b'0' + in_minute / 10, b'0' + in_minute % 10, b'Z']);
+            self.csv.out.extend_from_slice(&self.time_text);
             return;
         }
         self.time_text.clear();
-        // Writing to a String cannot fail.
-        let _ = write!(self.time_text, "{t}");
+        // Writing to a Vec cannot fail.
+        let _ = io::Write::write_fmt(&mut self.time_text, format_args!("{t}"));
         let usual = self.time_text.len() == MINUTE_TEXT_LEN + 3
-            && self.time_text.as_bytes().get(MINUTE_TEXT_LEN - 1) == Some(&b':');
-        self.time_minute = (whole && usual).then_some(second.div_euclid(60));
-        self.csv.plain(self.time_text.as_bytes());
+            && self.time_text.get(MINUTE_TEXT_LEN - 1) == Some(&b':');
+        self.time_minute = (whole && usual).then(|| second - second.rem_euclid(60));
+        self.time_second = second;
+        self.csv.plain(&self.time_text);
     }
 
     /// The label of version `id`, [`Version::label`](crate::versions::Version::label), built once
@@ -520,14 +591,15 @@ const BYTE_CLASSES: [u8; 256] = {
     classes
 };
 
-/// The [`SPECIAL`] and [`CONTROL`] bits of `bytes`: longer fields in blocks of sixteen bytes
-/// without an early exit, as [`needs_quotes`] looks at them, so both questions cost one pass.
+/// The classes of `bytes`, as [`byte_classes`] finds them: longer fields in blocks of sixteen
+/// bytes without an early exit, as [`needs_quotes`] looks at them, so every question costs one
+/// pass.
 fn scan(bytes: &[u8]) -> u8 {
     let Some(last) = bytes.last_chunk::<SHORT_FIELD>() else {
-        return byte_classes(bytes) & (SPECIAL | CONTROL);
+        return byte_classes(bytes);
     };
     // Each class is one fold of booleans over the block, which the compiler turns into
-    // vector compares; folding both classes into one byte per input byte kept it scalar (about
+    // vector compares; folding the classes into one byte per input byte kept it scalar (about
     // fourteen instructions a byte instead of three: the decision rows' cells).
     let block = |block: &[u8; SHORT_FIELD]| {
         let special = block.iter().fold(false, |found, &b| {
@@ -536,7 +608,10 @@ fn scan(bytes: &[u8]) -> u8 {
         let control = block
             .iter()
             .fold(false, |found, &b| found | (b < 0x20) | (b == 0x7F));
-        (u8::from(special) * SPECIAL) | (u8::from(control) * CONTROL)
+        let not_ascii = block.iter().fold(false, |found, &b| found | (b >= 0x80));
+        (u8::from(special) * SPECIAL)
+            | (u8::from(control) * CONTROL)
+            | (u8::from(not_ascii) * NOT_ASCII)
     };
     bytes
         .chunks_exact(SHORT_FIELD)
@@ -623,6 +698,7 @@ mod tests {
 
     use super::*;
     use crate::audit::identity::{Identifier, IdentityCache};
+    use crate::versions::FetchStatus;
 
     #[test]
     fn rates_and_times() {
@@ -696,7 +772,7 @@ mod tests {
                     field[at] = byte;
                     assert_eq!(
                         scan(&field),
-                        byte_classes(&field) & (SPECIAL | CONTROL),
+                        byte_classes(&field),
                         "byte {byte:#04x} at {at} of {len}"
                     );
                     assert_eq!(
@@ -713,14 +789,14 @@ mod tests {
     fn times_and_sources_are_written_like_the_other_reports() {
         let t = |s| Timestamp::from_second(s).unwrap();
         let mut rows = RowWriter::new(true);
-        for (time, file, line) in [
-            (t(0), "logs/a,b.log", 1),
-            (t(0), "logs/a,b.log", 2),
-            (t(61), "logs/plain.log", 3),
-            (t(0), "logs/a,b.log", 40),
+        for (time, input, file, line) in [
+            (t(0), 0, "logs/a,b.log", 1),
+            (t(0), 0, "logs/a,b.log", 2),
+            (t(61), 1, "logs/plain.log", 3),
+            (t(0), 0, "logs/a,b.log", 40),
         ] {
             rows.time_field(time);
-            rows.source_field((file, line));
+            rows.source_field(input, (file, line));
             rows.number_field(u16::MAX);
             rows.end_row();
         }
@@ -765,20 +841,21 @@ mod tests {
         let identifier = Identifier::new(&catalog, false);
         let mut identities = IdentityCache::default();
         let mut writer = RowWriter::new(false);
+        let agent = (AgentId::from_index(0).unwrap(), "x");
         let huge = vec![b'x'; HEADER_CELL_BYTES + 1];
         let key = identities.resolve(&identifier, Text::raw(&huge), None).key;
-        writer.user_agent_field(key, Text::raw(&huge));
+        writer.agent_and_user_agent_fields(key, agent, Text::raw(&huge));
         writer.end_row();
-        assert_eq!(writer.rows().len(), huge.len() + 1);
+        assert_eq!(writer.rows().len(), 2 + huge.len() + 1);
         assert!(writer.user_agents.bytes.is_empty());
         writer.rows().clear();
         for n in 0..3_000 {
             let header = format!("{n:04}{}", "y".repeat(1_000));
             let header = Text::raw(header.as_bytes());
             let key = identities.resolve(&identifier, header, None).key;
-            writer.user_agent_field(key, header);
+            writer.agent_and_user_agent_fields(key, agent, header);
             writer.end_row();
-            assert!(writer.rows().strip_suffix(b"\n") == Some(header.raw));
+            assert!(writer.rows().strip_suffix(b"\n") == Some(&[b"x,", header.raw].concat()[..]));
             writer.rows().clear();
             assert!(writer.user_agents.bytes.len() <= HEADER_CELL_BYTES);
         }
@@ -880,10 +957,10 @@ mod tests {
             proptest::prop_assert_eq!(std::mem::take(writer.rows()), csv_crate(&lossy));
         }
 
-        /// A header's cell copied from the writer's cache is the cell `text_field` writes for
-        /// the decoded header afresh, whatever the order of the headers, their encodings, their
-        /// place in the row, and the identity cache starting new epochs (whose keys name other
-        /// headers).
+        /// A header's cells copied from the writer's cache are the cells `field` writes for
+        /// its agent's name and `text_field` for the decoded header afresh, whatever the order
+        /// of the headers, their encodings, their agents, their place in the row, and the
+        /// identity cache starting new epochs (whose keys name other headers).
         #[test]
         fn user_agent_cells_from_the_cache_are_the_cells_written_afresh(
             raw in proptest::bool::ANY,
@@ -904,7 +981,7 @@ mod tests {
                 TextEncoding::Backslash,
             ];
             let catalog = Catalog::builtin();
-            let identifier = Identifier::new(&catalog, false);
+            let identifier = Identifier::new(&catalog, true);
             let mut identities = IdentityCache::default();
             let (mut cached, mut fresh) = (RowWriter::new(raw), RowWriter::new(raw));
             for (header, encoding, first, forget) in requests {
@@ -915,13 +992,16 @@ mod tests {
                     raw: USER_AGENTS[header],
                     encoding: encodings[encoding],
                 };
-                let key = identities.resolve(&identifier, header, None).key;
+                let identified = identities.resolve(&identifier, header, None);
+                let (agent, info) = identified.agent.expect("every header is judged");
+                let agent = (agent, info.bot.name.as_str());
                 for writer in [&mut cached, &mut fresh] {
                     if !first {
                         writer.word_field("GET");
                     }
                 }
-                cached.user_agent_field(key, header);
+                cached.agent_and_user_agent_fields(identified.key, agent, header);
+                fresh.field(agent.1.as_bytes());
                 fresh.text_field(&header.decode());
                 for writer in [&mut cached, &mut fresh] {
                     writer.word_field("200");
@@ -960,6 +1040,87 @@ mod tests {
                     cached.origin_field(id, name);
                 }
                 fresh.field(name.as_bytes());
+                for writer in [&mut cached, &mut fresh] {
+                    writer.end_row();
+                }
+            }
+            proptest::prop_assert_eq!(cached.rows(), fresh.rows());
+        }
+
+        /// A judgement's verdict cells copied from the writer's cache are the cells written
+        /// afresh, whatever the outcome, the version (a file's, a failed fetch's, none) and the
+        /// rule, including rules that need quotes or neutralising, and with the cache starting
+        /// again when full.
+        #[test]
+        fn verdict_cells_from_the_cache_are_the_cells_written_afresh(
+            raw in proptest::bool::ANY,
+            judgements in proptest::collection::vec((0usize..6, 0usize..4, 0u32..6), 1..80),
+        ) {
+            let mut robots = VersionSet::new();
+            let bodies = [
+                "User-agent: *\nDisallow: /a,b\nAllow: /\"q\"\nDisallow: =cmd\nDisallow: /x\n",
+                "User-agent: *\nDisallow: /\n",
+            ];
+            let mut versions = vec![None];
+            for (at, (body, status)) in [
+                (bodies[0], FetchStatus::Http(200)),
+                (bodies[1], FetchStatus::Http(200)),
+                ("", FetchStatus::Http(503)),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let id = robots
+                    .add(crate::versions::Version {
+                        origin: "a.example".into(),
+                        valid_from: Some(Timestamp::from_second(at as i64).unwrap()),
+                        status,
+                        robots: (status == FetchStatus::Http(200))
+                            .then(|| Robots::parse(body.as_bytes())),
+                        source: "test".into(),
+                        bytes: body.len() as u64,
+                        sha256: None,
+                    })
+                    .unwrap();
+                versions.push(Some(id));
+            }
+            let outcomes = [
+                Outcome::Allowed,
+                Outcome::Disallowed,
+                Outcome::Grace,
+                Outcome::Exempt,
+                Outcome::Unjudged,
+                Outcome::RobotsFetch,
+            ];
+            let (mut cached, mut fresh) = (RowWriter::new(raw), RowWriter::new(raw));
+            for (n, (outcome, version, rule)) in judgements.into_iter().enumerate() {
+                if n % 17 == 16 {
+                    // Fills the cache under a version no judgement names: the next cells kept
+                    // empty it.
+                    let unused = VersionId::from_index(99).unwrap();
+                    cached.verdicts.keep(
+                        (Outcome::Allowed, Some(unused), Decider::Nothing),
+                        &vec![b'x'; VERDICT_CELL_BYTES],
+                    );
+                }
+                let decider = match rule {
+                    0 => Decider::Nothing,
+                    1 => Decider::Status,
+                    rule => Decider::Rule(rule - 2),
+                };
+                let judgement = Judgement {
+                    outcome: outcomes[outcome],
+                    version: versions[version],
+                    decider,
+                    ..Judgement::unjudged()
+                };
+                for writer in [&mut cached, &mut fresh] {
+                    writer.word_field("GET");
+                }
+                cached.verdict_fields(&robots, &judgement);
+                fresh.word_field(judgement.outcome.as_str());
+                fresh.rule_fields(&robots, &judgement, false);
+                fresh.version_field(&robots, &judgement);
                 for writer in [&mut cached, &mut fresh] {
                     writer.end_row();
                 }

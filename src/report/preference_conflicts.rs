@@ -29,7 +29,7 @@ impl RowWriter {
         self.field(directive.map_or(&b""[..], |d| d.text.as_bytes()));
         self.number_field(conflict.line);
         self.version_field(row.robots, &row.judgement);
-        self.source_field(row.source);
+        self.source_field(row.input, row.source);
         self.end_row();
     }
 }

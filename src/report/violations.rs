@@ -14,8 +14,11 @@ impl RowWriter {
         let request = row.request;
         self.time_field(request.time);
         self.origin_field(row.origin, row.origin_name);
-        self.agent_field(row.agent, &row.agent_info.bot.name);
-        self.user_agent_field(row.header, request.user_agent);
+        self.agent_and_user_agent_fields(
+            row.header,
+            (row.agent, &row.agent_info.bot.name),
+            request.user_agent,
+        );
         self.text_field(request.client_ip);
         self.word_field(row.verification.as_str());
         self.text_field(request.method);
@@ -29,7 +32,7 @@ impl RowWriter {
         } else {
             "false"
         });
-        self.source_field(row.source);
+        self.source_field(row.input, row.source);
         self.end_row();
     }
 
