@@ -592,6 +592,29 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
         &out.join("decisions"),
         &["--threads", "2", "--decisions"],
     )?);
+    // The same audit with and without `--decisions`, writing into memory: what the rows cost
+    // the program, apart from what writing and syncing 600 MB cost this machine's disk.
+    let in_memory = MemoryReports::new();
+    let memory = match &in_memory {
+        Some(memory) => Some((
+            add(Contender::audit(
+                "audit gzip, reports in memory",
+                &gzip,
+                &memory.dir.join("gzip"),
+                &two,
+            )?),
+            add(Contender::audit(
+                "audit gzip --decisions, in memory",
+                &gzip,
+                &memory.dir.join("decisions"),
+                &["--threads", "2", "--decisions"],
+            )?),
+        )),
+        None => {
+            eprintln!("no {MEMORY_FS}: the cases with reports in memory are left out");
+            None
+        }
+    };
     let floor_zstd = add(Contender::floor("floor zstd", &zstd, 1)?);
     let audit_zstd = add(Contender::audit(
         "audit zstd",
@@ -627,7 +650,7 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
         &out.join("quarter"),
         &two,
     )?);
-    let audits = [
+    let mut audits = vec![
         audit_gzip,
         audit_gzip_1,
         decisions,
@@ -637,9 +660,14 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
         eight_2,
         audit_quarter,
     ];
+    audits.extend(
+        memory
+            .iter()
+            .flat_map(|&(plain, decisions)| [plain, decisions]),
+    );
     let mut baseline_of = vec![None; all.len()];
     if let Some(program) = &options.baseline {
-        for audit in audits {
+        for &audit in &audits {
             let mirror = {
                 let own = &all[audit];
                 Contender {
@@ -725,7 +753,7 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
         audit,
         baseline: baseline_of[audit],
     };
-    let cases = [
+    let mut cases = vec![
         case("gzip, 1 file", floor_gzip, audit_gzip),
         case("gzip, 1 file, `--threads 1`", floor_gzip, audit_gzip_1),
         case("gzip, 1 file, `--decisions`", floor_gzip, decisions),
@@ -739,6 +767,14 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
             audit_quarter,
         ),
     ];
+    if let Some((plain, decisions)) = memory {
+        cases.push(case("gzip, 1 file, reports in memory", floor_gzip, plain));
+        cases.push(case(
+            "gzip, 1 file, `--decisions`, reports in memory",
+            floor_gzip,
+            decisions,
+        ));
+    }
     let wall = |i: usize| secs(contenders[i].median());
     let plain_rate = contenders[audit_plain].lines as f64 / wall(audit_plain);
     let peak = cases
@@ -752,7 +788,7 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
     let ratio = |a: usize, b: usize| contenders[a].ratio_to(&contenders[b]);
     let cpu_ratio =
         |a: usize, b: usize| secs(contenders[a].median_cpu()) / secs(contenders[b].median_cpu());
-    let targets = [
+    let mut targets = vec![
         Target::new(
             "gzip, 1 file, `--threads 2`: audit / floor (serial inflate)",
             "<= 0.85",
@@ -808,6 +844,14 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
             ratio(decisions, audit_gzip) <= 1.30,
         ),
     ];
+    if let Some((plain, decisions)) = memory {
+        targets.push(Target::new(
+            "`--decisions`, reports in memory: extra wall time",
+            "<= +30%",
+            format!("{:+.0}%", (ratio(decisions, plain) - 1.0) * 100.0),
+            ratio(decisions, plain) <= 1.30,
+        ));
+    }
     let header = format!(
         "{} lines per data set, {} ({} cores), load average {load_before} before, {load_after} \
          after. {kept}",
@@ -817,6 +861,35 @@ fn bench(args: &[OsString]) -> Result<(), Failure> {
     );
     print!("{}", report(&header, &contenders, &cases, &targets));
     Ok(())
+}
+
+/// Where the in-memory cases write their reports.
+const MEMORY_FS: &str = "/dev/shm";
+
+/// The directory of the reports written into memory, removed with everything in it when the
+/// benchmark ends, so that no `decisions.csv` stays behind in the machine's memory.
+struct MemoryReports {
+    dir: PathBuf,
+}
+
+impl MemoryReports {
+    /// `None` where the machine has no memory file system at [`MEMORY_FS`].
+    fn new() -> Option<MemoryReports> {
+        let fs = Path::new(MEMORY_FS);
+        fs.is_dir().then(|| MemoryReports {
+            dir: fs.join(format!("robots-audit-throughput-{}", std::process::id())),
+        })
+    }
+}
+
+impl Drop for MemoryReports {
+    fn drop(&mut self) {
+        if let Err(error) = fs::remove_dir_all(&self.dir)
+            && error.kind() != io::ErrorKind::NotFound
+        {
+            eprintln!("cannot remove {}: {error}", self.dir.display());
+        }
+    }
 }
 
 /// Whether `round` ran on idle cores. Another process that takes a core during a round inflates
