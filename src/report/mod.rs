@@ -127,9 +127,9 @@ pub struct RowWriter {
 struct HeaderCells {
     /// The epoch of the keys kept: a key of another epoch may name another header.
     epoch: Option<u32>,
-    /// Where each key's cell stands in `bytes`, by the key's index.
-    spans: Vec<Option<(u32, u32)>>,
-    bytes: Vec<u8>,
+    /// Where each key's cells stand in `cells`, by the key's index.
+    spans: Vec<Option<Span>>,
+    cells: KeptBytes,
 }
 
 /// The most bytes of cells a [`HeaderCells`] keeps: at that it starts again empty, so that a log
@@ -137,39 +137,64 @@ struct HeaderCells {
 const HEADER_CELL_BYTES: usize = 1 << 20;
 
 impl HeaderCells {
-    /// The cell kept for `key`, if any. A key of a new epoch first empties the cache: the
+    /// The cells kept for `key`, if any. A key of a new epoch first empties the cache: the
     /// identity cache has forgotten the headers its keys named.
     fn get(&mut self, key: HeaderKey) -> Option<&[u8]> {
         if self.epoch != Some(key.epoch()) {
             self.spans.clear();
-            self.bytes.clear();
+            self.cells.bytes.clear();
             self.epoch = Some(key.epoch());
             return None;
         }
-        let (start, len) = (*self.spans.get(key.index())?)?;
-        self.bytes
-            .get(start as usize..start as usize + len as usize)
+        self.cells.get((*self.spans.get(key.index())?)?)
     }
 
-    /// Keeps `cell` for `key` (of the epoch [`Self::get`] last saw).
-    fn keep(&mut self, key: HeaderKey, cell: &[u8]) {
-        if cell.len() > HEADER_CELL_BYTES {
-            return;
-        }
-        if self.bytes.len() + cell.len() > HEADER_CELL_BYTES {
-            self.spans.clear();
-            self.bytes.clear();
-        }
-        let (Ok(start), Ok(len)) = (u32::try_from(self.bytes.len()), u32::try_from(cell.len()))
-        else {
+    /// Keeps `cells` for `key` (of the epoch [`Self::get`] last saw).
+    fn keep(&mut self, key: HeaderKey, cells: &[u8]) {
+        let Some((span, emptied)) = self.cells.push(cells, HEADER_CELL_BYTES) else {
             return;
         };
+        if emptied {
+            self.spans.clear();
+        }
         let at = key.index();
         if self.spans.len() <= at {
             self.spans.resize(at + 1, None);
         }
-        self.spans[at] = Some((start, len));
-        self.bytes.extend_from_slice(cell);
+        self.spans[at] = Some(span);
+    }
+}
+
+/// Where kept cells stand in a [`KeptBytes`]: start and length.
+type Span = (u32, u32);
+
+/// The bytes of kept cells, one after another, within a bound.
+#[derive(Debug, Default)]
+struct KeptBytes {
+    bytes: Vec<u8>,
+}
+
+impl KeptBytes {
+    fn get(&self, (start, len): Span) -> Option<&[u8]> {
+        self.bytes
+            .get(start as usize..start as usize + len as usize)
+    }
+
+    /// Appends `cells`, and says where they stand and whether every cell before them was
+    /// dropped to keep the bytes within `bound` (their spans then name nothing). Cells longer
+    /// than `bound` are not kept.
+    fn push(&mut self, cells: &[u8], bound: usize) -> Option<(Span, bool)> {
+        if cells.len() > bound {
+            return None;
+        }
+        let emptied = self.bytes.len() + cells.len() > bound;
+        let start = if emptied { 0 } else { self.bytes.len() };
+        let span = (u32::try_from(start).ok()?, u32::try_from(cells.len()).ok()?);
+        if emptied {
+            self.bytes.clear();
+        }
+        self.bytes.extend_from_slice(cells);
+        Some((span, emptied))
     }
 }
 
@@ -225,9 +250,9 @@ impl NameCells {
 /// requests come to a few hundred of these, so each is formatted once and then copied.
 #[derive(Debug, Default)]
 struct VerdictCells {
-    /// Where each judgement's cells stand in `bytes`.
-    spans: AHashMap<VerdictKey, (u32, u32)>,
-    bytes: Vec<u8>,
+    /// Where each judgement's cells stand in `cells`.
+    spans: AHashMap<VerdictKey, Span>,
+    cells: KeptBytes,
 }
 
 /// What the verdict cells of a judgement are made of.
@@ -239,25 +264,17 @@ const VERDICT_CELL_BYTES: usize = 64 << 10;
 
 impl VerdictCells {
     fn get(&self, key: &VerdictKey) -> Option<&[u8]> {
-        let &(start, len) = self.spans.get(key)?;
-        self.bytes
-            .get(start as usize..start as usize + len as usize)
+        self.cells.get(*self.spans.get(key)?)
     }
 
     fn keep(&mut self, key: VerdictKey, cells: &[u8]) {
-        if cells.len() > VERDICT_CELL_BYTES {
-            return;
-        }
-        if self.bytes.len() + cells.len() > VERDICT_CELL_BYTES {
-            self.spans.clear();
-            self.bytes.clear();
-        }
-        let (Ok(start), Ok(len)) = (u32::try_from(self.bytes.len()), u32::try_from(cells.len()))
-        else {
+        let Some((span, emptied)) = self.cells.push(cells, VERDICT_CELL_BYTES) else {
             return;
         };
-        self.spans.insert(key, (start, len));
-        self.bytes.extend_from_slice(cells);
+        if emptied {
+            self.spans.clear();
+        }
+        self.spans.insert(key, span);
     }
 }
 
@@ -847,7 +864,7 @@ mod tests {
         writer.agent_and_user_agent_fields(key, agent, Text::raw(&huge));
         writer.end_row();
         assert_eq!(writer.rows().len(), 2 + huge.len() + 1);
-        assert!(writer.user_agents.bytes.is_empty());
+        assert!(writer.user_agents.cells.bytes.is_empty());
         writer.rows().clear();
         for n in 0..3_000 {
             let header = format!("{n:04}{}", "y".repeat(1_000));
@@ -857,9 +874,9 @@ mod tests {
             writer.end_row();
             assert!(writer.rows().strip_suffix(b"\n") == Some(&[b"x,", header.raw].concat()[..]));
             writer.rows().clear();
-            assert!(writer.user_agents.bytes.len() <= HEADER_CELL_BYTES);
+            assert!(writer.user_agents.cells.bytes.len() <= HEADER_CELL_BYTES);
         }
-        assert!(writer.user_agents.bytes.len() > HEADER_CELL_BYTES / 2);
+        assert!(writer.user_agents.cells.bytes.len() > HEADER_CELL_BYTES / 2);
     }
 
     proptest::proptest! {
