@@ -70,11 +70,17 @@ pub fn write(state: &State, out: impl io::Write) -> io::Result<()> {
         r#"{{"format":{},"version":{VERSION},"payload":"#,
         serde_json::to_string(FORMAT).map_err(io::Error::other)?
     )?;
-    let mut hashing = Hashing {
-        out: &mut out,
-        sha256: Sha256::new(),
-    };
+    // The serialiser writes a token at a time: they are gathered before they are hashed, so
+    // that the hash is updated a buffer at a time instead of a few bytes at a time.
+    let mut hashing = io::BufWriter::with_capacity(
+        1 << 16,
+        Hashing {
+            out: &mut out,
+            sha256: Sha256::new(),
+        },
+    );
     serde_json::to_writer(&mut hashing, state).map_err(io::Error::other)?;
+    let hashing = hashing.into_inner().map_err(io::IntoInnerError::into_error)?;
     let sha256 = hex(hashing.sha256.finalize());
     writeln!(out, r#","sha256":"{sha256}"}}"#)?;
     out.flush()
