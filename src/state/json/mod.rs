@@ -80,7 +80,9 @@ pub fn write(state: &State, out: impl io::Write) -> io::Result<()> {
         },
     );
     serde_json::to_writer(&mut hashing, state).map_err(io::Error::other)?;
-    let hashing = hashing.into_inner().map_err(io::IntoInnerError::into_error)?;
+    let hashing = hashing
+        .into_inner()
+        .map_err(io::IntoInnerError::into_error)?;
     let sha256 = hex(hashing.sha256.finalize());
     writeln!(out, r#","sha256":"{sha256}"}}"#)?;
     out.flush()
