@@ -349,12 +349,9 @@ impl RowWriter {
         user_agent: Text<'_>,
     ) {
         if let Some(cells) = self.user_agents.get(key) {
-            self.csv.separate();
-            self.csv.out.extend_from_slice(cells);
-            return;
+            return self.csv.kept(cells);
         }
-        // The cells start after the comma that `agent_field` puts before them.
-        let start = self.csv.out.len() + usize::from(self.csv.in_row);
+        let start = self.csv.next_start();
         self.agent_field(agent, name);
         // Decoding borrows the header from the block unless it is escaped in the log.
         self.text_field(&user_agent.decode());
@@ -368,11 +365,9 @@ impl RowWriter {
     fn verdict_fields(&mut self, robots: &VersionSet, judgement: &Judgement) {
         let key = (judgement.outcome, judgement.version, judgement.decider);
         if let Some(cells) = self.verdicts.get(&key) {
-            self.csv.separate();
-            self.csv.out.extend_from_slice(cells);
-            return;
+            return self.csv.kept(cells);
         }
-        let start = self.csv.out.len() + usize::from(self.csv.in_row);
+        let start = self.csv.next_start();
         self.word_field(judgement.outcome.as_str());
         self.rule_fields(robots, judgement, false);
         self.version_field(robots, judgement);
@@ -401,11 +396,9 @@ impl RowWriter {
             Name::Agent => &self.agents,
         };
         if let Some(cell) = cells.get(index, name) {
-            self.csv.separate();
-            self.csv.out.extend_from_slice(cell);
-            return;
+            return self.csv.kept(cell);
         }
-        let start = self.csv.out.len() + usize::from(self.csv.in_row);
+        let start = self.csv.next_start();
         self.field(name);
         let cells = match kind {
             Name::Origin => &mut self.origins,
@@ -482,9 +475,7 @@ impl RowWriter {
                 }
                 self.time_second = second;
             }
-            self.csv.separate();
-            self.csv.out.extend_from_slice(&self.time_text);
-            return;
+            return self.csv.kept(&self.time_text);
         }
         self.time_text.clear();
         // Writing to a Vec cannot fail.
@@ -568,6 +559,19 @@ impl CsvBuffer {
         debug_assert!(!needs_quotes(bytes), "{bytes:?}");
         self.separate();
         self.out.extend_from_slice(bytes);
+    }
+
+    /// Cells written before and kept (one or more, with the commas between them), written
+    /// again as the next ones.
+    fn kept(&mut self, cells: &[u8]) {
+        self.separate();
+        self.out.extend_from_slice(cells);
+    }
+
+    /// Where the next field starts, after the comma before it: the cells written from here on
+    /// can be kept and written again with [`Self::kept`].
+    fn next_start(&self) -> usize {
+        self.out.len() + usize::from(self.in_row)
     }
 
     fn separate(&mut self) {
