@@ -4,7 +4,16 @@
 //! where it expects an agent. They are dense indexes (0, 1, 2, ... in order of first sight or of
 //! loading) into the tables of the run; this module sits below every other one of the crate.
 
+use std::collections::HashMap;
 use std::fmt;
+
+/// A hash map keyed by ids of this module, alone or with numbers read from a robots.txt version
+/// (a rule's index, a crawl delay), never with a field of a log line. The run hands these ids
+/// out in order, so whoever wrote the logs cannot choose keys that collide, and the keys need no
+/// keyed hash: FxHash, a multiplication per word, spreads them. The counters of one request look
+/// up several such maps. A key with a log's field in it (an hour, an address, a user-agent)
+/// stays in an `ahash` map.
+pub type IdHashMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
 macro_rules! index_id {
     ($(#[$doc:meta])* $name:ident) => {

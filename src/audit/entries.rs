@@ -4,13 +4,13 @@
 //! Invariant: a list read back holds each key once; a repeated key (a damaged state) is an
 //! error, never one of its values silently dropped.
 
-use std::hash::Hash;
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash};
 
-use ahash::AHashMap;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-pub fn serialize<K, V, S>(map: &AHashMap<K, V>, serializer: S) -> Result<S::Ok, S::Error>
+pub fn serialize<K, V, H, S>(map: &HashMap<K, V, H>, serializer: S) -> Result<S::Ok, S::Error>
 where
     K: Serialize + Ord,
     V: Serialize,
@@ -21,15 +21,16 @@ where
     entries.serialize(serializer)
 }
 
-pub fn deserialize<'de, K, V, D>(deserializer: D) -> Result<AHashMap<K, V>, D::Error>
+pub fn deserialize<'de, K, V, H, D>(deserializer: D) -> Result<HashMap<K, V, H>, D::Error>
 where
     K: Deserialize<'de> + Eq + Hash,
+    H: BuildHasher + Default,
     V: Deserialize<'de>,
     D: Deserializer<'de>,
 {
     let entries = Vec::<(K, V)>::deserialize(deserializer)?;
     let listed = entries.len();
-    let map: AHashMap<K, V> = entries.into_iter().collect();
+    let map: HashMap<K, V, H> = entries.into_iter().collect();
     if map.len() != listed {
         return Err(D::Error::custom("a key is listed twice"));
     }

@@ -15,7 +15,7 @@ use robots_audit_engine::{
 
 use super::fold::Folding;
 use super::identity::AgentInfo;
-use crate::ids::{AgentId, VersionId};
+use crate::ids::{AgentId, IdHashMap, VersionId};
 use crate::versions::{Effect, VersionSet};
 
 /// What one judged (or not judged) request came to.
@@ -242,7 +242,7 @@ pub struct Judge<'a> {
 /// most `FOLDED_SELECTIONS` of them.
 #[derive(Debug, Default)]
 pub struct SelectionCache {
-    selections: AHashMap<(VersionId, AgentId), (Selection, Extensions)>,
+    selections: IdHashMap<(VersionId, AgentId), (Selection, Extensions)>,
     /// By version and a hash of the tokens, with the tokens to confirm a hit: a lookup
     /// allocates nothing.
     folded: AHashMap<(VersionId, u64), (Vec<String>, Selected)>,
@@ -285,6 +285,7 @@ pub fn is_robots_fetch_target(target: &[u8], query: Option<&[u8]>, buf: &mut Vec
 /// origin-form target (`/a?b`) is used as it is, up to a fragment; an absolute URL goes through
 /// Google's URL-to-path rule. Borrows the target when it can be used as it is, and builds the
 /// path in `buf` otherwise.
+#[inline]
 pub fn match_path<'b>(target: &'b [u8], query: Option<&[u8]>, buf: &'b mut Vec<u8>) -> &'b [u8] {
     let query = query.filter(|q| !q.is_empty() && *q != b"-");
     if target.first() == Some(&b'/') {

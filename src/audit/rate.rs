@@ -33,11 +33,10 @@
 //! floor, and reading them back checks this invariant, so a damaged state is refused rather than
 //! summed.
 
-use ahash::AHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::checked::{CountError, add};
-use crate::ids::{AgentId, OriginId};
+use crate::ids::{AgentId, IdHashMap, OriginId};
 
 /// The most entries one (agent, origin, delay) keeps: 64 KiB (128 KiB at most, see the module
 /// doc), about three days of requests in every minute.
@@ -558,7 +557,7 @@ fn charge(level: u8, entries: usize, floor: u8) -> usize {
 pub struct Rates {
     /// Per agent, origin and delay.
     #[serde(with = "super::entries")]
-    keys: AHashMap<RateKey, RateCounts>,
+    keys: IdHashMap<RateKey, RateCounts>,
     /// The level no key sits below.
     floor: u8,
     /// Entries charged over all keys (see [`charge`]).
@@ -588,7 +587,7 @@ impl Default for Rates {
 #[derive(Deserialize)]
 struct UncheckedRates {
     #[serde(with = "super::entries")]
-    keys: AHashMap<RateKey, RateCounts>,
+    keys: IdHashMap<RateKey, RateCounts>,
     floor: u8,
 }
 
@@ -627,7 +626,7 @@ impl Rates {
     /// Empty counts whose floor rises past `budget` entries charged.
     fn with_budget(budget: usize) -> Rates {
         Rates {
-            keys: AHashMap::default(),
+            keys: IdHashMap::default(),
             floor: 0,
             charged: 0,
             budget,

@@ -19,7 +19,7 @@ use super::hourly::Hourly;
 use super::judge::{Outcome, is_served};
 use super::rate::{RateKey, Rates};
 use super::renumber::Renumber;
-use crate::ids::{AgentId, OriginId, VersionId};
+use crate::ids::{AgentId, IdHashMap, OriginId, VersionId};
 
 /// Counters of one agent on one origin (`state.json` holds them as a list of their fields in
 /// order: `src/state/json.rs`).
@@ -179,10 +179,10 @@ impl RuleCounts {
 pub struct Stats {
     /// Per agent and origin.
     #[serde(with = "super::entries")]
-    pub pairs: AHashMap<(AgentId, OriginId), Counts>,
+    pub pairs: IdHashMap<(AgentId, OriginId), Counts>,
     /// Per deciding rule.
     #[serde(with = "super::entries")]
-    pub rules: AHashMap<RuleKey, RuleCounts>,
+    pub rules: IdHashMap<RuleKey, RuleCounts>,
     /// Per UTC hour and agent (`hourly.csv`).
     pub hourly: Hourly,
     /// Requests per second of each agent on each origin under a crawl delay (`crawl_rate.csv`).

@@ -268,6 +268,7 @@ impl VersionSet {
     /// `time`; the versions before it came earlier, in order.
     ///
     /// [`versions_of`]: VersionSet::versions_of
+    #[inline]
     pub fn in_force_at(&self, versions: &[VersionId], time: Timestamp) -> Option<usize> {
         let after = versions.partition_point(|&v| match self.versions[v.index()].valid_from {
             None => true,

@@ -170,35 +170,39 @@ fn parse_decorated_ip(raw: &[u8]) -> Option<IpAddr> {
 /// digits, at most 255, without a leading zero (which could be meant as octal). `None` for
 /// anything else.
 fn parse_dotted_quad(raw: &[u8]) -> Option<Ipv4Addr> {
-    let mut octets = [0u8; 4];
-    // Octets finished, and the value and digit count of the one being read.
-    let mut done = 0;
-    let mut value: u16 = 0;
-    let mut digits = 0;
-    for &b in raw {
-        if b.is_ascii_digit() {
-            if digits == 1 && value == 0 {
-                return None;
-            }
-            value = value * 10 + u16::from(b - b'0');
-            digits += 1;
-            // Also caps the digits at 3: a fourth makes at least 1000 (no leading zero).
-            if value > 255 {
-                return None;
-            }
-        } else if b == b'.' && digits > 0 && done < 3 {
-            octets[done] = u8::try_from(value).ok()?;
-            done += 1;
-            (value, digits) = (0, 0);
-        } else {
-            return None;
-        }
-    }
-    if done != 3 || digits == 0 {
+    // The longest is `255.255.255.255`.
+    if raw.len() > 15 {
         return None;
     }
-    octets[3] = u8::try_from(value).ok()?;
+    let mut octets = [0u8; 4];
+    let mut parts = raw.split(|&b| b == b'.');
+    for octet in &mut octets {
+        *octet = decimal_octet(parts.next()?)?;
+    }
+    if parts.next().is_some() {
+        return None;
+    }
     Some(Ipv4Addr::from(octets))
+}
+
+/// One octet of a dotted quad: 1 to 3 decimal digits, at most 255, no leading zero. Read by its
+/// length, so that each byte is looked at once.
+fn decimal_octet(text: &[u8]) -> Option<u8> {
+    let digit = |b: u8| {
+        let value = b.wrapping_sub(b'0');
+        (value < 10).then_some(value)
+    };
+    match *text {
+        [ones] => digit(ones),
+        [tens, ones] if tens != b'0' => Some(digit(tens)? * 10 + digit(ones)?),
+        [hundreds, tens, ones] if hundreds != b'0' => u8::try_from(
+            u16::from(digit(hundreds)?) * 100
+                + u16::from(digit(tens)?) * 10
+                + u16::from(digit(ones)?),
+        )
+        .ok(),
+        _ => None,
+    }
 }
 
 /// IPv6 written in hex groups and colons only (`2001:db8:0:0:0:0:0:1`, `2001:db8::1`, `::`):
@@ -216,22 +220,28 @@ fn parse_hex_ipv6(raw: &[u8]) -> Option<Ipv6Addr> {
         rest = after;
     }
     while !rest.is_empty() {
-        // One group, then a `:` or `::` unless the text ends.
-        let digits = rest
-            .iter()
-            .take(5)
-            .take_while(|b| b.is_ascii_hexdigit())
-            .count();
-        if digits == 0 || digits > 4 || count == 8 {
+        // One group of 1 to 4 hex digits, read in the pass that finds its end; then a `:` or
+        // `::` unless the text ends.
+        let mut group: u16 = 0;
+        let mut digits = 0;
+        while let Some((&b, after)) = rest.split_first() {
+            let Some(digit) = hex_value(b) else {
+                break;
+            };
+            if digits == 4 {
+                return None;
+            }
+            group = (group << 4) | u16::from(digit);
+            digits += 1;
+            rest = after;
+        }
+        if digits == 0 {
             return None;
         }
-        let (group, after) = rest.split_at(digits);
-        groups[count] = group
-            .iter()
-            .fold(0, |n, &b| (n << 4) | u16::from(hex_value(b)));
+        *groups.get_mut(count)? = group;
         count += 1;
-        rest = match after {
-            [] => after,
+        rest = match rest {
+            [] => rest,
             [b':', b':', more @ ..] if gap.is_none() => {
                 gap = Some(count);
                 more
@@ -253,15 +263,31 @@ fn parse_hex_ipv6(raw: &[u8]) -> Option<Ipv6Addr> {
     Some(Ipv6Addr::from(address))
 }
 
-/// The value of a hex digit (0 for anything else, which callers have ruled out).
-fn hex_value(b: u8) -> u8 {
-    match b {
-        b'0'..=b'9' => b - b'0',
-        b'a'..=b'f' => b - b'a' + 10,
-        b'A'..=b'F' => b - b'A' + 10,
-        _ => 0,
-    }
+/// The value of a hex digit, `None` for any other byte.
+fn hex_value(b: u8) -> Option<u8> {
+    let value = HEX_VALUES[usize::from(b)];
+    (value != NOT_HEX).then_some(value)
 }
+
+/// [`HEX_VALUES`]' entry for a byte that is no hex digit.
+const NOT_HEX: u8 = u8::MAX;
+
+/// Each byte's value as a hex digit: one load per byte of an IPv6 address, where three range
+/// tests cost a branch each.
+const HEX_VALUES: [u8; 256] = {
+    let mut values = [NOT_HEX; 256];
+    let mut b = 0;
+    while b < 256 {
+        values[b] = match b as u8 {
+            digit @ b'0'..=b'9' => digit - b'0',
+            lower @ b'a'..=b'f' => lower - b'a' + 10,
+            upper @ b'A'..=b'F' => upper - b'A' + 10,
+            _ => NOT_HEX,
+        };
+        b += 1;
+    }
+    values
+};
 
 /// 1 to 5 digits.
 fn is_port(text: &str) -> bool {
