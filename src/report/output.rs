@@ -60,16 +60,18 @@ impl Streamed {
         self.report.end(input, blocks)
     }
 
-    fn finish(self) -> io::Result<Vec<Share>> {
-        self.report.finish()?;
-        Ok(self
+    /// The report, still to be finished, and what each input contributed to it: final once
+    /// every row has been handed in.
+    fn into_parts(self) -> (StreamedReport, Vec<Share>) {
+        let shares = self
             .shares
             .into_iter()
             .map(|(rows, bytes)| Share {
                 rows: rows.into_inner(),
                 bytes: bytes.into_inner(),
             })
-            .collect())
+            .collect();
+        (self.report, shares)
     }
 }
 
@@ -139,21 +141,48 @@ impl Reports {
         self
     }
 
-    /// Completes the streamed reports, then writes the state of `run` (made with `settings`)
+    /// Completes the streamed reports, and writes the state of `run` (made with `settings`)
     /// and every other report rendered from it ([`render`]). Returns the state.
+    ///
+    /// Every row has been handed in when this is called, so the streamed reports' shares are
+    /// known and the state needs nothing more from them. What is left of each is its last sync,
+    /// waiting for the disk (tens of milliseconds for a large file), so those syncs run on
+    /// threads of their own while the other reports are written. An error of a streamed report
+    /// comes first: it says why the others do not matter.
     pub fn finish(self, run: RunTally, settings: Settings) -> io::Result<State> {
-        let mut streamed = vec![
-            (files::VIOLATIONS, self.violations.finish()?),
-            (files::PREFERENCE_CONFLICTS, self.conflicts.finish()?),
-        ];
-        if let Some(decisions) = self.decisions {
-            streamed.push((files::DECISIONS, decisions.finish()?));
+        let mut reports = Vec::with_capacity(3);
+        let mut streamed = Vec::with_capacity(3);
+        for (name, report) in [
+            (files::VIOLATIONS, Some(self.violations)),
+            (files::PREFERENCE_CONFLICTS, Some(self.conflicts)),
+            (files::DECISIONS, self.decisions),
+        ] {
+            if let Some((report, shares)) = report.map(Streamed::into_parts) {
+                reports.push(report);
+                streamed.push((name, shares));
+            }
         }
         let state = State::of(settings, run, &streamed)
             .map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
         let view =
             View::of(&state).map_err(|e| io::Error::other(format!("inconsistent state: {e}")))?;
-        render(&self.dir, &view, self.html, self.threads)?;
+        std::thread::scope(|scope| {
+            let finishing = reports
+                .into_iter()
+                .map(|report| {
+                    std::thread::Builder::new()
+                        .name("report-finish".to_owned())
+                        .spawn_scoped(scope, || report.finish())
+                })
+                .collect::<io::Result<Vec<_>>>()?;
+            let rendered = render(&self.dir, &view, self.html, self.threads);
+            for finished in finishing {
+                finished
+                    .join()
+                    .map_err(|_| io::Error::other("the thread finishing a report failed"))??;
+            }
+            rendered
+        })?;
         Ok(state)
     }
 }
