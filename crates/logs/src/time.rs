@@ -231,7 +231,8 @@ pub fn clf(bytes: &[u8]) -> Option<Timestamp> {
 /// once per minute instead of once per line.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ClfMinute {
-    /// The time as written with its seconds replaced by `00`, and the UTC second it stands for.
+    /// The time as written, and the UTC second its minute starts at. Its seconds (bytes 18 and
+    /// 19) are never compared.
     last: Option<([u8; 26], i64)>,
 }
 
@@ -241,19 +242,21 @@ impl ClfMinute {
         let Ok(fixed) = <&[u8; 26]>::try_from(bytes) else {
             return clf_general(bytes);
         };
-        let mut minute = *fixed;
-        minute[18..20].copy_from_slice(b"00");
         // A leap second (:60) is folded into :59, as the full reading does.
         let second = two(fixed, 18)
             .filter(|&s| s <= 60)
             .map(|s| i64::from(s.min(59)));
+        // The bytes around the seconds are compared where they are: a copy with its seconds
+        // overwritten, read back at once, stalled the CPU on every line (the wide read of bytes
+        // just written narrower cannot be forwarded from the stores).
         if let Some((last, start)) = &self.last
-            && *last == minute
+            && last[..18] == fixed[..18]
+            && last[20..] == fixed[20..]
         {
             return Timestamp::from_second(start + second?).ok();
         }
         let time = clf_fixed(fixed)?;
-        self.last = second.map(|second| (minute, time.as_second() - second));
+        self.last = second.map(|second| (*fixed, time.as_second() - second));
         Some(time)
     }
 }

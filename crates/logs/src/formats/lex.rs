@@ -334,12 +334,31 @@ pub(crate) fn is_ipv6(field: &[u8]) -> bool {
         Some(zone) => field.get(..zone).unwrap_or_default(),
         None => field,
     };
-    address.len() <= 45
-        && address.iter().filter(|&&b| b == b':').count() >= 2
-        && address
-            .iter()
-            .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+    if address.len() > 45 {
+        return false;
+    }
+    // One pass without a branch per byte: hex digits and letters alternate unpredictably in an
+    // address, and a test per byte mispredicted often enough to cost more than the rest of the
+    // line's shape checks.
+    let (colons, others) = address.iter().fold((0usize, 0u8), |(colons, others), &b| {
+        (
+            colons + usize::from(b == b':'),
+            others | u8::from(!IPV6_BYTES[usize::from(b)]),
+        )
+    });
+    colons >= 2 && others == 0
 }
+
+/// The bytes an IPv6 address is written with: hex digits, `:` and `.`.
+const IPV6_BYTES: [bool; 256] = {
+    let mut bytes = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        bytes[b] = matches!(b as u8, b'0'..=b'9' | b'a'..=b'f' | b'A'..=b'F' | b':' | b'.');
+        b += 1;
+    }
+    bytes
+};
 
 /// The shape of a logged client (`%h`): an address, a host name, or `-`.
 #[inline]
@@ -588,6 +607,28 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The one pass of [`is_ipv6`] says what its definition says: at most 45 bytes of hex
+        /// digits, `:` and `.`, two colons or more (brackets and a zone aside).
+        #[test]
+        fn ipv6_shapes_agree_with_the_definition(
+            field in proptest::collection::vec(
+                proptest::sample::select(b"09afAFgG:.[]% \xff".to_vec()),
+                0..50,
+            ),
+        ) {
+            let inner = field
+                .strip_prefix(b"[")
+                .and_then(|f| f.strip_suffix(b"]"))
+                .unwrap_or(&field);
+            let address = inner.split(|&b| b == b'%').next().unwrap_or_default();
+            let defined = address.len() <= 45
+                && address.iter().filter(|&&b| b == b':').count() >= 2
+                && address
+                    .iter()
+                    .all(|&b| b.is_ascii_hexdigit() || b == b':' || b == b'.');
+            proptest::prop_assert_eq!(is_ipv6(&field), defined);
+        }
+
         #[test]
         fn near_searches_of_any_bytes(
             haystack in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
