@@ -149,6 +149,7 @@ pub use identify::Identity;
 pub use policy::{BotPolicy, ContentUse, RobotsPolicy, host_has_suffix};
 pub use verify::{
     BotRanges, ClientAddress, ListInfo, RangeCheck, Verification, Verifier, client_address,
+    dotted_quad_address,
 };
 
 #[cfg(test)]

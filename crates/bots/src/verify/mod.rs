@@ -40,7 +40,7 @@ mod ranges;
 
 use jiff::Timestamp;
 
-pub use client::{ClientAddress, client_address};
+pub use client::{ClientAddress, client_address, dotted_quad_address};
 use ranges::{RangeList, Ranges};
 
 use crate::bot::Bot;
