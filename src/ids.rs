@@ -3,6 +3,7 @@
 //! Each is its own type, so that a counter keyed by (agent, origin) cannot be handed an origin
 //! where it expects an agent. They are dense indexes (0, 1, 2, ... in order of first sight or of
 //! loading) into the tables of the run; this module sits below every other one of the crate.
+//! Maps keyed by them hash with [`IdHashMap`]'s cheaper hasher, since no log can choose them.
 
 use std::collections::HashMap;
 use std::fmt;
