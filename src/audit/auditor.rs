@@ -335,19 +335,15 @@ impl AgentRanges {
             // Not even the address needs reading.
             Verification::Unverified
         } else {
-            let client = match dotted_quad_address(client_ip) {
-                Some(client) => client,
-                None => match self.clients.get(client_ip) {
-                    Some(client) => client,
-                    None => {
-                        let client = client_address(client_ip);
-                        if let Some(kept) = without_host_name(client) {
-                            self.clients.insert(client_ip, kept);
-                        }
-                        client
+            let client = dotted_quad_address(client_ip)
+                .or_else(|| self.clients.get(client_ip))
+                .unwrap_or_else(|| {
+                    let client = client_address(client_ip);
+                    if let Some(kept) = without_host_name(client) {
+                        self.clients.insert(client_ip, kept);
                     }
-                },
-            };
+                    client
+                });
             ranges.check_address_at(client, time).without_dns()
         };
         match dns {

@@ -343,21 +343,23 @@ pub(crate) fn is_ipv6(field: &[u8]) -> bool {
     let (colons, others) = address.iter().fold((0usize, 0u8), |(colons, others), &b| {
         (
             colons + usize::from(b == b':'),
-            others | u8::from(!IPV6_BYTES[usize::from(b)]),
+            others | u8::from(!IPV6_BYTE[usize::from(b)]),
         )
     });
     colons >= 2 && others == 0
 }
 
-/// The bytes an IPv6 address is written with: hex digits, `:` and `.`.
-const IPV6_BYTES: [bool; 256] = {
-    let mut bytes = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        bytes[b] = matches!(b as u8, b'0'..=b'9' | b'a'..=b'f' | b'A'..=b'F' | b':' | b'.');
-        b += 1;
+/// Bytes of an IPv6 address, as [`HOST_NAME_BYTE`] is of a host name: hex digits, `:` and `.`
+/// (an embedded IPv4 address).
+static IPV6_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_hexdigit() || b == b':' || b == b'.';
+        byte += 1;
     }
-    bytes
+    table
 };
 
 /// The shape of a logged client (`%h`): an address, a host name, or `-`.
