@@ -421,7 +421,11 @@ impl<'a> Judge<'a> {
             (Effect::DisallowAll, _) => true,
             (Effect::Rules, Some(robots)) => {
                 let selection = self.selection(cache, current, agent);
-                robots.disallowed_1994(selection, path).is_some()
+                let decided_by = match judgement.decider {
+                    Decider::Rule(id) => Some(id),
+                    Decider::Nothing | Decider::Status => None,
+                };
+                robots.holds_under_1994(selection, path, decided_by)
             }
             _ => false,
         };

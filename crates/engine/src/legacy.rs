@@ -21,12 +21,16 @@ pub(crate) fn disallowed_1994(
         .filter_map(|&group| groups.get(group as usize))
         .flat_map(|group| group.rules.clone())
         .find(|&id| {
-            rules.get(id as usize).is_some_and(|rule| {
-                rule.kind == RuleKind::Disallow
-                    && !rule.pattern.is_empty()
-                    && path.starts_with(&rule.pattern)
-            })
+            rules
+                .get(id as usize)
+                .is_some_and(|rule| disallows_1994(rule, path))
         })
+}
+
+/// Whether `rule` on its own disallows `path` in the 1994 reading: a non-empty Disallow whose
+/// escaped pattern is a byte prefix of the path.
+pub(crate) fn disallows_1994(rule: &Rule, path: &[u8]) -> bool {
+    rule.kind == RuleKind::Disallow && !rule.pattern.is_empty() && path.starts_with(&rule.pattern)
 }
 
 #[cfg(test)]

@@ -205,6 +205,37 @@ impl Robots {
         crate::legacy::disallowed_1994(&self.groups, &self.rules, selection, path)
     }
 
+    /// Whether the 1994 reading of the selection disallows `path` too: the same answer as
+    /// [`disallowed_1994`](Self::disallowed_1994)`.is_some()`. The rule that decided Google's
+    /// verdict on the same path, `decided_by`, is tried first: a Disallow rule of the selected
+    /// groups that is a plain prefix of the path answers at once, without scanning the others,
+    /// and that is what decides most disallowed requests.
+    ///
+    /// ```
+    /// use robots_audit_engine::{Robots, TokenMatch};
+    ///
+    /// let robots = Robots::parse(b"user-agent: *\ndisallow: /a\ndisallow: /*.pdf\n");
+    /// let all = robots.select(&[], TokenMatch::Google);
+    /// let verdict = robots.verdict(&all, b"/a/b");
+    /// assert!(robots.holds_under_1994(&all, b"/a/b", verdict.rule));
+    /// let verdict = robots.verdict(&all, b"/x.pdf");
+    /// assert!(!verdict.allowed);
+    /// assert!(!robots.holds_under_1994(&all, b"/x.pdf", verdict.rule));
+    /// ```
+    #[must_use]
+    pub fn holds_under_1994(
+        &self,
+        selection: &Selection,
+        path: &[u8],
+        decided_by: Option<RuleId>,
+    ) -> bool {
+        let witness = decided_by
+            .and_then(|id| self.rules.get(id as usize))
+            .filter(|rule| selection.groups().contains(&rule.group));
+        witness.is_some_and(|rule| crate::legacy::disallows_1994(rule, path))
+            || self.disallowed_1994(selection, path).is_some()
+    }
+
     /// The group's user-agent values joined by `|` (lossy UTF-8); empty for an unknown group.
     ///
     /// ```

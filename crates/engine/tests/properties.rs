@@ -220,6 +220,27 @@ proptest! {
         }
     }
 
+    /// The 1994 reading answers the same with a hint as without: given the rule that decided
+    /// Google's verdict, or any other rule of the body, or none.
+    #[test]
+    fn the_1994_reading_ignores_what_its_hint_is(
+        body in body_strategy(),
+        agents in prop::collection::vec(prop::sample::select(AGENTS), 1..3),
+        paths in prop::collection::vec(path_strategy(), 4),
+        other in any::<u32>(),
+    ) {
+        let robots = Robots::parse(&body);
+        let selection = robots.select(&agents, TokenMatch::Google);
+        let any_rule = u32::try_from(robots.rules().len()).ok().filter(|&n| n > 0).map(|n| other % n);
+        for path in &paths {
+            let scanned = robots.disallowed_1994(&selection, path).is_some();
+            let verdict = robots.verdict(&selection, path);
+            for hint in [verdict.rule, any_rule, None, Some(other)] {
+                prop_assert_eq!(robots.holds_under_1994(&selection, path, hint), scanned, "path {:?}, hint {:?}", path, hint);
+            }
+        }
+    }
+
     /// Arbitrary bytes never make parsing, selection or matching panic.
     #[test]
     fn arbitrary_bytes_are_handled(
