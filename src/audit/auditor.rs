@@ -219,9 +219,8 @@ impl OriginCache {
 /// verifies it.
 #[derive(Debug, Default)]
 struct AgentRanges {
-    /// By [`AgentId`]: the `--verify` ranges that apply to the agent, merged; `None` until
-    /// asked.
-    by_agent: Vec<Option<BotRanges>>,
+    /// By [`AgentId`]: the `--verify` ranges that apply to the agent, merged.
+    by_agent: Vec<KnownRanges>,
     /// What recent client fields read as, host names and plain dotted quads aside: a crawler
     /// sends many requests from each of its addresses, and looking an IPv6 field up here costs
     /// a fraction of reading it again (about 450 instructions). A dotted quad is read again
@@ -248,7 +247,7 @@ impl AgentRanges {
     fn forget(&mut self, folding: &Folding) {
         for agent in folding.retired_agents() {
             if let Some(ranges) = self.by_agent.get_mut(agent.index()) {
-                *ranges = None;
+                *ranges = KnownRanges::NotAsked;
             }
             if let Some(fields) = self.dns_by_field.get_mut(agent.index()) {
                 self.dns_fields = self.dns_fields.saturating_sub(fields.len());
@@ -259,6 +258,30 @@ impl AgentRanges {
             .retain(|&(_, agent), _| !folding.is_retired(agent));
         self.hosts_seen
             .retain(|&agent, _| !folding.is_retired(agent));
+    }
+}
+
+/// What one thread knows of an agent's `--verify` ranges. Knowing that there are none is
+/// kept apart from the ranges, so that the requests of an agent without any (most crawlers)
+/// read nothing more than this.
+#[derive(Debug, Clone, Default)]
+enum KnownRanges {
+    /// Not asked yet.
+    #[default]
+    NotAsked,
+    /// No ranges cover the agent at any time.
+    None,
+    /// The ranges that cover the agent.
+    Some(BotRanges),
+}
+
+impl KnownRanges {
+    fn of(ranges: BotRanges) -> KnownRanges {
+        if ranges.is_empty() {
+            KnownRanges::None
+        } else {
+            KnownRanges::Some(ranges)
+        }
     }
 }
 
@@ -328,13 +351,13 @@ impl AgentRanges {
         }
         let slot = agent.index();
         if self.by_agent.len() <= slot {
-            self.by_agent.resize(slot + 1, None);
+            self.by_agent.resize(slot + 1, KnownRanges::NotAsked);
         }
-        let ranges = self.by_agent[slot].get_or_insert_with(|| verifier.ranges_for(&info.bot));
-        let by_ranges = if ranges.is_empty() {
-            // Not even the address needs reading.
-            Verification::Unverified
-        } else {
+        let known = &mut self.by_agent[slot];
+        if let KnownRanges::NotAsked = known {
+            *known = KnownRanges::of(verifier.ranges_for(&info.bot));
+        }
+        let by_ranges = if let KnownRanges::Some(ranges) = known {
             let client = dotted_quad_address(client_ip)
                 .or_else(|| self.clients.get(client_ip))
                 .unwrap_or_else(|| {
@@ -345,6 +368,9 @@ impl AgentRanges {
                     client
                 });
             ranges.check_address_at(client, time).without_dns()
+        } else {
+            // Not even the address needs reading.
+            Verification::Unverified
         };
         match dns {
             Some(dns)

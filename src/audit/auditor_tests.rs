@@ -350,7 +350,11 @@ fn verifications_agree_with_the_verifier() {
     let ranged: Vec<bool> = ranges
         .by_agent
         .iter()
-        .map(|r| r.as_ref().is_some_and(|r| !r.is_empty()))
+        .map(|known| match known {
+            KnownRanges::Some(ranges) => !ranges.is_empty(),
+            KnownRanges::None => false,
+            KnownRanges::NotAsked => panic!("every agent was asked"),
+        })
         .collect();
     assert_eq!(ranged, [true, true, false, false]);
 }
