@@ -223,8 +223,8 @@ struct AgentRanges {
     by_agent: Vec<KnownRanges>,
     /// What recent client fields read as, host names and plain dotted quads aside: a crawler
     /// sends many requests from each of its addresses, and looking an IPv6 field up here costs
-    /// a fraction of reading it again (about 450 instructions). A dotted quad is read again
-    /// instead (about 90 instructions): cheaper in cycles than a lookup that misses the CPU's
+    /// a fraction of reading it again (about 680 instructions). A dotted quad is read again
+    /// instead (about 190 instructions): cheaper in cycles than a lookup that misses the CPU's
     /// cache, which most lookups of a large slot table do.
     clients: RecentKeys<ClientAddress<'static>>,
     /// With `--verify dns`: what DNS said of each address for each agent this thread has seen,
