@@ -270,17 +270,17 @@ enum KnownRanges {
     #[default]
     NotAsked,
     /// No ranges cover the agent at any time.
-    None,
+    NoRanges,
     /// The ranges that cover the agent.
-    Some(BotRanges),
+    Ranges(BotRanges),
 }
 
 impl KnownRanges {
     fn of(ranges: BotRanges) -> KnownRanges {
         if ranges.is_empty() {
-            KnownRanges::None
+            KnownRanges::NoRanges
         } else {
-            KnownRanges::Some(ranges)
+            KnownRanges::Ranges(ranges)
         }
     }
 }
@@ -357,7 +357,7 @@ impl AgentRanges {
         if let KnownRanges::NotAsked = known {
             *known = KnownRanges::of(verifier.ranges_for(&info.bot));
         }
-        let by_ranges = if let KnownRanges::Some(ranges) = known {
+        let by_ranges = if let KnownRanges::Ranges(ranges) = known {
             let client = dotted_quad_address(client_ip)
                 .or_else(|| self.clients.get(client_ip))
                 .unwrap_or_else(|| {

@@ -351,8 +351,8 @@ fn verifications_agree_with_the_verifier() {
         .by_agent
         .iter()
         .map(|known| match known {
-            KnownRanges::Some(ranges) => !ranges.is_empty(),
-            KnownRanges::None => false,
+            KnownRanges::Ranges(ranges) => !ranges.is_empty(),
+            KnownRanges::NoRanges => false,
             KnownRanges::NotAsked => panic!("every agent was asked"),
         })
         .collect();
