@@ -250,7 +250,26 @@ enum Chunk {
 /// The compiled rules of one group.
 #[derive(Debug)]
 pub(crate) struct GroupMatcher {
-    chunks: Box<[Chunk]>,
+    chunks: Chunks,
+}
+
+/// A group's chunks. Most groups compile to one, which is kept in place so that matching a
+/// path does not first follow a pointer to a list of one.
+#[derive(Debug)]
+enum Chunks {
+    One(Chunk),
+    Many(Box<[Chunk]>),
+}
+
+impl From<Vec<Chunk>> for Chunks {
+    fn from(mut chunks: Vec<Chunk>) -> Chunks {
+        if chunks.len() == 1
+            && let Some(only) = chunks.pop()
+        {
+            return Chunks::One(only);
+        }
+        Chunks::Many(chunks.into_boxed_slice())
+    }
 }
 
 impl GroupMatcher {
@@ -289,7 +308,17 @@ impl GroupMatcher {
 
     /// The winning candidate for `path`, if any rule of the group matches it.
     pub(crate) fn best(&self, rules: &[Rule], path: &[u8]) -> Option<Candidate> {
-        self.chunks.iter().find_map(|chunk| chunk.best(rules, path))
+        self.chunks()
+            .iter()
+            .find_map(|chunk| chunk.best(rules, path))
+    }
+
+    /// The chunks in rank order.
+    fn chunks(&self) -> &[Chunk] {
+        match &self.chunks {
+            Chunks::One(chunk) => std::slice::from_ref(chunk),
+            Chunks::Many(chunks) => chunks,
+        }
     }
 }
 
@@ -322,7 +351,7 @@ impl<'r> Chunker<'r> {
         }
     }
 
-    fn run(mut self, candidates: Vec<Candidate>) -> Box<[Chunk]> {
+    fn run(mut self, candidates: Vec<Candidate>) -> Chunks {
         for candidate in candidates {
             let (body, _) = candidate.parts(self.rules);
             // Every pattern costs NFA states beyond its bytes, so even `$` costs one.
@@ -346,7 +375,7 @@ impl<'r> Chunker<'r> {
         }
         self.flush_automaton();
         self.flush_fallback();
-        self.chunks.into_boxed_slice()
+        Chunks::from(self.chunks)
     }
 
     fn flush_fallback(&mut self) {
@@ -932,7 +961,7 @@ mod tests {
 
     fn automata(matcher: &GroupMatcher) -> Vec<&Automaton> {
         matcher
-            .chunks
+            .chunks()
             .iter()
             .filter_map(|chunk| match chunk {
                 Chunk::Automaton(automaton) => Some(&**automaton),
@@ -1036,7 +1065,7 @@ mod tests {
         let kinds = |strategy| {
             let matcher = GroupMatcher::new(&rules[..3], 0..3, &plan(strategy));
             matcher
-                .chunks
+                .chunks()
                 .iter()
                 .map(|chunk| match chunk {
                     Chunk::Automaton(_) => "automaton",
@@ -1152,15 +1181,19 @@ mod tests {
         let partial = GroupMatcher::new(&rules, range.clone(), &partial_plan);
         let none = GroupMatcher::new(&rules, range, &plan(MatchStrategy::Scan));
         let automata = |m: &GroupMatcher| {
-            m.chunks
+            m.chunks()
                 .iter()
                 .filter(|c| matches!(c, Chunk::Automaton(_)))
                 .count()
         };
         assert!(automata(&full) >= 3);
-        assert!(full.chunks.iter().any(|c| matches!(c, Chunk::Fallback(_))));
+        assert!(
+            full.chunks()
+                .iter()
+                .any(|c| matches!(c, Chunk::Fallback(_)))
+        );
         assert!(automata(&partial) >= 1);
-        assert!(matches!(partial.chunks.last(), Some(Chunk::Fallback(_))));
+        assert!(matches!(partial.chunks().last(), Some(Chunk::Fallback(_))));
         assert_eq!(automata(&none), 0);
         let mut paths: Vec<Vec<u8>> = Vec::new();
         for a in 0..12 {
@@ -1199,11 +1232,12 @@ mod tests {
         let auto = plan(MatchStrategy::Auto);
         let all = GroupMatcher::new(&rules, 0..priority(rules.len()), &auto);
         let engines: Vec<bool> = all
-            .chunks
+            .chunks()
             .iter()
             .map(|c| matches!(c, Chunk::Automaton(_)))
             .collect();
         assert_eq!(engines, [false, true]);
+        assert!(matches!(all.chunks, Chunks::Many(_)));
         let mut path = oversized.clone();
         path.push(b'a');
         let oversized_id = MIN_AUTOMATON_CANDIDATES as u32;
@@ -1211,7 +1245,7 @@ mod tests {
         assert_eq!(winner(&all, &rules, b"/x3/y"), Some((3, false)));
 
         let few = GroupMatcher::new(&rules, 0..3, &auto);
-        assert!(matches!(few.chunks[..], [Chunk::Fallback(_)]));
+        assert!(matches!(few.chunks, Chunks::One(Chunk::Fallback(_))));
         assert_eq!(winner(&few, &rules, b"/x2"), Some((2, false)));
     }
 }

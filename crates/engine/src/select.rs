@@ -39,11 +39,13 @@ pub enum TokenMatch {
 /// The groups that apply to one crawler in one robots.txt: the groups naming it, or the `*`
 /// groups when nothing names it, or none.
 ///
-/// A selection only makes sense with the [`Robots`](crate::Robots) that made it. Selecting is
-/// cheap but allocates, so callers that judge many requests keep one per crawler.
+/// A selection only makes sense with the [`Robots`](crate::Robots) that made it. Up to four
+/// groups are held in place, so reading a selection's groups per request does not follow a
+/// pointer; more are held on the heap. Callers that judge many requests still keep one per crawler, since selecting compares
+/// every group's user-agent values.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Selection {
-    groups: Box<[GroupId]>,
+    groups: GroupIds,
     global: bool,
 }
 
@@ -51,7 +53,7 @@ impl Selection {
     /// The selected groups in file order.
     #[must_use]
     pub fn groups(&self) -> &[GroupId] {
-        &self.groups
+        self.groups.as_slice()
     }
 
     /// Whether the groups are the `*` groups, used because no group names the crawler.
@@ -63,7 +65,69 @@ impl Selection {
     /// Whether no group applies, in which case everything is allowed.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.groups.is_empty()
+        self.groups().is_empty()
+    }
+}
+
+/// How many group ids a [`Selection`] holds without allocating.
+const INLINE_GROUPS: usize = 4;
+
+/// Group ids in file order, in place while they fit.
+///
+/// Invariant: `Inline::len <= INLINE_GROUPS`, and a list that fits is always `Inline`, so two
+/// equal lists compare and hash equal whichever way they were built.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum GroupIds {
+    Inline {
+        len: u8,
+        ids: [GroupId; INLINE_GROUPS],
+    },
+    Heap(Box<[GroupId]>),
+}
+
+impl Default for GroupIds {
+    fn default() -> GroupIds {
+        GroupIds::Inline {
+            len: 0,
+            ids: [0; INLINE_GROUPS],
+        }
+    }
+}
+
+impl GroupIds {
+    fn as_slice(&self) -> &[GroupId] {
+        match self {
+            GroupIds::Inline { len, ids } => ids.get(..usize::from(*len)).unwrap_or_default(),
+            GroupIds::Heap(ids) => ids,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.as_slice().is_empty()
+    }
+}
+
+impl FromIterator<GroupId> for GroupIds {
+    fn from_iter<I: IntoIterator<Item = GroupId>>(iter: I) -> GroupIds {
+        let mut ids = [0; INLINE_GROUPS];
+        let mut len = 0;
+        let mut iter = iter.into_iter();
+        for id in iter.by_ref() {
+            match ids.get_mut(len) {
+                Some(slot) => {
+                    *slot = id;
+                    len += 1;
+                }
+                None => {
+                    let heap: Vec<GroupId> = ids.into_iter().chain([id]).chain(iter).collect();
+                    return GroupIds::Heap(heap.into_boxed_slice());
+                }
+            }
+        }
+        GroupIds::Inline {
+            len: u8::try_from(len).unwrap_or(u8::MAX),
+            ids,
+        }
     }
 }
 
@@ -106,7 +170,7 @@ fn names(group: &Group, token: &[u8], mode: TokenMatch) -> bool {
         })
 }
 
-fn ids(groups: &[Group], keep: impl Fn(&Group) -> bool) -> Box<[GroupId]> {
+fn ids(groups: &[Group], keep: impl Fn(&Group) -> bool) -> GroupIds {
     groups
         .iter()
         .zip(0..)
@@ -144,6 +208,45 @@ pub(crate) fn select(groups: &[Group], tokens: &[&[u8]], mode: TokenMatch) -> Se
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn group_ids_are_the_same_in_place_or_on_the_heap() {
+        for len in 0..=INLINE_GROUPS as GroupId * 3 {
+            let expected: Vec<GroupId> = (0..len).map(|id| id * 7).collect();
+            let ids: GroupIds = expected.iter().copied().collect();
+            assert_eq!(ids.as_slice(), expected, "{len} ids");
+            assert_eq!(ids.is_empty(), len == 0, "{len} ids");
+            let inline = matches!(ids, GroupIds::Inline { .. });
+            assert_eq!(inline, len as usize <= INLINE_GROUPS, "{len} ids");
+        }
+    }
+
+    #[test]
+    fn a_selection_of_many_groups_merges_them_all() {
+        let mut text = Vec::new();
+        for group in 0..=INLINE_GROUPS * 2 {
+            text.extend_from_slice(
+                format!("User-agent: FooBot\nDisallow: /g{group}\n\n").as_bytes(),
+            );
+        }
+        text.extend_from_slice(b"User-agent: *\nDisallow: /\n");
+        let robots = crate::Robots::parse(&text);
+        for mode in [TokenMatch::Google, TokenMatch::ProductName] {
+            let selection = robots.select(&[b"FooBot"], mode);
+            let expected: Vec<GroupId> = (0..=INLINE_GROUPS as GroupId * 2).collect();
+            assert_eq!(selection.groups(), expected, "{mode:?}");
+            assert!(!selection.is_global() && !selection.is_empty());
+            for (group, rule) in expected.iter().zip(0..) {
+                let verdict = robots.verdict(&selection, format!("/g{group}/page").as_bytes());
+                assert_eq!(
+                    (verdict.allowed, verdict.rule),
+                    (false, Some(rule)),
+                    "/g{group}"
+                );
+            }
+            assert!(robots.verdict(&selection, b"/elsewhere").allowed);
+        }
+    }
 
     #[test]
     fn global_detection_is_googles() {
