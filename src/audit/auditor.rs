@@ -535,7 +535,7 @@ impl<'c> Auditor<'c> {
         }
         let identified = self.identities.resolve(
             context.identifier,
-            request.user_agent,
+            &request.user_agent,
             context.fallback_user_agent,
         );
         let header = identified.key;

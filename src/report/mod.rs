@@ -864,7 +864,7 @@ mod tests {
         let mut writer = RowWriter::new(false);
         let agent = (AgentId::from_index(0).unwrap(), "x");
         let huge = vec![b'x'; HEADER_CELL_BYTES + 1];
-        let key = identities.resolve(&identifier, Text::raw(&huge), None).key;
+        let key = identities.resolve(&identifier, &Text::raw(&huge), None).key;
         writer.agent_and_user_agent_fields(key, agent, Text::raw(&huge));
         writer.end_row();
         assert_eq!(writer.rows().len(), 2 + huge.len() + 1);
@@ -873,7 +873,7 @@ mod tests {
         for n in 0..3_000 {
             let header = format!("{n:04}{}", "y".repeat(1_000));
             let header = Text::raw(header.as_bytes());
-            let key = identities.resolve(&identifier, header, None).key;
+            let key = identities.resolve(&identifier, &header, None).key;
             writer.agent_and_user_agent_fields(key, agent, header);
             writer.end_row();
             assert!(writer.rows().strip_suffix(b"\n") == Some(&[b"x,", header.raw].concat()[..]));
@@ -1013,7 +1013,7 @@ mod tests {
                     raw: USER_AGENTS[header],
                     encoding: encodings[encoding],
                 };
-                let identified = identities.resolve(&identifier, header, None);
+                let identified = identities.resolve(&identifier, &header, None);
                 let (agent, info) = identified.agent.expect("every header is judged");
                 let agent = (agent, info.bot.name.as_str());
                 for writer in [&mut cached, &mut fresh] {
