@@ -41,8 +41,8 @@ pub enum TokenMatch {
 ///
 /// A selection only makes sense with the [`Robots`](crate::Robots) that made it. Up to four
 /// groups are held in place, so reading a selection's groups per request does not follow a
-/// pointer; more are held on the heap. Callers that judge many requests still keep one per crawler, since selecting compares
-/// every group's user-agent values.
+/// pointer; more are held on the heap. Callers that judge many requests still keep one per
+/// crawler, since selecting compares every group's user-agent values.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Selection {
     groups: GroupIds,
