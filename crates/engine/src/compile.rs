@@ -1247,5 +1247,9 @@ mod tests {
         let few = GroupMatcher::new(&rules, 0..3, &auto);
         assert!(matches!(few.chunks, Chunks::One(Chunk::Fallback(_))));
         assert_eq!(winner(&few, &rules, b"/x2"), Some((2, false)));
+
+        let empty = GroupMatcher::new(&rules, 0..0, &auto);
+        assert!(empty.chunks().is_empty());
+        assert_eq!(winner(&empty, &rules, b"/x2"), None);
     }
 }
