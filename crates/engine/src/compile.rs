@@ -51,6 +51,7 @@ use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::pool::Pool;
 use regex_automata::{Anchored, Input, MatchError, MatchKind};
 use regex_syntax::hir::{Dot, Hir, Look, Repetition};
+use smallvec::SmallVec;
 
 use crate::pattern::{glob_matches_parts, index_htm_prefix};
 use crate::{Rule, RuleId, RuleKind};
@@ -253,24 +254,9 @@ pub(crate) struct GroupMatcher {
     chunks: Chunks,
 }
 
-/// A group's chunks. Most groups compile to one, which is kept in place so that matching a
-/// path does not first follow a pointer to a list of one.
-#[derive(Debug)]
-enum Chunks {
-    One(Chunk),
-    Many(Box<[Chunk]>),
-}
-
-impl From<Vec<Chunk>> for Chunks {
-    fn from(mut chunks: Vec<Chunk>) -> Chunks {
-        if chunks.len() == 1
-            && let Some(only) = chunks.pop()
-        {
-            return Chunks::One(only);
-        }
-        Chunks::Many(chunks.into_boxed_slice())
-    }
-}
+/// A group's chunks in rank order. Most groups compile to one, which is kept in place so that
+/// matching a path does not first follow a pointer to a list of one.
+type Chunks = SmallVec<[Chunk; 1]>;
 
 impl GroupMatcher {
     /// Compiles the rules `range` of `rules` as `plan` says.
@@ -308,17 +294,7 @@ impl GroupMatcher {
 
     /// The winning candidate for `path`, if any rule of the group matches it.
     pub(crate) fn best(&self, rules: &[Rule], path: &[u8]) -> Option<Candidate> {
-        self.chunks()
-            .iter()
-            .find_map(|chunk| chunk.best(rules, path))
-    }
-
-    /// The chunks in rank order.
-    fn chunks(&self) -> &[Chunk] {
-        match &self.chunks {
-            Chunks::One(chunk) => std::slice::from_ref(chunk),
-            Chunks::Many(chunks) => chunks,
-        }
+        self.chunks.iter().find_map(|chunk| chunk.best(rules, path))
     }
 }
 
@@ -330,7 +306,7 @@ fn priority(len: usize) -> u32 {
 struct Chunker<'r> {
     rules: &'r [Rule],
     plan: &'r Plan,
-    chunks: Vec<Chunk>,
+    chunks: Chunks,
     automaton: Vec<Candidate>,
     automaton_bytes: usize,
     fallback: Vec<Candidate>,
@@ -343,7 +319,7 @@ impl<'r> Chunker<'r> {
         Chunker {
             rules,
             plan,
-            chunks: Vec::new(),
+            chunks: Chunks::new(),
             automaton: Vec::new(),
             automaton_bytes: 0,
             fallback: Vec::new(),
@@ -375,7 +351,8 @@ impl<'r> Chunker<'r> {
         }
         self.flush_automaton();
         self.flush_fallback();
-        Chunks::from(self.chunks)
+        self.chunks.shrink_to_fit();
+        self.chunks
     }
 
     fn flush_fallback(&mut self) {
@@ -961,7 +938,7 @@ mod tests {
 
     fn automata(matcher: &GroupMatcher) -> Vec<&Automaton> {
         matcher
-            .chunks()
+            .chunks
             .iter()
             .filter_map(|chunk| match chunk {
                 Chunk::Automaton(automaton) => Some(&**automaton),
@@ -1065,7 +1042,7 @@ mod tests {
         let kinds = |strategy| {
             let matcher = GroupMatcher::new(&rules[..3], 0..3, &plan(strategy));
             matcher
-                .chunks()
+                .chunks
                 .iter()
                 .map(|chunk| match chunk {
                     Chunk::Automaton(_) => "automaton",
@@ -1181,19 +1158,15 @@ mod tests {
         let partial = GroupMatcher::new(&rules, range.clone(), &partial_plan);
         let none = GroupMatcher::new(&rules, range, &plan(MatchStrategy::Scan));
         let automata = |m: &GroupMatcher| {
-            m.chunks()
+            m.chunks
                 .iter()
                 .filter(|c| matches!(c, Chunk::Automaton(_)))
                 .count()
         };
         assert!(automata(&full) >= 3);
-        assert!(
-            full.chunks()
-                .iter()
-                .any(|c| matches!(c, Chunk::Fallback(_)))
-        );
+        assert!(full.chunks.iter().any(|c| matches!(c, Chunk::Fallback(_))));
         assert!(automata(&partial) >= 1);
-        assert!(matches!(partial.chunks().last(), Some(Chunk::Fallback(_))));
+        assert!(matches!(partial.chunks.last(), Some(Chunk::Fallback(_))));
         assert_eq!(automata(&none), 0);
         let mut paths: Vec<Vec<u8>> = Vec::new();
         for a in 0..12 {
@@ -1232,12 +1205,12 @@ mod tests {
         let auto = plan(MatchStrategy::Auto);
         let all = GroupMatcher::new(&rules, 0..priority(rules.len()), &auto);
         let engines: Vec<bool> = all
-            .chunks()
+            .chunks
             .iter()
             .map(|c| matches!(c, Chunk::Automaton(_)))
             .collect();
         assert_eq!(engines, [false, true]);
-        assert!(matches!(all.chunks, Chunks::Many(_)));
+        assert!(all.chunks.spilled());
         let mut path = oversized.clone();
         path.push(b'a');
         let oversized_id = MIN_AUTOMATON_CANDIDATES as u32;
@@ -1245,11 +1218,12 @@ mod tests {
         assert_eq!(winner(&all, &rules, b"/x3/y"), Some((3, false)));
 
         let few = GroupMatcher::new(&rules, 0..3, &auto);
-        assert!(matches!(few.chunks, Chunks::One(Chunk::Fallback(_))));
+        assert!(!few.chunks.spilled());
+        assert!(matches!(few.chunks[..], [Chunk::Fallback(_)]));
         assert_eq!(winner(&few, &rules, b"/x2"), Some((2, false)));
 
         let empty = GroupMatcher::new(&rules, 0..0, &auto);
-        assert!(empty.chunks().is_empty());
+        assert!(empty.chunks.is_empty());
         assert_eq!(winner(&empty, &rules, b"/x2"), None);
     }
 }

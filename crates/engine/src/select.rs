@@ -1,6 +1,8 @@
 //! Which groups apply to a crawler: Google's group rules, and the audit's reading of group names
 //! (`docs/robots-txt.md` and `docs/contract.md`).
 
+use smallvec::SmallVec;
+
 use crate::ascii::is_space;
 use crate::{Group, GroupId};
 
@@ -53,7 +55,7 @@ impl Selection {
     /// The selected groups in file order.
     #[must_use]
     pub fn groups(&self) -> &[GroupId] {
-        self.groups.as_slice()
+        &self.groups
     }
 
     /// Whether the groups are the `*` groups, used because no group names the crawler.
@@ -73,63 +75,7 @@ impl Selection {
 const INLINE_GROUPS: usize = 4;
 
 /// Group ids in file order, in place while they fit.
-///
-/// Invariant: `Inline::len <= INLINE_GROUPS`, and a list that fits is always `Inline`, so two
-/// equal lists compare and hash equal whichever way they were built.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum GroupIds {
-    Inline {
-        len: u8,
-        ids: [GroupId; INLINE_GROUPS],
-    },
-    Heap(Box<[GroupId]>),
-}
-
-impl Default for GroupIds {
-    fn default() -> GroupIds {
-        GroupIds::Inline {
-            len: 0,
-            ids: [0; INLINE_GROUPS],
-        }
-    }
-}
-
-impl GroupIds {
-    fn as_slice(&self) -> &[GroupId] {
-        match self {
-            GroupIds::Inline { len, ids } => ids.get(..usize::from(*len)).unwrap_or_default(),
-            GroupIds::Heap(ids) => ids,
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.as_slice().is_empty()
-    }
-}
-
-impl FromIterator<GroupId> for GroupIds {
-    fn from_iter<I: IntoIterator<Item = GroupId>>(iter: I) -> GroupIds {
-        let mut ids = [0; INLINE_GROUPS];
-        let mut len = 0;
-        let mut iter = iter.into_iter();
-        for id in iter.by_ref() {
-            match ids.get_mut(len) {
-                Some(slot) => {
-                    *slot = id;
-                    len += 1;
-                }
-                None => {
-                    let heap: Vec<GroupId> = ids.into_iter().chain([id]).chain(iter).collect();
-                    return GroupIds::Heap(heap.into_boxed_slice());
-                }
-            }
-        }
-        GroupIds::Inline {
-            len: u8::try_from(len).unwrap_or(u8::MAX),
-            ids,
-        }
-    }
-}
+type GroupIds = SmallVec<[GroupId; INLINE_GROUPS]>;
 
 /// Google's test for a global value: `*` alone, or `*` followed by whitespace and anything.
 pub(crate) fn is_global_agent(value: &[u8]) -> bool {
@@ -216,8 +162,7 @@ mod tests {
             let ids: GroupIds = expected.iter().copied().collect();
             assert_eq!(ids.as_slice(), expected, "{len} ids");
             assert_eq!(ids.is_empty(), len == 0, "{len} ids");
-            let inline = matches!(ids, GroupIds::Inline { .. });
-            assert_eq!(inline, len as usize <= INLINE_GROUPS, "{len} ids");
+            assert_eq!(!ids.spilled(), len as usize <= INLINE_GROUPS, "{len} ids");
         }
     }
 
