@@ -487,6 +487,27 @@ mod tests {
         ]
     }
 
+    /// Mostly four parts of one to three bytes joined by dots, so that most draws have a
+    /// quad's shape; the bytes mostly digits (leading zeros, values past 255), sometimes a byte
+    /// next to the digits, a sign, a space, NUL, a dot or invalid UTF-8; sometimes a part too
+    /// few, too many, empty or too long.
+    fn near_dotted_quad() -> impl Strategy<Value = Vec<u8>> {
+        let byte = prop_oneof![
+            16 => b'0'..=b'9',
+            2 => proptest::sample::select(b"/:".to_vec()),
+            1 => proptest::sample::select(b"+- \0.\xff".to_vec()),
+        ];
+        let part = prop_oneof![
+            6 => proptest::collection::vec(byte.clone(), 1..4),
+            1 => proptest::collection::vec(byte, 0..5),
+        ];
+        let parts = prop_oneof![
+            6 => proptest::collection::vec(part.clone(), 4..5),
+            1 => proptest::collection::vec(part, 3..6),
+        ];
+        parts.prop_map(|parts| parts.join(&b'.'))
+    }
+
     proptest::proptest! {
         #[test]
         fn dotted_quads_of_any_address(n in any::<u32>()) {
@@ -497,6 +518,14 @@ mod tests {
         #[test]
         fn dotted_quads_of_random_text(text in "[0-9.]{0,17}") {
             proptest::prop_assert_eq!(parse_dotted_quad(text.as_bytes()), std_v4(&text));
+        }
+
+        /// Dotted quads and near misses of them (see [`near_dotted_quad`]): read as std reads
+        /// them, or not at all.
+        #[test]
+        fn dotted_quads_of_near_misses(field in near_dotted_quad()) {
+            let want = std::str::from_utf8(&field).ok().and_then(std_v4);
+            proptest::prop_assert_eq!(parse_dotted_quad(&field), want);
         }
 
         #[test]
