@@ -502,7 +502,7 @@ mod tests {
             1 => proptest::collection::vec(byte, 0..5),
         ];
         let parts = prop_oneof![
-            6 => proptest::collection::vec(part.clone(), 4..5),
+            6 => proptest::collection::vec(part.clone(), 4..=4),
             1 => proptest::collection::vec(part, 3..6),
         ];
         parts.prop_map(|parts| parts.join(&b'.'))
