@@ -318,20 +318,20 @@ impl Kind {
             Kind::Cloudfront => cloudfront::parse(line, state),
             _ if line.starts_with(b"#") => Ok(None),
             Kind::Clf(layout) => {
-                clf::parse(line, *layout, &mut state.clf_minute, &mut buffers.unescaped).map(Some)
+                clf::parse(line, *layout, &mut state.clf_minute, &mut buffers.unescaped)
             }
-            Kind::Alb => alb::parse(line).map(Some),
+            Kind::Alb => alb::parse(line),
             // A docker json-file record is an object too, but not of these formats' shape.
             Kind::Json(_) | Kind::Crawl(_) if is_docker_record(line) => {
                 Err(SkipReason::WrongFormat)
             }
-            Kind::Json(parser) => parser.parse(line, buffers).map(Some),
+            Kind::Json(parser) => parser.parse(line, buffers),
             Kind::Crawl(parser) if line.trim_ascii_start().starts_with(b"{") => {
-                parser.parse(line, buffers).map(Some)
+                parser.parse(line, buffers)
             }
-            Kind::Crawl(_) => crawl::parse(line).map(Some),
-            Kind::Haproxy => haproxy::parse(line, state, buffers, zone).map(Some),
-            Kind::Envoy => envoy::parse(line).map(Some),
+            Kind::Crawl(_) => crawl::parse(line),
+            Kind::Haproxy => haproxy::parse(line, state, buffers, zone),
+            Kind::Envoy => envoy::parse(line),
         }
     }
 }

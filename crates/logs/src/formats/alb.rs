@@ -41,7 +41,9 @@ fn fields(line: &[u8]) -> Result<([&[u8]; FIELDS + 1], usize), SkipReason> {
 }
 
 /// Parses one line (without its line end).
-pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
+///
+/// Never `Ok(None)` (the [module](crate::formats) says why it is an `Option`).
+pub(crate) fn parse(line: &[u8]) -> Result<Option<Request<'_>>, SkipReason> {
     let line = line.trim_ascii_end();
     // The shape: the time (after the type, when there is one) before anything else.
     let mut tokens = line.split(|&b| b == b' ');
@@ -80,7 +82,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
     } else {
         Text::default()
     };
-    Ok(Request {
+    Ok(Some(Request {
         time,
         client_ip,
         method,
@@ -92,7 +94,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
         user_agent,
         origin: lex::url_origin(target).unwrap_or_default(),
         zone_assumed: false,
-    })
+    }))
 }
 
 /// Whether `line` is an ALB or classic ELB line: a connection type (ALB only), an RFC 3339
@@ -115,13 +117,18 @@ pub(crate) fn looks_like(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::request_of;
     use crate::record::OriginParts;
+
+    fn parse_request(line: &[u8]) -> Result<Request<'_>, SkipReason> {
+        request_of(parse(line))
+    }
 
     const ALB: &[u8] = br#"https 2020-01-01T00:55:04.127531Z app/my-alb/abcdef 1.2.3.4:2817 10.0.0.1:80 0.001 0.102 0.000 200 200 225 24950 "GET https://www.example.com:443/path/index.html?x=1 HTTP/1.1" "Mozilla/5.0 (X11)" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:eu-west-1:1:targetgroup/g/1 "Root=1-a" "www.example.com" "arn:aws:acm:x" 0 2020-01-01T00:55:04.023000Z "forward" "-" "-" "10.1.1.1:80" "200" "-" "-" "TID_1""#;
 
     #[test]
     fn reads_an_alb_line() {
-        let request = parse(ALB).unwrap();
+        let request = parse_request(ALB).unwrap();
         assert_eq!(request.time.to_string(), "2020-01-01T00:55:04.127531Z");
         assert_eq!(request.client_ip, b"1.2.3.4");
         assert_eq!(request.method, b"GET");
@@ -146,38 +153,56 @@ mod tests {
     #[test]
     fn reads_the_classic_layout() {
         let line = br#"2015-05-13T23:39:43.945958Z my-loadbalancer 1.2.3.4:2817 10.0.0.1:80 0.000086 0.001048 0.001337 503 - 0 57 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.38.0" - -"#;
-        let request = parse(line).unwrap();
+        let request = parse_request(line).unwrap();
         assert_eq!(request.status, 503);
         assert_eq!(request.bytes, 57);
         assert_eq!(request.origin.port, Some(80));
         assert!(looks_like(line));
         let without_agent = br#"2015-05-13T23:39:43.945958Z lb 1.2.3.4:2817 10.0.0.1:80 0.1 0.1 0.1 200 200 0 57 "GET http://h/ HTTP/1.1""#;
-        assert_eq!(parse(without_agent).unwrap().user_agent, Text::default());
+        assert_eq!(
+            parse_request(without_agent).unwrap().user_agent,
+            Text::default()
+        );
     }
 
     #[test]
     fn damaged_lines() {
         let tcp = br#"2015-05-13T23:39:43.945958Z my-loadbalancer 192.168.131.39:2817 10.0.0.1:80 0.001069 0.000028 0.000041 - - 82 305 "- - - " "-" - -"#;
-        assert_eq!(parse(tcp).map(|_| ()), Err(SkipReason::NotHttp));
+        assert_eq!(parse_request(tcp).map(|_| ()), Err(SkipReason::NotHttp));
         let junk =
             br#"https 2020-01-01T00:55:04Z app/x 1.2.3.4:1 - 0 0 0 400 - 0 0 "\x16\x03 - -" "-""#;
-        assert_eq!(parse(junk).map(|_| ()), Err(SkipReason::BadRequestLine));
         assert_eq!(
-            parse(b"https 2020-01-01T00:55:04Z app/x 1.2.3.4:1").map(|_| ()),
+            parse_request(junk).map(|_| ()),
+            Err(SkipReason::BadRequestLine)
+        );
+        assert_eq!(
+            parse_request(b"https 2020-01-01T00:55:04Z app/x 1.2.3.4:1").map(|_| ()),
             Err(SkipReason::MissingField)
         );
         let bad_time =
             br#"https yesterday app/x 1.2.3.4:1 - 0 0 0 200 200 0 0 "GET http://h/ HTTP/1.1" "UA""#;
-        assert_eq!(parse(bad_time).map(|_| ()), Err(SkipReason::WrongFormat));
+        assert_eq!(
+            parse_request(bad_time).map(|_| ()),
+            Err(SkipReason::WrongFormat)
+        );
         let bad_date =
             br#"https 2020-13-01T00:55:04Z app/x 1.2.3.4:1 - 0 0 0 200 200 0 0 "GET http://h/ HTTP/1.1" "UA""#;
-        assert_eq!(parse(bad_date).map(|_| ()), Err(SkipReason::BadTime));
+        assert_eq!(
+            parse_request(bad_date).map(|_| ()),
+            Err(SkipReason::BadTime)
+        );
         let no_port =
             br#"https 2020-01-01T00:55:04Z app/x 1.2.3.4 - 0 0 0 200 200 0 0 "GET http://h/ HTTP/1.1" "UA""#;
-        assert_eq!(parse(no_port).map(|_| ()), Err(SkipReason::WrongFormat));
+        assert_eq!(
+            parse_request(no_port).map(|_| ()),
+            Err(SkipReason::WrongFormat)
+        );
         let combined =
             br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "UA""#;
-        assert_eq!(parse(combined).map(|_| ()), Err(SkipReason::WrongFormat));
+        assert_eq!(
+            parse_request(combined).map(|_| ()),
+            Err(SkipReason::WrongFormat)
+        );
         assert!(!looks_like(
             br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#
         ));

@@ -226,12 +226,14 @@ fn long_number(input: &[u8]) -> (u64, usize) {
 /// Parses one line (without its line end). `minute` carries the time of the line before, which
 /// the next line usually shares its minute with; a target the server escaped is unescaped into
 /// `unescaped` (see [`unescaped_target`]).
+///
+/// Never `Ok(None)` (the [module](crate::formats) says why it is an `Option`).
 pub(crate) fn parse<'a>(
     line: &'a [u8],
     layout: ClfLayout,
     minute: &mut ClfMinute,
     unescaped: &'a mut Vec<u8>,
-) -> Result<Request<'a>, SkipReason> {
+) -> Result<Option<Request<'a>>, SkipReason> {
     let line = line.trim_ascii_end();
     let (origin, rest) = if !layout.vhost {
         (OriginParts::default(), line)
@@ -318,7 +320,7 @@ pub(crate) fn parse<'a>(
         None if layout.require_agent => return Err(SkipReason::MissingField),
         None => Text::default(),
     };
-    Ok(Request {
+    Ok(Some(Request {
         time,
         client_ip,
         method,
@@ -330,7 +332,7 @@ pub(crate) fn parse<'a>(
         user_agent,
         origin,
         zone_assumed: false,
-    })
+    }))
 }
 
 /// The target as the client sent it. Apache writes a `"` or `\\` of the request line as `\\"` and
@@ -386,7 +388,17 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::request_of;
     use proptest::prelude::*;
+
+    fn parse_request<'a>(
+        line: &'a [u8],
+        layout: ClfLayout,
+        minute: &mut ClfMinute,
+        unescaped: &'a mut Vec<u8>,
+    ) -> Result<Request<'a>, SkipReason> {
+        request_of(parse(line, layout, minute, unescaped))
+    }
 
     const COMBINED: ClfLayout = ClfLayout {
         vhost: false,
@@ -405,7 +417,8 @@ mod tests {
     fn the_apache_documentation_example() {
         let line = br#"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)""#;
         let mut unescaped = Vec::new();
-        let request = parse(line, COMBINED, &mut ClfMinute::default(), &mut unescaped).unwrap();
+        let request =
+            parse_request(line, COMBINED, &mut ClfMinute::default(), &mut unescaped).unwrap();
         assert_eq!(request.time.to_string(), "2000-10-10T20:55:36Z");
         assert_eq!(request.client_ip, b"127.0.0.1");
         assert_eq!(request.method, b"GET");
@@ -491,7 +504,7 @@ mod tests {
         ];
         for (line, layout, want) in cases {
             let (mut unescaped, mut reference_unescaped) = (Vec::new(), Vec::new());
-            let request = parse(line, *layout, &mut ClfMinute::default(), &mut unescaped);
+            let request = parse_request(line, *layout, &mut ClfMinute::default(), &mut unescaped);
             let reference = reference_parse(
                 line,
                 *layout,
@@ -670,7 +683,7 @@ mod tests {
                 let (mut minute, mut reference_minute) = (ClfMinute::default(), ClfMinute::default());
                 let (mut unescaped, mut reference_unescaped) = (Vec::new(), Vec::new());
                 proptest::prop_assert_eq!(
-                    parse(&line, layout, &mut minute, &mut unescaped),
+                    parse_request(&line, layout, &mut minute, &mut unescaped),
                     reference_parse(&line, layout, &mut reference_minute, &mut reference_unescaped),
                     "{}", String::from_utf8_lossy(&line)
                 );
@@ -717,7 +730,7 @@ mod tests {
                         (ClfMinute::default(), ClfMinute::default());
                     let (mut unescaped, mut reference_unescaped) = (Vec::new(), Vec::new());
                     proptest::prop_assert_eq!(
-                        parse(line, layout, &mut minute, &mut unescaped),
+                        parse_request(line, layout, &mut minute, &mut unescaped),
                         reference_parse(line, layout, &mut reference_minute, &mut reference_unescaped),
                         "{}", String::from_utf8_lossy(line)
                     );
@@ -730,7 +743,8 @@ mod tests {
     fn vhost_fields_become_the_origin() {
         let line = br#"www.example.com:8080 1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "UA""#;
         let mut unescaped = Vec::new();
-        let request = parse(line, VHOST, &mut ClfMinute::default(), &mut unescaped).unwrap();
+        let request =
+            parse_request(line, VHOST, &mut ClfMinute::default(), &mut unescaped).unwrap();
         assert_eq!(
             request.origin,
             OriginParts {
@@ -741,7 +755,8 @@ mod tests {
         );
         let line = br#"www.example.com 1.2.3.4 - theuser [10/Feb/2012:16:42:07 -0500] "GET / HTTP/1.0" 301 368"#;
         let mut unescaped = Vec::new();
-        let request = parse(line, VHOST, &mut ClfMinute::default(), &mut unescaped).unwrap();
+        let request =
+            parse_request(line, VHOST, &mut ClfMinute::default(), &mut unescaped).unwrap();
         assert_eq!(request.origin.host, Some(&b"www.example.com"[..]));
         assert_eq!(ClfLayout::of(Format::VhostCombined), VHOST);
         assert_eq!(ClfLayout::of(Format::Combined), COMBINED);
@@ -889,7 +904,7 @@ mod tests {
             ]
             .concat();
             let mut unescaped = Vec::new();
-            let request = parse(&line, COMBINED, &mut ClfMinute::default(), &mut unescaped);
+            let request = parse_request(&line, COMBINED, &mut ClfMinute::default(), &mut unescaped);
             assert_eq!(
                 request.map(|r| r.target),
                 Ok(want),
@@ -951,7 +966,7 @@ mod tests {
             ]
             .concat();
             let mut unescaped = Vec::new();
-            let request = parse(&line, COMBINED, &mut ClfMinute::default(), &mut unescaped);
+            let request = parse_request(&line, COMBINED, &mut ClfMinute::default(), &mut unescaped);
             proptest::prop_assert_eq!(request.map(|r| r.target), Ok(&target[..]));
         }
     }
@@ -961,7 +976,7 @@ mod tests {
         let line =
             br#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 1 "-" "a \"b\"""#;
         let mut unescaped = Vec::new();
-        let agent = parse(line, COMBINED, &mut ClfMinute::default(), &mut unescaped)
+        let agent = parse_request(line, COMBINED, &mut ClfMinute::default(), &mut unescaped)
             .unwrap()
             .user_agent;
         assert_eq!(agent.encoding, TextEncoding::Backslash);

@@ -19,7 +19,9 @@ fn fields(line: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// Parses one `crawl.log` line.
-pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
+///
+/// Never `Ok(None)` (the [module](crate::formats) says why it is an `Option`).
+pub(crate) fn parse(line: &[u8]) -> Result<Option<Request<'_>>, SkipReason> {
     let mut fields = fields(line);
     let (Some(timestamp), Some(status), Some(size), Some(uri)) =
         (fields.next(), fields.next(), fields.next(), fields.next())
@@ -45,7 +47,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
         Ok(status) if (1..=999).contains(&status) => (status, None),
         _ => (0, Some(code)),
     };
-    Ok(Request {
+    Ok(Some(Request {
         time,
         client_ip: b"",
         method: b"",
@@ -57,7 +59,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
         user_agent: Text::default(),
         origin: lex::url_origin(target).unwrap_or_default(),
         zone_assumed: false,
-    })
+    }))
 }
 
 /// Whether `line` has the shape of a Heritrix `crawl.log` line.
@@ -71,6 +73,7 @@ pub(crate) fn looks_like(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::request_of;
     use crate::record::OriginParts;
 
     #[test]
@@ -92,7 +95,8 @@ mod tests {
             (b"2011-06-23T17:12:07.100Z 200 1 www.example.com/ L - text/html #1 - - - -", Err(SkipReason::BadUrl)),
         ];
         for (line, want) in cases {
-            let got = parse(line).map(|r| (r.status, r.fetch_status, r.bytes, r.target));
+            let got =
+                request_of(parse(line)).map(|r| (r.status, r.fetch_status, r.bytes, r.target));
             assert_eq!(&got, want, "{}", String::from_utf8_lossy(line));
         }
     }
@@ -100,7 +104,7 @@ mod tests {
     #[test]
     fn the_origin_and_time_come_from_the_line() {
         let line = b"2011-06-23T17:12:08.802Z 200 1299 https://www.example.com:8443/a?b L - text/html #014 - - - -";
-        let request = parse(line).unwrap();
+        let request = request_of(parse(line)).unwrap();
         assert_eq!(request.time.to_string(), "2011-06-23T17:12:08.802Z");
         assert_eq!(
             request.origin,

@@ -43,7 +43,9 @@ struct Field<'a> {
 }
 
 /// Parses one line (without its line end).
-pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
+///
+/// Never `Ok(None)` (the [module](crate::formats) says why it is an `Option`).
+pub(crate) fn parse(line: &[u8]) -> Result<Option<Request<'_>>, SkipReason> {
     let line = line.trim_ascii_end();
     let (start, _) = opening(line).ok_or(SkipReason::WrongFormat)?;
     let time = time::rfc3339(start).ok_or(SkipReason::BadTime)?;
@@ -102,7 +104,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
         .next()
         .unwrap_or_default()
         .trim_ascii();
-    Ok(Request {
+    Ok(Some(Request {
         time,
         client_ip: lex::present(first_forwarded).unwrap_or_default(),
         method,
@@ -118,12 +120,13 @@ pub(crate) fn parse(line: &[u8]) -> Result<Request<'_>, SkipReason> {
             port: None,
         },
         zone_assumed: false,
-    })
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::request_of;
 
     /// A line read: time, client, method, target, status, bytes, user-agent, host.
     type Read = (
@@ -148,7 +151,7 @@ mod tests {
     );
 
     fn read(line: &[u8]) -> Result<Read, SkipReason> {
-        let r = parse(line)?;
+        let r = request_of(parse(line))?;
         Ok((
             r.time.to_string(),
             r.client_ip.to_vec(),

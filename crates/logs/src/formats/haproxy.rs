@@ -110,12 +110,14 @@ fn captured(headers: &[u8]) -> (Option<&[u8]>, Option<&[u8]>) {
 }
 
 /// Parses one line (without its line end). `zone` is the zone of the accept date.
+///
+/// Never `Ok(None)` (the [module](crate::formats) says why it is an `Option`).
 pub(crate) fn parse<'a>(
     line: &'a [u8],
     state: &mut BlockState,
     buffers: &'a mut Buffers,
     zone: &LocalZone,
-) -> Result<Request<'a>, SkipReason> {
+) -> Result<Option<Request<'a>>, SkipReason> {
     let line = line.trim_ascii_end();
     let (client_ip, date, rest) = opening(line).ok_or(SkipReason::WrongFormat)?;
     let wall = time::haproxy_wall(date).ok_or(SkipReason::BadTime)?;
@@ -179,7 +181,7 @@ pub(crate) fn parse<'a>(
     } else {
         b"http"
     };
-    Ok(Request {
+    Ok(Some(Request {
         time,
         client_ip,
         method,
@@ -195,12 +197,13 @@ pub(crate) fn parse<'a>(
             port: None,
         },
         zone_assumed: true,
-    })
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::request_of;
 
     /// A line read: time, client, target, status, bytes, user-agent, scheme, host.
     type Read = (
@@ -216,7 +219,7 @@ mod tests {
 
     fn read(line: &[u8], zone: &LocalZone) -> Result<Read, SkipReason> {
         let mut buffers = Buffers::default();
-        let request = parse(line, &mut BlockState::default(), &mut buffers, zone)?;
+        let request = request_of(parse(line, &mut BlockState::default(), &mut buffers, zone))?;
         assert!(request.zone_assumed);
         Ok((
             request.time.to_string(),

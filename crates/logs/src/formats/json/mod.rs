@@ -203,11 +203,13 @@ impl JsonParser {
     }
 
     /// Parses one line.
+    ///
+    /// Never `Ok(None)` (the [module](crate::formats) says why it is an `Option`).
     pub(crate) fn parse<'a>(
         &self,
         line: &'a [u8],
         buffers: &'a mut Buffers,
-    ) -> Result<Request<'a>, SkipReason> {
+    ) -> Result<Option<Request<'a>>, SkipReason> {
         if !line.trim_ascii_start().starts_with(b"{") {
             return Err(SkipReason::WrongFormat);
         }
@@ -246,7 +248,7 @@ impl JsonParser {
         &self,
         found: &Found<'a>,
         unescaped: &'a [u8],
-    ) -> Result<Request<'a>, SkipReason> {
+    ) -> Result<Option<Request<'a>>, SkipReason> {
         let text = |name: FieldName| found.text(name as usize, unescaped);
         let time = match found.value(FieldName::Time as usize) {
             Some(value) => value.time(unescaped).ok_or(SkipReason::BadTime)?,
@@ -320,7 +322,7 @@ impl JsonParser {
                 }
             }
         };
-        Ok(Request {
+        Ok(Some(Request {
             time,
             client_ip: text(FieldName::ClientIp).unwrap_or_default(),
             method: text(FieldName::Method).or(line_method).unwrap_or_default(),
@@ -332,7 +334,7 @@ impl JsonParser {
             user_agent: text(FieldName::UserAgent).map_or_else(Text::default, Text::raw),
             origin,
             zone_assumed: false,
-        })
+        }))
     }
 }
 
@@ -369,6 +371,7 @@ pub(crate) fn classify(line: &[u8]) -> Option<Format> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::request_of;
     use crate::scratch::Scratch;
 
     fn parse<'a>(
@@ -377,7 +380,7 @@ mod tests {
         line: &'a [u8],
         scratch: &'a mut Scratch,
     ) -> Result<Request<'a>, SkipReason> {
-        JsonParser::new(format, fields).parse(line, &mut scratch.first)
+        request_of(JsonParser::new(format, fields).parse(line, &mut scratch.first))
     }
 
     const CADDY_LINE: &[u8] = br#"{"level":"info","ts":1716723772.6014807,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"10.5.1.1","remote_port":"38574","client_ip":"10.10.10.117","proto":"HTTP/2.0","method":"GET","host":"mirrors.example.net:400","uri":"/gentoo/a.tar.xz?x=1","headers":{"Accept":["*/*"],"User-Agent":["facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"]},"tls":{"resumed":false}},"bytes_read":0,"duration":0.01,"size":3768,"status":200,"resp_headers":{"Server":["Caddy"]}}"#;
