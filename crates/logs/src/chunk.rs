@@ -708,7 +708,18 @@ mod tests {
 
     #[test]
     fn a_block_of_line_ends_only_counts_each() {
-        for len in [31, 32, 33, 255 * 32, 255 * 32 + 1, 16_384, 100_003] {
+        // Around the 32 bytes of a vector, and past the partial sums of 255 and of 128 vectors
+        // that `bytecount` adds up.
+        let lengths = [
+            31,
+            32,
+            33,
+            255 * 32,
+            255 * 32 + 1,
+            (255 + 128) * 32 + 5,
+            100_003,
+        ];
+        for len in lengths {
             let block = Block {
                 data: vec![b'\n'; len],
                 first_line: 1,
