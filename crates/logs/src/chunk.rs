@@ -505,6 +505,13 @@ mod tests {
         assert_eq!(lines, [MAX_LINE_LEN, 5, MAX_LINE_LEN, 4]);
     }
 
+    /// How many lines `input` holds, counted by splitting it, apart from the reader's count:
+    /// the pieces between line ends, less the empty one after a last line end.
+    fn lines_split(input: &[u8]) -> u64 {
+        input.split(|&b| b == b'\n').count() as u64
+            - u64::from(input.last() == Some(&b'\n') || input.is_empty())
+    }
+
     fn blocks(input: &[u8], block_size: usize) -> Vec<Block> {
         let mut reader = LogReader::from_reader(io::Cursor::new(input.to_vec()))
             .unwrap()
@@ -675,7 +682,7 @@ mod tests {
                 }
                 expected_line += block.line_count();
             }
-            prop_assert_eq!(expected_line - 1, input.split(|&b| b == b'\n').count() as u64 - u64::from(input.last() == Some(&b'\n') || input.is_empty()));
+            prop_assert_eq!(expected_line - 1, lines_split(&input));
         }
 
         /// Long blocks too, whose count runs through the vector loop and its partial sums
@@ -698,8 +705,7 @@ mod tests {
                     if state % 256 < share_of_line_ends { b'\n' } else { state as u8 | 1 }
                 })
                 .collect();
-            let lines = data.split(|&b| b == b'\n').count() as u64
-                - u64::from(data.last() == Some(&b'\n') || data.is_empty());
+            let lines = lines_split(&data);
             let block = Block { data, first_line: 1, header: None };
             prop_assert_eq!(block.line_count(), lines);
             prop_assert_eq!(block.line_count(), block.lines().count() as u64);
