@@ -15,10 +15,13 @@
 //! With at least [`PARALLEL_DECODING_THREADS`] threads, when fewer files are left than threads,
 //! a big gzip file opened then is inflated on decoder threads (`robots_audit_logs::Decoding`)
 //! instead of by the thread that reads it, so that one file keeps every core busy. The decoders
-//! share the run's threads with the workers: they may run only as many tasks at once as there
-//! are workers not processing a block (the one that waits for their output among them), at
-//! least one, so that workers and decoding tasks together keep to `--threads` (the decoder's
-//! coordinating threads aside).
+//! share the run's threads with the workers (a `Budget`): they may run only as many tasks at
+//! once as there are workers without a block (the one that waits for their output among them),
+//! at least one, and a worker with a block starts processing it only when the workers
+//! processing and the decoding tasks running leave it a thread. So workers processing and
+//! decoding tasks together keep to `--threads`, but for a task the decoders start while every
+//! worker processes (the one they always keep), and for the decoders' coordinating and
+//! member-scanning threads, which the budget does not count.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -101,8 +104,8 @@ struct Shared<'a> {
     inputs: &'a [Input],
     /// The decoder threads big gzip files share.
     decoding: Decoding,
-    /// Workers processing a block: the threads not lent to the decoders.
-    processing: AtomicUsize,
+    /// The run's threads, shared by the workers and the decoders' tasks.
+    budget: Budget,
     slots: Vec<Mutex<Slot>>,
     active: Mutex<Vec<usize>>,
     next_to_open: AtomicUsize,
@@ -139,7 +142,7 @@ where
             threads,
             parallel_from().map_err(|e| AuditError::Fatal(e.to_string()))?,
         ),
-        processing: AtomicUsize::new(0),
+        budget: Budget::new(threads),
         slots: inputs.iter().map(|_| Mutex::new(Slot::Waiting)).collect(),
         active: Mutex::new(Vec::new()),
         next_to_open: AtomicUsize::new(0),
@@ -171,6 +174,73 @@ where
         return Err(failure);
     }
     Ok(handlers)
+}
+
+/// How long a worker waits before it looks again whether the decoders' tasks have left it a
+/// thread: a task inflates a span of 1 to 8 MiB of compressed input, a few milliseconds.
+const DECODERS_POLL: Duration = Duration::from_micros(100);
+
+/// The run's `--threads`, shared by the workers that process blocks and the decoders' tasks.
+///
+/// A worker with a block *claims* a thread, and the decoders are lent the threads not claimed
+/// (at least one, which `Decoding::lend_threads` keeps, or a worker waiting for their output
+/// would wait for ever). The worker then *starts* only when the workers processing, itself and
+/// the decoding tasks running fit in the budget. Without that wait the two together were more
+/// than the threads for 7 to 53 % of a run on files of gzip members (BENCHMARKS.md, "Version 3:
+/// workers and decoders in one budget"): a task goes on when its lend is lowered under it, and
+/// the decoders keep their one thread while every worker has a block.
+///
+/// Invariant: `processing <= claimed <= threads`, and a worker starts only while `processing`
+/// plus the decoding tasks it was told of stay within `threads`.
+#[derive(Debug)]
+struct Budget {
+    threads: usize,
+    /// Workers with a block, processing it or waiting to.
+    claimed: AtomicUsize,
+    /// Workers processing a block.
+    processing: AtomicUsize,
+}
+
+impl Budget {
+    fn new(threads: usize) -> Budget {
+        Budget {
+            threads: threads.max(1),
+            claimed: AtomicUsize::new(0),
+            processing: AtomicUsize::new(0),
+        }
+    }
+
+    /// A worker has a block to process: the threads left to lend the decoders.
+    fn claim(&self) -> usize {
+        let claimed = self.claimed.fetch_add(1, Ordering::AcqRel) + 1;
+        self.threads.saturating_sub(claimed)
+    }
+
+    /// The claiming worker starts processing, unless the workers processing, itself and
+    /// `decoding` tasks would be more than the threads: then nothing changes, and it returns
+    /// false.
+    fn try_start(&self, decoding: usize) -> bool {
+        let mut processing = self.processing.load(Ordering::Acquire);
+        while processing + 1 + decoding <= self.threads {
+            match self.processing.compare_exchange_weak(
+                processing,
+                processing + 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return true,
+                Err(now) => processing = now,
+            }
+        }
+        false
+    }
+
+    /// A worker is done with its block: the threads left to lend the decoders.
+    fn finish(&self) -> usize {
+        self.processing.fetch_sub(1, Ordering::AcqRel);
+        let claimed = self.claimed.fetch_sub(1, Ordering::AcqRel) - 1;
+        self.threads.saturating_sub(claimed)
+    }
 }
 
 /// The fewest threads with which a run inflates a big gzip file on decoder threads. With two,
@@ -268,17 +338,15 @@ impl Shared<'_> {
                 return;
             }
         };
-        // Counted at every thread count, though without decoder threads nothing is lent: a
-        // branch around the count kept `handle` from being inlined here and cost more (16 M
-        // instructions over 1,000,000 lines, BENCHMARKS.md) than the count does.
-        let threads = self.schedule.threads.max(1);
-        let processing = self.processing.fetch_add(1, Ordering::AcqRel) + 1;
-        self.decoding
-            .lend_threads(threads.saturating_sub(processing));
+        // Counted at every thread count, though without decoder threads nothing is lent and
+        // nothing waits: a branch around the count kept `handle` from being inlined here and
+        // cost more (16 M instructions over 1,000,000 lines, BENCHMARKS.md) than the count does.
+        self.decoding.lend_threads(self.budget.claim());
+        while !self.budget.try_start(self.decoding.busy_threads()) {
+            std::thread::sleep(DECODERS_POLL);
+        }
         let handled = handler.handle(&work);
-        let processing = self.processing.fetch_sub(1, Ordering::AcqRel) - 1;
-        self.decoding
-            .lend_threads(threads.saturating_sub(processing));
+        self.decoding.lend_threads(self.budget.finish());
         let lines = match handled {
             Ok(lines) => lines,
             Err(e) => {
@@ -481,7 +549,135 @@ impl Shared<'_> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    /// A budget of `threads` with `processing` workers started, none of them waited.
+    fn started(threads: usize, processing: usize) -> Budget {
+        let budget = Budget::new(threads);
+        for _ in 0..processing {
+            budget.claim();
+            assert!(budget.try_start(0));
+        }
+        budget
+    }
+
+    #[test]
+    fn the_decoders_are_lent_the_threads_no_worker_claims() {
+        let budget = Budget::new(3);
+        assert_eq!(budget.claim(), 2);
+        assert_eq!(budget.claim(), 1);
+        assert_eq!(budget.claim(), 0);
+        assert!(budget.try_start(0));
+        assert_eq!(budget.finish(), 1);
+        // A worker that waits to start claims its thread all the same.
+        assert_eq!(budget.finish(), 2);
+        assert_eq!(budget.finish(), 3);
+        assert_eq!(Budget::new(0).claim(), 0);
+    }
+
+    #[test]
+    fn a_worker_starts_only_beside_the_decoding_tasks_the_budget_leaves_room_for() {
+        // threads, workers processing, decoding tasks busy, whether one more worker starts
+        let cases = [
+            (3, 0, 0, true),
+            (3, 2, 0, true),
+            (3, 1, 1, true),
+            (3, 2, 1, false),
+            (3, 0, 3, false),
+            (3, 0, 2, true),
+            (4, 1, 2, true),
+            (4, 2, 2, false),
+            (1, 0, 0, true),
+            (1, 0, 1, false),
+        ];
+        for (threads, processing, decoding, starts) in cases {
+            let budget = started(threads, processing);
+            budget.claim();
+            assert_eq!(
+                budget.try_start(decoding),
+                starts,
+                "{threads} threads, {processing} processing, {decoding} decoding"
+            );
+            let expected = processing + usize::from(starts);
+            assert_eq!(budget.processing.load(Ordering::Relaxed), expected);
+        }
+    }
+
+    /// One step of the workers or the decoders, for the model below.
+    #[derive(Debug, Clone)]
+    enum Step {
+        Claim(usize),
+        Start(usize),
+        Finish(usize),
+        DecoderStarts,
+        DecoderFinishes,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            (0..8usize).prop_map(Step::Claim),
+            (0..8usize).prop_map(Step::Start),
+            (0..8usize).prop_map(Step::Finish),
+            Just(Step::DecoderStarts),
+            Just(Step::DecoderFinishes),
+        ]
+    }
+
+    proptest! {
+        /// Workers and decoders interleaved any way, the decoders starting a task only within
+        /// what they were last lent (at least one, as `Decoding::lend_threads` keeps): a worker
+        /// starts only while the workers processing and the decoding tasks fit in the threads,
+        /// and every worker that claimed a thread starts once the decoders are idle.
+        #[test]
+        fn workers_start_within_the_threads_the_decoders_leave(
+            threads in 1..8usize,
+            steps in proptest::collection::vec(step(), 0..200),
+        ) {
+            #[derive(Clone, Copy, PartialEq)]
+            enum Worker { Idle, Claimed, Processing }
+            let budget = Budget::new(threads);
+            let mut workers = vec![Worker::Idle; threads];
+            let mut lent = threads;
+            let mut decoding = 0;
+            for step in steps {
+                match step {
+                    Step::Claim(w) if w < threads && workers[w] == Worker::Idle => {
+                        lent = budget.claim();
+                        workers[w] = Worker::Claimed;
+                    }
+                    Step::Start(w) if w < threads && workers[w] == Worker::Claimed => {
+                        let processing = budget.processing.load(Ordering::Relaxed);
+                        let starts = budget.try_start(decoding);
+                        prop_assert_eq!(starts, processing + 1 + decoding <= threads);
+                        if starts {
+                            workers[w] = Worker::Processing;
+                        }
+                    }
+                    Step::Finish(w) if w < threads && workers[w] == Worker::Processing => {
+                        lent = budget.finish();
+                        workers[w] = Worker::Idle;
+                    }
+                    Step::DecoderStarts if decoding < lent.clamp(1, threads) => decoding += 1,
+                    Step::DecoderFinishes if decoding > 0 => decoding -= 1,
+                    _ => {}
+                }
+                let count = |state| workers.iter().filter(|&&w| w == state).count();
+                let processing = count(Worker::Processing);
+                prop_assert_eq!(budget.processing.load(Ordering::Relaxed), processing);
+                prop_assert_eq!(
+                    budget.claimed.load(Ordering::Relaxed),
+                    processing + count(Worker::Claimed)
+                );
+                prop_assert_eq!(lent, threads - processing - count(Worker::Claimed));
+            }
+            for worker in workers.iter_mut().filter(|w| **w == Worker::Claimed) {
+                prop_assert!(budget.try_start(0));
+                *worker = Worker::Processing;
+            }
+        }
+    }
 
     #[test]
     fn gzip_files_go_to_decoder_threads_only_with_threads_to_spare() {

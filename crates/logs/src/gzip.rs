@@ -11,7 +11,8 @@
 //! thread to spare) is inflated by flate2 on the thread that reads it. The decoding tasks of
 //! every file together run on at most the run's threads (one shared pool), and on fewer when the
 //! caller lends fewer ([`Decoding::lend_threads`]); they work while the thread that reads the
-//! file waits for their output.
+//! file waits for their output. [`Decoding::busy_threads`] counts the tasks running, so that a
+//! caller can keep its own threads and theirs to one budget.
 //!
 //! The decoder times a stretch of the file serially and speculatively before it hands out a
 //! byte, and inflates the file serially when speculation would not pay (a busy machine, a file of
@@ -114,6 +115,17 @@ impl Decoding {
             // Within 1..=most, the only limits the pool refuses are ruled out.
             let _ = pool.set_worker_limit(threads.clamp(1, *most));
         }
+    }
+
+    /// How many decoding tasks of every file together are inflating at this moment (an
+    /// approximate count: the pool's counters are read one by one); 0 without decoder threads.
+    /// A task lowered by [`Decoding::lend_threads`] still counts until it finishes, so a caller
+    /// that keeps its own threads plus these within a budget waits for them rather than for
+    /// the limit it set.
+    pub fn busy_threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or(0, |(_, pool)| pool.stats().busy_workers)
     }
 
     /// The parallel decoder for `file`, when it is one to inflate in parallel: a regular gzip
@@ -625,6 +637,34 @@ mod tests {
             assert_eq!(limit(), Some(runs), "{lent} lent");
         }
         Decoding::serial().lend_threads(2);
+        assert_eq!(decoding.busy_threads(), 0, "an idle pool");
+        assert_eq!(Decoding::serial().busy_threads(), 0);
+    }
+
+    #[test]
+    fn the_tasks_counted_busy_keep_within_the_decoders_threads_and_end_with_the_file() {
+        let (data, compressed) = big();
+        let file = tempfile::tempfile().unwrap();
+        (&file).write_all(compressed).unwrap();
+        let decoding = Decoding::parallel(2).parallel_from(0);
+        let mut gzip = decoding.open(&file).unwrap().unwrap();
+        let mut buffer = vec![0; 256 * 1024];
+        let mut read = 0;
+        loop {
+            assert!(decoding.busy_threads() <= 2, "{}", decoding.busy_threads());
+            match gzip.read(&mut buffer).unwrap() {
+                0 => break,
+                n => read += n,
+            }
+        }
+        assert_eq!(read, data.len());
+        drop(gzip);
+        // A task gives its thread back just after its last output, so allow it a moment.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while decoding.busy_threads() > 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(decoding.busy_threads(), 0);
     }
 
     #[test]
