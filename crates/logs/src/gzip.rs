@@ -117,10 +117,10 @@ impl Decoding {
         }
     }
 
-    /// How many decoding tasks of every file together are inflating at this moment (an
-    /// approximate count: the pool's counters are read one by one); 0 without decoder threads.
-    /// A task lowered by [`Decoding::lend_threads`] still counts until it finishes, so a caller
-    /// that keeps its own threads plus these within a budget waits for them rather than for
+    /// How many decoding tasks of every file together are inflating at this moment, as the
+    /// pool last counted them; 0 without decoder threads. A task goes on when
+    /// [`Decoding::lend_threads`] lowers the limit under it, and counts until it finishes: a
+    /// caller that keeps its own threads and these to one budget waits on this count, not on
     /// the limit it set.
     pub fn busy_threads(&self) -> usize {
         self.pool
