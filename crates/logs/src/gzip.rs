@@ -622,6 +622,126 @@ mod tests {
         }
     }
 
+    /// The same 1 MiB of lines as members of 16 KiB, as members of 256 KiB and as BGZF: files
+    /// the decoder's threads inflate whatever their size, to be damaged.
+    fn files_of_members() -> &'static [Vec<u8>; 3] {
+        static FILES: std::sync::OnceLock<[Vec<u8>; 3]> = std::sync::OnceLock::new();
+        FILES.get_or_init(|| {
+            let data = noisy_log(512 << 10);
+            [
+                members_of(&data, 16 << 10),
+                members_of(&data, 256 << 10),
+                bgzf(&data),
+            ]
+        })
+    }
+
+    /// Damage as disks, copies and careless tools do it.
+    #[derive(Debug, Clone)]
+    enum Damage {
+        /// Bits flipped here and there.
+        Flips(Vec<(proptest::sample::Index, u8)>),
+        /// A run of bytes overwritten.
+        Overwritten(proptest::sample::Index, Vec<u8>),
+        /// The file cut short.
+        Cut(proptest::sample::Index),
+        /// Bytes inserted.
+        Inserted(proptest::sample::Index, Vec<u8>),
+        /// A run of bytes gone.
+        Deleted(proptest::sample::Index, usize),
+        /// Bytes of a member's header past its magic (flags, times, extra field, BGZF's size)
+        /// overwritten: the member that starts at or after the index.
+        Header(proptest::sample::Index, Vec<(usize, u8)>),
+    }
+
+    impl Damage {
+        fn strategy() -> impl proptest::strategy::Strategy<Value = Damage> {
+            use proptest::prelude::*;
+            let index = any::<proptest::sample::Index>;
+            prop_oneof![
+                proptest::collection::vec((index(), 1..=u8::MAX), 1..8).prop_map(Damage::Flips),
+                (index(), proptest::collection::vec(any::<u8>(), 1..256))
+                    .prop_map(|(at, bytes)| Damage::Overwritten(at, bytes)),
+                index().prop_map(Damage::Cut),
+                (index(), proptest::collection::vec(any::<u8>(), 1..64))
+                    .prop_map(|(at, bytes)| Damage::Inserted(at, bytes)),
+                (index(), 1..64usize << 10).prop_map(|(at, len)| Damage::Deleted(at, len)),
+                (
+                    index(),
+                    proptest::collection::vec((3..20usize, any::<u8>()), 1..4)
+                )
+                    .prop_map(|(at, bytes)| Damage::Header(at, bytes)),
+            ]
+        }
+
+        fn apply(&self, file: &mut Vec<u8>) {
+            let len = file.len();
+            match self {
+                Damage::Flips(flips) => {
+                    for (at, mask) in flips {
+                        file[at.index(len)] ^= mask;
+                    }
+                }
+                Damage::Overwritten(at, bytes) => {
+                    let at = at.index(len);
+                    let end = (at + bytes.len()).min(len);
+                    file[at..end].copy_from_slice(&bytes[..end - at]);
+                }
+                Damage::Cut(at) => file.truncate(at.index(len)),
+                Damage::Inserted(at, bytes) => {
+                    file.splice(at.index(len)..at.index(len), bytes.iter().copied());
+                }
+                Damage::Deleted(at, gone) => {
+                    let at = at.index(len);
+                    file.drain(at..(at + gone).min(len));
+                }
+                Damage::Header(at, bytes) => {
+                    let from = at.index(len);
+                    let member = file[from..]
+                        .windows(3)
+                        .position(|bytes| bytes == [0x1f, 0x8b, 8])
+                        .map_or(0, |found| from + found);
+                    for &(offset, byte) in bytes {
+                        if let Some(slot) = file.get_mut(member + offset) {
+                            *slot = byte;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Damage anywhere in a file of members (the paths on which the decoder's threads meet
+        /// it): the parallel path fails whenever flate2 does, delivers the bytes flate2 delivers
+        /// up to where the first of the two stopped, and all of them when neither fails.
+        #[test]
+        fn damage_to_members_reads_as_flate2_reads_it(
+            file in 0..3usize,
+            damage in Damage::strategy(),
+        ) {
+            let mut damaged = files_of_members()[file].clone();
+            damage.apply(&mut damaged);
+            proptest::prop_assume!(damaged.starts_with(&MAGIC));
+            let (serial, serial_error) = flate2(&damaged);
+            let (out, error, _, _) = parallel(&damaged);
+            let common = out.len().min(serial.len());
+            proptest::prop_assert!(out[..common] == serial[..common]);
+            proptest::prop_assert_eq!(
+                error.is_some(),
+                serial_error.is_some(),
+                "{:?} and {:?}",
+                error,
+                serial_error
+            );
+            if error.is_none() {
+                proptest::prop_assert_eq!(out.len(), serial.len());
+            }
+        }
+    }
+
     #[test]
     fn decoders_run_on_the_threads_lent_them_within_their_own() {
         let decoding = Decoding::parallel(4);
