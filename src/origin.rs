@@ -173,9 +173,10 @@ fn parse_port(digits: &[u8]) -> Result<u16, OriginError> {
         })
 }
 
-/// Normalises a host: ASCII lower case, IDNA to punycode, a trailing dot dropped. IPv6
-/// literals keep their brackets. A host that is empty or ends in an empty label (`a..`) is an
-/// error: dropping only one of its dots would make normalising twice differ from once.
+/// Normalises a host: ASCII lower case, IDNA to punycode, a trailing dot dropped. An IPv6
+/// literal keeps its brackets and must hold an IPv6 address. A host that is empty or ends in an
+/// empty label (`a..`) is an error: dropping only one of its dots would make normalising twice
+/// differ from once.
 pub fn normalize_host(host: &[u8]) -> Result<String, OriginError> {
     let host = host.strip_suffix(b".").unwrap_or(host);
     if host.is_empty() || host.ends_with(b".") {
@@ -184,10 +185,19 @@ pub fn normalize_host(host: &[u8]) -> Result<String, OriginError> {
             String::from_utf8_lossy(host)
         )));
     }
-    if host.first() == Some(&b'[') {
-        let text =
-            std::str::from_utf8(host).map_err(|_| OriginError("invalid IPv6 host".into()))?;
-        return Ok(text.to_ascii_lowercase());
+    if let Some(literal) = host.strip_prefix(b"[") {
+        // Only an address: a logged `[a/b]` would print as an origin that reads back as `[a`.
+        return literal
+            .strip_suffix(b"]")
+            .and_then(|inner| std::str::from_utf8(inner).ok())
+            .filter(|inner| inner.parse::<std::net::Ipv6Addr>().is_ok())
+            .map(|inner| format!("[{}]", inner.to_ascii_lowercase()))
+            .ok_or_else(|| {
+                OriginError(format!(
+                    "invalid IPv6 host {:?}",
+                    String::from_utf8_lossy(host)
+                ))
+            });
     }
     if host.is_ascii() {
         let valid = host
@@ -245,6 +255,9 @@ mod tests {
             "https://example.com:99999",
             "https://exa mple.com",
             "https://[::1",
+            "https://[zz]",
+            "https://[192.0.2.1]",
+            "https://[::1%25eth0]",
         ] {
             assert!(Origin::parse(bad).is_err(), "{bad}");
         }

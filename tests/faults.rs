@@ -1069,10 +1069,12 @@ fn every_wrong_usage_is_exit_2_with_one_clear_message() {
 /// Found by the `log_formats` fuzz target: a logged host ending in several dots (`a..`) lost
 /// one dot per normalisation, and a punycode label spelt `Xn--` skipped IDNA validation, so an
 /// origin printed in a report named a different origin, or none, when read back. Hosts that end
-/// in an empty label are now invalid, and `xn--` is recognised in any case.
+/// in an empty label are now invalid, and `xn--` is recognised in any case. Found later: a
+/// bracketed host that held no IPv6 address (`[a/b]`, from a `Host` header) was kept as
+/// written, and read back as `[a`; such a host is now invalid.
 #[test]
 fn host_normalisation_is_idempotent() {
-    let cases: [(&[u8], Option<&str>); 11] = [
+    let cases: [(&[u8], Option<&str>); 14] = [
         (b"Example.COM.", Some("https://example.com")),
         (b"example.com..", None),
         (b".", None),
@@ -1085,6 +1087,12 @@ fn host_normalisation_is_idempotent() {
         ("a\u{3002}".as_bytes(), None),
         (b"[2001:DB8::1]", Some("https://[2001:db8::1]")),
         (b"[::1].", None),
+        (b"[a/b]", None),
+        (b"[/]", None),
+        (
+            b"[::FFFF:192.0.2.1]:8080",
+            Some("https://[::ffff:192.0.2.1]:8080"),
+        ),
         (b"Xn--wwow64ww.example.edu", None),
         (
             b"XN--BCHER-KVA.example",
@@ -1121,6 +1129,10 @@ proptest! {
                 Just(&b"]"[..]),
                 Just(&b"%"[..]),
                 Just(&b"'"[..]),
+                Just(&b"/"[..]),
+                Just(&b"?"[..]),
+                Just(&b"#"[..]),
+                Just(&b"@"[..]),
                 Just("\u{3002}".as_bytes()),
                 Just("ü".as_bytes()),
                 Just(&b"xn--"[..]),
