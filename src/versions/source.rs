@@ -449,6 +449,14 @@ mod tests {
             "my_host.example"
         );
         assert!(host_key_from_name("example.com_99999").is_err());
+        assert_eq!(
+            host_key_from_name("[2001:DB8::1]_8080").unwrap(),
+            "[2001:db8::1]:8080"
+        );
+        // A name in brackets holds an IPv6 address, or names no origin at all.
+        for name in ["[zz]", "[zz]_8080", "[192.0.2.1]"] {
+            assert!(host_key_from_name(name).is_err(), "{name}");
+        }
     }
 
     #[test]
