@@ -318,6 +318,10 @@ impl Read for ParallelGzip {
 mod tests {
     use std::io::Write;
 
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+    use proptest::sample::Index;
+
     use super::*;
 
     /// Log-like lines of hex noise: they compress about 2:1 with Huffman codes (not as stored
@@ -640,36 +644,32 @@ mod tests {
     #[derive(Debug, Clone)]
     enum Damage {
         /// Bits flipped here and there.
-        Flips(Vec<(proptest::sample::Index, u8)>),
+        Flips(Vec<(Index, u8)>),
         /// A run of bytes overwritten.
-        Overwritten(proptest::sample::Index, Vec<u8>),
+        Overwritten(Index, Vec<u8>),
         /// The file cut short.
-        Cut(proptest::sample::Index),
+        Cut(Index),
         /// Bytes inserted.
-        Inserted(proptest::sample::Index, Vec<u8>),
+        Inserted(Index, Vec<u8>),
         /// A run of bytes gone.
-        Deleted(proptest::sample::Index, usize),
+        Deleted(Index, usize),
         /// Bytes of a member's header past its magic (flags, times, extra field, BGZF's size)
         /// overwritten: the member that starts at or after the index.
-        Header(proptest::sample::Index, Vec<(usize, u8)>),
+        Header(Index, Vec<(usize, u8)>),
     }
 
     impl Damage {
-        fn strategy() -> impl proptest::strategy::Strategy<Value = Damage> {
-            use proptest::prelude::*;
-            let index = any::<proptest::sample::Index>;
+        fn strategy() -> impl Strategy<Value = Damage> {
+            let index = any::<Index>;
             prop_oneof![
-                proptest::collection::vec((index(), 1..=u8::MAX), 1..8).prop_map(Damage::Flips),
-                (index(), proptest::collection::vec(any::<u8>(), 1..256))
+                vec((index(), 1..=u8::MAX), 1..8).prop_map(Damage::Flips),
+                (index(), vec(any::<u8>(), 1..256))
                     .prop_map(|(at, bytes)| Damage::Overwritten(at, bytes)),
                 index().prop_map(Damage::Cut),
-                (index(), proptest::collection::vec(any::<u8>(), 1..64))
+                (index(), vec(any::<u8>(), 1..64))
                     .prop_map(|(at, bytes)| Damage::Inserted(at, bytes)),
                 (index(), 1..64usize << 10).prop_map(|(at, len)| Damage::Deleted(at, len)),
-                (
-                    index(),
-                    proptest::collection::vec((3..20usize, any::<u8>()), 1..4)
-                )
+                (index(), vec((3..20usize, any::<u8>()), 1..4))
                     .prop_map(|(at, bytes)| Damage::Header(at, bytes)),
             ]
         }
@@ -711,8 +711,8 @@ mod tests {
         }
     }
 
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
 
         /// Damage anywhere in a file of members (the paths on which the decoder's threads meet
         /// it): the parallel path fails whenever flate2 does, delivers the bytes flate2 delivers
@@ -724,12 +724,12 @@ mod tests {
         ) {
             let mut damaged = files_of_members()[file].clone();
             damage.apply(&mut damaged);
-            proptest::prop_assume!(damaged.starts_with(&MAGIC));
+            prop_assume!(damaged.starts_with(&MAGIC));
             let (serial, serial_error) = flate2(&damaged);
             let (out, error, _, _) = parallel(&damaged);
             let common = out.len().min(serial.len());
-            proptest::prop_assert!(out[..common] == serial[..common]);
-            proptest::prop_assert_eq!(
+            prop_assert!(out[..common] == serial[..common]);
+            prop_assert_eq!(
                 error.is_some(),
                 serial_error.is_some(),
                 "{:?} and {:?}",
@@ -737,7 +737,7 @@ mod tests {
                 serial_error
             );
             if error.is_none() {
-                proptest::prop_assert_eq!(out.len(), serial.len());
+                prop_assert_eq!(out.len(), serial.len());
             }
         }
     }
