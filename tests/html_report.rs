@@ -740,6 +740,52 @@ fn a_night_across_new_year_names_the_years_on_the_time_axis() {
     }
 }
 
+/// A log line dated 1971 and one dated 9999 beside tonight's: the timeline is drawn in steps
+/// of days, as many points as a night's, where it drew every hour in between (a page of over a
+/// gigabyte for one bot). `hourly.csv` still has each hour.
+#[test]
+fn a_period_of_millennia_is_drawn_in_as_many_points_as_a_night() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ua = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+    let log: String = ["01/Jan/1971", "21/Nov/2026", "21/Nov/9999"]
+        .iter()
+        .map(|day| {
+            format!(
+                "a.example:443 192.0.2.1 - - [{day}:00:10:00 +0000] \"GET /p HTTP/1.1\" 200 5 \"-\" \"{ua}\"\n"
+            )
+        })
+        .collect();
+    write(d, "night.log", log);
+    write(d, "robots/a.example.txt", "User-agent: *\nDisallow: /p\n");
+    robots_audit()
+        .current_dir(d)
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "robots",
+            "--out",
+            "out",
+            "night.log",
+        ])
+        .assert()
+        .code(predicates::prelude::predicate::in_iter([0, 3]));
+    let page = std::fs::read_to_string(d.join("out/report.html")).unwrap();
+    assert!(page.len() < 1_000_000, "the page is {} bytes", page.len());
+    for text in [
+        "Requests and violations per 2933 days",
+        "violations per 2933 days (UTC)",
+        "requests per 2933 days (UTC)",
+        "1970-01-01 ",
+        "9955-07-25 ",
+    ] {
+        assert!(page.contains(text), "the page does not say {text:?}");
+    }
+    let hourly = read_csv(&d.join("out/hourly.csv"));
+    assert_eq!(hourly.len(), 3, "{hourly:?}");
+}
+
 /// The page of a merged directory is the page of one audit of everything.
 #[test]
 fn the_page_of_a_merge_is_the_page_of_one_audit() {

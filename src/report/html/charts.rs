@@ -2,8 +2,10 @@
 //! font from the network; plotters escapes the text it draws): the bots' violations and rates,
 //! and requests and violations per hour with the robots.txt versions coming into force.
 //!
-//! What is drawn is capped ([`CHART_BOTS`], [`TIMELINE_BOTS`], [`TIMELINE_CHANGES`]), and the
-//! time axis names dates, with the year when the period crosses one.
+//! What is drawn is capped ([`CHART_BOTS`], [`TIMELINE_BOTS`], [`TIMELINE_CHANGES`],
+//! [`TIMELINE_POINTS`]), and the time axis names dates, with the year when the period crosses
+//! one. A timeline's size depends on the number of bots and points, never on the length of the
+//! period: a log line dated 1971 beside one dated 9999 draws as many points as one night.
 
 use std::collections::BTreeMap;
 
@@ -23,6 +25,9 @@ pub const CHART_BOTS: usize = 20;
 pub const TIMELINE_BOTS: usize = 8;
 /// robots.txt version changes marked on the timeline.
 pub const TIMELINE_CHANGES: usize = 50;
+/// Points of each line of the timeline at most, about one per pixel of the plot: a longer
+/// period is drawn in steps of several hours or days ([`Step`]).
+pub const TIMELINE_POINTS: i64 = 1_000;
 
 /// One chart: its title, and its SVG when it could be drawn.
 #[derive(Debug)]
@@ -130,8 +135,76 @@ pub struct Timeline {
     pub legend: Vec<(String, String)>,
     /// Violations, then requests; none when there is nothing to draw.
     pub charts: Vec<Chart>,
+    /// What each point sums: `hour`, `6 hours`, `3 days`.
+    pub step: String,
     /// The versions coming into force during the period, numbered as on the charts.
     pub changes: Table,
+}
+
+/// The hours each point of the timeline sums, and the points drawn: one hour a point while
+/// the period has at most [`TIMELINE_POINTS`] hours, else the first of 2, 3, 4, 6 and 12 hours
+/// or a whole number of days that keeps the points within it. Steps start at multiples of
+/// their length since the epoch, so that steps of hours start on the hours of a UTC day that
+/// divide it, and steps of a day at midnight UTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Step {
+    /// Hours a point sums.
+    hours: i64,
+    /// The first hour of the first point.
+    start: Hour,
+    /// Points drawn.
+    points: i64,
+}
+
+impl Step {
+    /// The step that draws hours `first` to `last` (both included, `first <= last`).
+    fn of(first: Hour, last: Hour) -> Step {
+        let covering = |hours: i64| Step {
+            hours,
+            start: first.div_euclid(hours) * hours,
+            points: last.div_euclid(hours) - first.div_euclid(hours) + 1,
+        };
+        let fits = |step: &Step| step.points <= TIMELINE_POINTS;
+        if let Some(step) = [1, 2, 3, 4, 6, 12, 24].map(covering).into_iter().find(fits) {
+            return step;
+        }
+        // Fewer days cannot fit; as steps grow, the points fall to one or two.
+        let mut days = (last - first) / (24 * TIMELINE_POINTS) + 1;
+        loop {
+            let step = covering(days * 24);
+            if fits(&step) {
+                return step;
+            }
+            days += 1;
+        }
+    }
+
+    /// How the page names it: `hour`, `6 hours`, `day`, `3 days`.
+    fn name(&self) -> String {
+        match self.hours {
+            1 => "hour".to_owned(),
+            24 => "day".to_owned(),
+            hours if hours % 24 == 0 => format!("{} days", hours / 24),
+            hours => format!("{hours} hours"),
+        }
+    }
+
+    /// The hour after the last point's.
+    fn end(&self) -> Hour {
+        self.start + self.points * self.hours
+    }
+
+    /// The first hour of each point.
+    fn starts(&self) -> impl Iterator<Item = Hour> + '_ {
+        (0..self.points).map(|point| self.start + point * self.hours)
+    }
+
+    /// Each point's value: the sum of the values of its hours.
+    fn sums(&self, values: &BTreeMap<Hour, f64>) -> Vec<f64> {
+        self.starts()
+            .map(|from| values.range(from..from + self.hours).map(|(_, v)| v).sum())
+            .collect()
+    }
 }
 
 /// A robots.txt version coming into force during the timeline's period.
@@ -171,9 +244,11 @@ pub fn timeline(view: &View<'_>, spelling: &Spelling<'_>) -> Timeline {
             note,
             legend: Vec::new(),
             charts: Vec::new(),
+            step: Step::of(0, 0).name(),
             changes: changes.noted(0, "robots.txt changes in the period", "the earliest"),
         };
     }
+    let step = Step::of(first, last);
     let period = first as f64..=(last + 1) as f64;
     let robots = &view.state.robots;
     let in_period = robots.sorted().into_iter().filter_map(|id| {
@@ -217,13 +292,14 @@ pub fn timeline(view: &View<'_>, spelling: &Spelling<'_>) -> Timeline {
         .into_iter()
         .map(|(series, title)| Chart {
             title: format!("{title} timeline"),
-            svg: hour_chart(series, &drawn, &colors, (first, last), &marks, title).ok(),
+            svg: hour_chart(series, &drawn, &colors, step, &marks, title).ok(),
         })
         .collect();
     Timeline {
         note,
         legend,
         charts,
+        step: step.name(),
         changes: changes.noted(
             changes_total,
             "robots.txt changes in the period",
@@ -255,29 +331,34 @@ pub fn crosses_year(first: Hour, last: Hour) -> bool {
     year(first) != year(last)
 }
 
-/// A line chart of one column per hour for `bots`, each hour's value drawn at the middle of the
-/// hour, with the version changes as numbered dashed lines at their exact time.
+/// A line chart of `bots`, a point per `step`, each the sum of its hours drawn at the step's
+/// middle, with the version changes as numbered dashed lines at their exact time.
 fn hour_chart(
     series: &HourSeries,
     bots: &[AgentId],
     colors: &[RGBColor],
-    (first, last): (Hour, Hour),
+    step: Step,
     changes: &[VersionChange],
     title: &str,
 ) -> Result<String, Box<dyn std::error::Error>> {
+    let (first, last) = (step.start, step.end() - 1);
+    let empty = BTreeMap::new();
+    let summed: Vec<Vec<f64>> = bots
+        .iter()
+        .map(|bot| step.sums(series.get(bot).unwrap_or(&empty)))
+        .collect();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (1040, 300)).into_drawing_area();
         root.fill(&WHITE)?;
-        let max = series
-            .values()
-            .flat_map(|s| s.values().copied())
-            .fold(1.0, f64::max)
-            * 1.15;
+        let max = summed.iter().flatten().copied().fold(1.0, f64::max) * 1.15;
         let hours = usize::try_from(last + 1 - first).unwrap_or(usize::MAX);
         let with_year = crosses_year(first, last);
         let mut chart = ChartBuilder::on(&root)
-            .caption(format!("{title} per hour (UTC)"), ("sans-serif", 16))
+            .caption(
+                format!("{title} per {} (UTC)", step.name()),
+                ("sans-serif", 16),
+            )
             .margin(10)
             .margin_right(40)
             .x_label_area_size(30)
@@ -304,12 +385,12 @@ fn hour_chart(
                 ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
             )))?;
         }
-        for (bot, &color) in bots.iter().zip(colors) {
-            let points = series.get(bot);
-            let line = (first..=last).map(|h| {
-                let value = points.and_then(|p| p.get(&h)).copied().unwrap_or(0.0);
-                (h as f64 + 0.5, value)
-            });
+        let middle = step.hours as f64 / 2.0;
+        for (values, &color) in summed.iter().zip(colors) {
+            let line = step
+                .starts()
+                .zip(values)
+                .map(|(from, &value)| (from as f64 + middle, value));
             chart.draw_series(LineSeries::new(line, color.stroke_width(2)))?;
         }
         root.present()?;
@@ -319,7 +400,97 @@ fn hour_chart(
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    fn hour(text: &str) -> Hour {
+        text.parse::<Timestamp>().unwrap().as_second() / 3600
+    }
+
+    /// A night and a month are drawn by the hour; longer periods in the first step that keeps
+    /// them within [`TIMELINE_POINTS`], down to a log line dated 1971 beside one dated 9999.
+    #[test]
+    fn long_periods_are_drawn_in_steps_of_hours_or_days() {
+        let night = hour("2026-11-20T18:00:00Z");
+        let cases: &[(Hour, Hour, i64, &str)] = &[
+            (night, night, 1, "hour"),
+            (night, night + 11, 1, "hour"),
+            (night, night + 999, 1, "hour"),
+            // 1,000 hours from midnight: 1,001 points by the hour, 501 by two.
+            (night - 18, night + 982, 2, "2 hours"),
+            (night, night + 24 * 100, 3, "3 hours"),
+            (night, night + 24 * 365, 12, "12 hours"),
+            // Steps of days start at midnight: 1,000 days from 18:00 touch 1,001 of them.
+            (night - 18, night - 18 + 24 * 1000 - 1, 24, "day"),
+            (night, night + 24 * 1000 - 1, 48, "2 days"),
+            (night - 18, night - 18 + 24 * 1000, 48, "2 days"),
+            (
+                hour("1971-01-01T00:00:00Z"),
+                hour("9999-11-21T00:00:00Z"),
+                24 * 2933,
+                "2933 days",
+            ),
+            (
+                Timestamp::MIN.as_second().div_euclid(3600),
+                Timestamp::MAX.as_second().div_euclid(3600),
+                24 * 7311,
+                "7311 days",
+            ),
+        ];
+        for &(first, last, hours, name) in cases {
+            let step = Step::of(first, last);
+            assert_eq!(
+                (step.hours, step.name().as_str()),
+                (hours, name),
+                "{first}..={last}"
+            );
+            assert!(step.points <= TIMELINE_POINTS, "{step:?}");
+            assert!(step.start <= first && last < step.end(), "{step:?}");
+        }
+    }
+
+    #[test]
+    fn each_point_sums_its_hours() {
+        let step = Step::of(10, 2_500);
+        assert_eq!((step.hours, step.start, step.points), (3, 9, 831));
+        let values = BTreeMap::from([(10, 1.0), (11, 2.0), (12, 4.0), (2_500, 8.0)]);
+        let sums = step.sums(&values);
+        assert_eq!(sums.len(), 831);
+        assert_eq!((sums[0], sums[1], sums[830]), (3.0, 4.0, 8.0));
+        assert_eq!(sums.iter().sum::<f64>(), 15.0);
+    }
+
+    proptest! {
+        /// Whatever the period, the points are within the cap and cover it, each hour falls in
+        /// one point, and no shorter step of the candidates would have fitted.
+        #[test]
+        fn steps_cover_the_period_within_the_cap(
+            first in -90_000_000i64..90_000_000,
+            length in prop_oneof![0i64..3_000, 0i64..200_000_000],
+        ) {
+            let last = first + length;
+            let step = Step::of(first, last);
+            prop_assert!(step.points >= 1 && step.points <= TIMELINE_POINTS);
+            prop_assert!(step.start <= first && last < step.end());
+            prop_assert!(step.start + step.hours > first);
+            prop_assert!(step.end() - step.hours <= last);
+            prop_assert_eq!(step.start.rem_euclid(step.hours), 0);
+            let fits = |hours: i64| last.div_euclid(hours) - first.div_euclid(hours) < TIMELINE_POINTS;
+            let shorter = [1, 2, 3, 4, 6, 12, 24]
+                .into_iter()
+                .chain((1..step.hours / 24).map(|days| days * 24))
+                .take_while(|&hours| hours < step.hours);
+            for hours in shorter {
+                prop_assert!(!fits(hours), "{} hours would fit: {:?}", hours, step);
+            }
+            let values: BTreeMap<Hour, f64> = [first, last, first + length / 2]
+                .into_iter()
+                .map(|hour| (hour, 1.0))
+                .collect();
+            prop_assert_eq!(step.sums(&values).iter().sum::<f64>(), values.len() as f64);
+        }
+    }
 
     #[test]
     fn hour_labels_name_the_year_only_across_one() {
