@@ -7,7 +7,9 @@
 #
 # Seed layouts follow each target's doc comment: `robots` seeds are a robots.txt body followed by
 # a URL, agent tokens and three trailer bytes; `log_formats` seeds start with a format selector
-# byte; `decompress` seeds are compressed (or plain) log files, whole and cut short.
+# byte; `decompress` seeds are compressed (or plain) log files, whole and cut short; `inputs`
+# seeds start with a reader selector byte (a range file, a catalog, the DNS cache, a CDX answer,
+# a state's payload, the last from an audit of sample-data/ run by `cargo run --release`).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -16,7 +18,7 @@ data="${ROBOTS_AUDIT_DATA:-$repo/../shared/data}"
 corpus="$here/corpus"
 max_seed=6000 # bytes: seeds stay below libFuzzer's -max_len (8192 in CONTRIBUTING.md's command)
 
-mkdir -p "$corpus/robots" "$corpus/log_formats" "$corpus/decompress"
+mkdir -p "$corpus/robots" "$corpus/log_formats" "$corpus/decompress" "$corpus/inputs"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 
@@ -103,6 +105,57 @@ for file in "$repo"/sample-data/logs/*.gz; do
     head -c "$max_seed" "$file" >"$corpus/decompress/$(basename "$file").head"
 done
 
-for target in robots log_formats decompress; do
+# inputs: selector byte (0 range file as .txt, 128 as .json, 1 catalog, 2 DNS cache, 3 CDX
+# answer, 4 state payload) ++ the input.
+input_seed() { # <selector> <file> <name>
+    { printf "\\$(printf '%03o' "$1")"; head -c "$max_seed" "$2"; } >"$corpus/inputs/$3"
+}
+input_seed 128 "$repo/sample-data/ranges/googlebot.json" ranges_json
+printf '66.249.64.0/19\n# comment\n2001:4860:4801::/48\n192.0.2.1\n' >"$scratch/ranges.txt"
+input_seed 0 "$scratch/ranges.txt" ranges_txt
+input_seed 1 "$repo/crates/bots/tests/fixtures/extra_catalog.json" catalog_own
+printf '[{"pattern": "[pP]ython-urllib", "instances": ["Python-urllib/3.11"]}]' >"$scratch/cua.json"
+input_seed 1 "$scratch/cua.json" catalog_cua
+printf 'ip,ptr,confirmed,checked_at\n66.249.66.1,crawl-66-249-66-1.googlebot.com,true,1700000000\n2001:db8::1,,false,1700000000\n' >"$scratch/dns.csv"
+input_seed 2 "$scratch/dns.csv" dns_cache
+printf '[["timestamp","statuscode","digest"],["20240101000000","200","AAA"],["20240301120000","404","BBB"]]' >"$scratch/cdx.json"
+input_seed 3 "$scratch/cdx.json" cdx
+json_head() { # <file> <out>: a JSON list, or an object's `prefixes`, cut to its first 10 items
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+value = json.load(open(sys.argv[1], encoding="utf-8"))
+if isinstance(value, list):
+    value = value[:10]
+elif isinstance(value, dict) and isinstance(value.get("prefixes"), list):
+    value["prefixes"] = value["prefixes"][:10]
+json.dump(value, open(sys.argv[2], "w", encoding="utf-8"), separators=(",", ":"))
+PY
+}
+if [ -d "$data/bots/ip_ranges" ]; then
+    for file in "$data"/bots/ip_ranges/*; do
+        case "$file" in
+        *.json)
+            json_head "$file" "$scratch/head.json"
+            input_seed 128 "$scratch/head.json" "$(basename "$file")"
+            ;;
+        *) input_seed 0 "$file" "$(basename "$file")" ;;
+        esac
+    done
+    json_head "$data/bots/crawler-user-agents.json" "$scratch/head.json"
+    input_seed 1 "$scratch/head.json" crawler_user_agents
+fi
+(cd "$repo" && cargo run -q --release -- audit --quiet --robots sample-data/robots \
+    --robots sample-data/manifest.csv --origin https://shop.example.net \
+    --verify Google=sample-data/ranges/googlebot.json --out "$scratch/report" sample-data/logs) ||
+    true # exit codes 1 to 3 are verdicts; the state is written all the same
+python3 - "$scratch/report/state.json" "$corpus/inputs/state" <<'PY'
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+start = text.index('"payload":') + len('"payload":')
+end = text.rindex(',"sha256":')
+open(sys.argv[2], "wb").write(b"\x04" + text[start:end].encode("utf-8"))
+PY
+
+for target in robots log_formats decompress inputs; do
     echo "$target: $(find "$corpus/$target" -type f | wc -l) seeds"
 done
