@@ -360,10 +360,22 @@ impl Merger {
             let id = match self.version_ids.get(&key) {
                 Some(&(id, from)) => {
                     if self.robots.version(id).content_differs(version) {
+                        // `from` is this report's own index when the version came earlier in
+                        // this same state, which `sources` does not hold yet.
+                        let Some(first) = self.sources.get(from) else {
+                            return Err(invalid(
+                                dir,
+                                format!(
+                                    "its state holds robots.txt of {} version {} twice, with \
+                                     different content",
+                                    key.0, key.1
+                                ),
+                            ));
+                        };
                         return Err(MergeError::Robots {
                             origin: key.0,
                             label: key.1,
-                            first: self.sources[from].dir.display().to_string(),
+                            first: first.dir.display().to_string(),
                             dir: dir.display().to_string(),
                         });
                     }

@@ -1,6 +1,7 @@
 //! `merge`: the reports of split audits merged equal one audit over all the inputs, byte for
 //! byte; an input held twice counts once; what cannot be merged is refused.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::io::{Read, Write};
 use std::ops::Range;
@@ -396,12 +397,131 @@ fn first_file(dir: &Path) -> PathBuf {
 /// Something done to a copy of a report directory.
 type Damage<'a> = Box<dyn Fn(&Path) + 'a>;
 
+/// `state` (the text of a `state.json`) with its payload edited by `edit`, and the checksum that
+/// makes it pass, as a bug or a hand edit would leave it.
+fn edited(state: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    use sha2::{Digest, Sha256};
+    let mut envelope: serde_json::Value = serde_json::from_str(state).unwrap();
+    edit(&mut envelope["payload"]);
+    let payload = serde_json::to_string(&envelope["payload"]).unwrap();
+    envelope["sha256"] = format!("{:x}", Sha256::digest(payload.as_bytes())).into();
+    serde_json::to_string(&envelope).unwrap()
+}
+
+/// `state` with the hours of its first input's hourly counts set to `first` (the first row's)
+/// and `last` (the last row's, when given).
+fn with_hours(state: &str, first: i64, last: Option<i64>) -> String {
+    edited(state, |payload| {
+        let rows = payload["inputs"][0]["stats"]["hourly"]
+            .as_array_mut()
+            .unwrap();
+        assert!(rows.len() >= 2, "the night has one hour");
+        rows[0][0] = first.into();
+        if let Some(last) = last {
+            rows.last_mut().unwrap()[0] = last.into();
+        }
+    })
+}
+
+/// A state whose hours are the first and the last a time can fall in merges: `hourly.csv` names
+/// them (the first by the first time there is; `jiff`'s times run from -9999-01-02T01:59:59Z to
+/// 9999-12-30T22:00:00.999999999Z), and `report.html` draws the twenty thousand years between
+/// them in steps of days.
+#[test]
+fn the_first_and_last_hours_of_all_merge() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let text = fs::read_to_string(night.all.join(json::FILE)).unwrap();
+    let hours = [
+        (
+            jiff::Timestamp::MIN.as_second().div_euclid(3600),
+            // A cell starting with `-` that is no number is written spreadsheet-safe.
+            "'-009999-01-02T01:59:59Z",
+        ),
+        (
+            jiff::Timestamp::MAX.as_second().div_euclid(3600),
+            "9999-12-30T22:00:00Z",
+        ),
+    ];
+    let report = dir.path().join("edges");
+    copy_dir(&night.all, &report);
+    let edited = with_hours(&text, hours[0].0, Some(hours[1].0));
+    fs::write(report.join(json::FILE), edited).unwrap();
+    let out = dir.path().join("out");
+    robots_audit()
+        .args(["merge", "-q", "--out"])
+        .arg(&out)
+        .arg(&report)
+        .assert()
+        .code(predicates::prelude::predicate::in_iter([0, 3]));
+    let written: BTreeSet<String> = read_csv(&out.join("hourly.csv"))
+        .into_iter()
+        .map(|row| row["hour"].clone())
+        .collect();
+    for (_, shown) in hours {
+        assert!(written.contains(shown), "no hour {shown} in {written:?}");
+    }
+    let page = fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.len() < 2_000_000, "the page is {} bytes", page.len());
+    assert!(
+        page.contains(" days (UTC)"),
+        "the timeline is not drawn in days"
+    );
+}
+
+/// A state holding one robots version twice with different content is refused, naming it,
+/// merged alone or first (the merge panicked, naming a report it did not hold yet).
+#[test]
+fn a_robots_version_twice_in_one_state_is_refused() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let text = fs::read_to_string(night.all.join(json::FILE)).unwrap();
+    let report = dir.path().join("twice");
+    copy_dir(&night.all, &report);
+    let twice = edited(&text, |payload| {
+        let versions = payload["robots"]["versions"].as_array_mut().unwrap();
+        let mut other = versions[0].clone();
+        other["bytes"] = (other["bytes"].as_u64().unwrap() + 1).into();
+        versions.push(other);
+    });
+    fs::write(report.join(json::FILE), twice).unwrap();
+    for reports in [
+        vec![report.clone()],
+        vec![report.clone(), night.all.clone()],
+    ] {
+        let out = dir.path().join("out");
+        let assert = merge(&out, &reports).code(1);
+        let stderr = stderr_text(assert.get_output());
+        assert!(
+            stderr.contains("version initial twice, with different content"),
+            "{stderr}"
+        );
+        assert!(!out.exists(), "a refused merge wrote {}", out.display());
+    }
+}
+
 #[test]
 fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
     let night = night();
     let dir = tempfile::tempdir().unwrap();
     let text = fs::read_to_string(night.all.join(json::FILE)).unwrap();
-    let cases: [(&str, Damage, &str); 6] = [
+    // The last hour a time can fall in, and the one after it.
+    let last_hour = jiff::Timestamp::MAX.as_second().div_euclid(3600);
+    let cases: [(&str, Damage, &str); 8] = [
+        (
+            "an hour after the last time",
+            Box::new(|d: &Path| {
+                fs::write(d.join(json::FILE), with_hours(&text, last_hour + 1, None)).unwrap()
+            }),
+            "is outside the times robots-audit reads",
+        ),
+        (
+            "an hour of i64::MIN",
+            Box::new(|d: &Path| {
+                fs::write(d.join(json::FILE), with_hours(&text, i64::MIN, None)).unwrap()
+            }),
+            "is outside the times robots-audit reads",
+        ),
         (
             "cut",
             Box::new(|d: &Path| fs::write(d.join(json::FILE), &text[..text.len() / 3]).unwrap()),

@@ -32,9 +32,19 @@ pub fn hour_of(time: Timestamp) -> Hour {
     time.as_second().div_euclid(3600)
 }
 
-/// The start of `hour`, as `hourly.csv` writes it; `None` outside the times `jiff` represents.
+/// Whether [`hour_of`] gives `hour` for some time: a state read from a file holds no other.
+pub fn is_hour(hour: Hour) -> bool {
+    (hour_of(Timestamp::MIN)..=hour_of(Timestamp::MAX)).contains(&hour)
+}
+
+/// The start of `hour`, as `hourly.csv` writes it: for the first hour of all, which starts before
+/// the first time `jiff` represents, that time; `None` for no hour of [`is_hour`].
 pub fn hour_start(hour: Hour) -> Option<Timestamp> {
-    Timestamp::from_second(hour.checked_mul(3600)?).ok()
+    if !is_hour(hour) {
+        return None;
+    }
+    let start = hour.checked_mul(3600)?.max(Timestamp::MIN.as_second());
+    Timestamp::from_second(start).ok()
 }
 
 /// One agent's counters in one hour.
@@ -321,6 +331,29 @@ mod tests {
         assert_eq!(hour_of(at(-1)), -1);
         assert_eq!(hour_start(-1), Some(at(-3600)));
         assert_eq!(hour_start(i64::MAX), None);
+    }
+
+    /// The hours of the first and the last times `jiff` represents are hours; none outside
+    /// them is, and the first starts at the first time.
+    #[test]
+    fn the_hours_are_those_of_the_times_jiff_represents() {
+        let (first, last) = (hour_of(Timestamp::MIN), hour_of(Timestamp::MAX));
+        for (hour, is, start) in [
+            (first - 1, false, None),
+            (first, true, Some(Timestamp::MIN)),
+            (first + 1, true, Some(at((first + 1) * 3600))),
+            (0, true, Some(at(0))),
+            (last, true, Some(at(last * 3600))),
+            (last + 1, false, None),
+            (i64::MIN, false, None),
+            (i64::MAX, false, None),
+        ] {
+            assert_eq!(
+                (is_hour(hour), hour_start(hour)),
+                (is, start),
+                "hour {hour}"
+            );
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use serde::ser::SerializeTupleStruct as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::seconds;
-use crate::audit::hourly::{Hour, HourCounts, Hourly};
+use crate::audit::hourly::{Hour, HourCounts, Hourly, is_hour};
 use crate::audit::stats::{Counts, RuleCounts, RuleKey};
 use crate::ids::{AgentId, VersionId};
 
@@ -189,6 +189,11 @@ impl<'de> Deserialize<'de> for Hourly {
         let rows = Vec::<(Hour, AgentId, HourCounts)>::deserialize(deserializer)?;
         let mut hourly = Hourly::default();
         for (hour, agent, counts) in rows {
+            if !is_hour(hour) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "hour {hour} is outside the times robots-audit reads"
+                )));
+            }
             hourly
                 .counts(hour, agent)
                 .merge(&counts)
