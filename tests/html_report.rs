@@ -697,6 +697,10 @@ fn every_table_is_capped_and_says_so() {
         page.contains("<ul id=\"capped\">"),
         "the data-quality section lists no cap"
     );
+    assert!(
+        page.contains("<li>Per hour: Top 8 of 1001 bots, by violations, then requests.</li>"),
+        "the timeline's cap is not listed"
+    );
     // A row costs some hundreds of bytes: with every table capped the page does not grow with
     // the flood (a million bots would give the same page as these).
     assert!(page.len() < 1_000_000, "the page is {} bytes", page.len());
@@ -748,7 +752,7 @@ fn a_period_of_millennia_is_drawn_in_as_many_points_as_a_night() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let ua = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
-    let log: String = ["01/Jan/1971", "21/Nov/2026", "21/Nov/9999"]
+    let mut log: String = ["01/Jan/1971", "21/Nov/2026", "21/Nov/9999"]
         .iter()
         .map(|day| {
             format!(
@@ -756,6 +760,13 @@ fn a_period_of_millennia_is_drawn_in_as_many_points_as_a_night() {
             )
         })
         .collect();
+    // Nine more bots tonight: the timeline draws eight, and the page says so under its step.
+    for i in 0..9 {
+        log.push_str(&format!(
+            "a.example:443 192.0.2.1 - - [21/Nov/2026:01:10:00 +0000] \"GET /q HTTP/1.1\" 200 5 \
+             \"-\" \"Bot{i:07}Bot/1.0 (+http://x{i}.example/)\"\n"
+        ));
+    }
     write(d, "night.log", log);
     write(d, "robots/a.example.txt", "User-agent: *\nDisallow: /p\n");
     robots_audit()
@@ -779,11 +790,12 @@ fn a_period_of_millennia_is_drawn_in_as_many_points_as_a_night() {
         "requests per 2933 days (UTC)",
         "1970-01-01 ",
         "9955-07-25 ",
+        "<li>Per 2933 days: Top 8 of 10 bots, by violations, then requests.</li>",
     ] {
         assert!(page.contains(text), "the page does not say {text:?}");
     }
     let hourly = read_csv(&d.join("out/hourly.csv"));
-    assert_eq!(hourly.len(), 3, "{hourly:?}");
+    assert_eq!(hourly.len(), 12, "{hourly:?}");
 }
 
 /// The page of a merged directory is the page of one audit of everything.

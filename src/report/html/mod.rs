@@ -167,9 +167,10 @@ fn capped(page: &Page) -> Vec<String> {
         .filter(|(_, table)| table.capped)
         .map(|(section, table)| format!("{section}: {}", table.note))
         .collect();
+    let per_step = format!("Per {}", page.timeline.step);
     let charts = [
         ("Bot charts", &page.bar_charts.note),
-        ("Per hour", &page.timeline.note),
+        (per_step.as_str(), &page.timeline.note),
     ];
     lines.extend(
         charts
