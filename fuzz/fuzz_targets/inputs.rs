@@ -12,7 +12,8 @@
 //! - 3: a CDX answer (`wayback::parse_index`);
 //! - 4: a `state.json` payload, wrapped in its envelope with the checksum that makes it pass,
 //!   so that what follows the checksum is reached: the state is read, added to a merge twice
-//!   (the second time as another report's), summed, viewed, and rendered as `report.html` and
+//!   (the second time as another report's), summed, viewed, and its reports written (every CSV
+//!   but the streamed ones, `report.html`, `state.json`) into a directory in `/dev/shm`, and
 //!   the summary; the merged state must write and read back as itself.
 //!
 //! Nothing may panic; each reader either loads or says why not.
@@ -20,7 +21,7 @@
 #![no_main]
 #![warn(missing_docs)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
@@ -28,7 +29,8 @@ use robots_audit::bots::dns::DnsCache;
 use robots_audit::bots::{Catalog, Identity, Verifier};
 use robots_audit::history::wayback;
 use robots_audit::merge::Merger;
-use robots_audit::report::{View, html, summary};
+use robots_audit::report::output::render;
+use robots_audit::report::{View, summary};
 use robots_audit::state::json;
 use sha2::{Digest, Sha256};
 
@@ -131,5 +133,25 @@ fn state(payload: &[u8]) {
         return;
     };
     let _ = summary::render(&view, "out");
-    let _ = html::render(&view);
+    // The reports are written as into a staging directory: a new one, each file created new.
+    let dir = reports_base().join("reports");
+    std::fs::create_dir(&dir).expect("create the reports directory");
+    render(&dir, &view, true, 1).expect("the reports of a state that merged are written");
+    std::fs::remove_dir_all(&dir).expect("remove the reports directory");
+}
+
+/// Where the reports of a merged state are written: in memory where the machine has it.
+fn reports_base() -> &'static Path {
+    static BASE: OnceLock<PathBuf> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let shm = Path::new("/dev/shm");
+        let base = if shm.is_dir() {
+            shm.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        };
+        let base = base.join(format!("robots-audit-fuzz-inputs-{}", std::process::id()));
+        std::fs::create_dir_all(&base).expect("create the reports' parent directory");
+        base
+    })
 }

@@ -144,8 +144,8 @@ pub struct Timeline {
 /// The hours each point of the timeline sums, and the points drawn: one hour a point while
 /// the period has at most [`TIMELINE_POINTS`] hours, else the first of 2, 3, 4, 6 and 12 hours
 /// or a whole number of days that keeps the points within it. Steps start at multiples of
-/// their length since the epoch, so that steps of hours start on the hours of a UTC day that
-/// divide it, and steps of a day at midnight UTC.
+/// their length since the epoch: a step of 6 hours at 00:00, 06:00, 12:00 and 18:00 UTC, a step
+/// of days at midnight UTC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Step {
     /// Hours a point sums.
