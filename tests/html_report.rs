@@ -706,6 +706,27 @@ fn every_table_is_capped_and_says_so() {
     assert!(page.len() < 1_000_000, "the page is {} bytes", page.len());
 }
 
+/// Audits `log` as `night.log` of `a.example`, whose robots.txt disallows `/p`, into `out` in
+/// `dir`; returns its `report.html`.
+fn audit_night(dir: &Path, log: &str) -> String {
+    write(dir, "night.log", log);
+    write(dir, "robots/a.example.txt", "User-agent: *\nDisallow: /p\n");
+    robots_audit()
+        .current_dir(dir)
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "robots",
+            "--out",
+            "out",
+            "night.log",
+        ])
+        .assert()
+        .code(predicates::prelude::predicate::in_iter([0, 3]));
+    std::fs::read_to_string(dir.join("out/report.html")).unwrap()
+}
+
 /// A night across New Year: the time axis names the year.
 #[test]
 fn a_night_across_new_year_names_the_years_on_the_time_axis() {
@@ -723,22 +744,7 @@ fn a_night_across_new_year_names_the_years_on_the_time_axis() {
             "a.example:443 192.0.2.1 - - [{day}:{hour:02}:10:00 +0000] \"GET /p HTTP/1.1\" 200 5 \"-\" \"{ua}\"\n"
         ));
     }
-    write(d, "night.log", log);
-    write(d, "robots/a.example.txt", "User-agent: *\nDisallow: /p\n");
-    robots_audit()
-        .current_dir(d)
-        .args([
-            "audit",
-            "-q",
-            "--robots",
-            "robots",
-            "--out",
-            "out",
-            "night.log",
-        ])
-        .assert()
-        .code(predicates::prelude::predicate::in_iter([0, 3]));
-    let page = std::fs::read_to_string(d.join("out/report.html")).unwrap();
+    let page = audit_night(d, &log);
     for label in ["2025-12-31 ", "2026-01-01 "] {
         assert!(page.contains(label), "no axis label {label}");
     }
@@ -767,22 +773,7 @@ fn a_period_of_millennia_is_drawn_in_as_many_points_as_a_night() {
              \"-\" \"Bot{i:07}Bot/1.0 (+http://x{i}.example/)\"\n"
         ));
     }
-    write(d, "night.log", log);
-    write(d, "robots/a.example.txt", "User-agent: *\nDisallow: /p\n");
-    robots_audit()
-        .current_dir(d)
-        .args([
-            "audit",
-            "-q",
-            "--robots",
-            "robots",
-            "--out",
-            "out",
-            "night.log",
-        ])
-        .assert()
-        .code(predicates::prelude::predicate::in_iter([0, 3]));
-    let page = std::fs::read_to_string(d.join("out/report.html")).unwrap();
+    let page = audit_night(d, &log);
     assert!(page.len() < 1_000_000, "the page is {} bytes", page.len());
     for text in [
         "Requests and violations per 2933 days",
