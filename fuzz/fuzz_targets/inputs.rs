@@ -133,25 +133,21 @@ fn state(payload: &[u8]) {
         return;
     };
     let _ = summary::render(&view, "out");
-    // The reports are written as into a staging directory: a new one, each file created new.
-    let dir = reports_base().join("reports");
+    // The reports are written as into a staging directory: a new one, each file created new,
+    // removed after, so that a run leaves nothing behind.
+    let dir = reports_dir();
     std::fs::create_dir(&dir).expect("create the reports directory");
     render(&dir, &view, true, 1).expect("the reports of a state that merged are written");
     std::fs::remove_dir_all(&dir).expect("remove the reports directory");
 }
 
 /// Where the reports of a merged state are written: in memory where the machine has it.
-fn reports_base() -> &'static Path {
-    static BASE: OnceLock<PathBuf> = OnceLock::new();
-    BASE.get_or_init(|| {
-        let shm = Path::new("/dev/shm");
-        let base = if shm.is_dir() {
-            shm.to_path_buf()
-        } else {
-            std::env::temp_dir()
-        };
-        let base = base.join(format!("robots-audit-fuzz-inputs-{}", std::process::id()));
-        std::fs::create_dir_all(&base).expect("create the reports' parent directory");
-        base
-    })
+fn reports_dir() -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    let base = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    base.join(format!("robots-audit-fuzz-inputs-{}", std::process::id()))
 }
