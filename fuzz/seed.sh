@@ -105,12 +105,12 @@ for file in "$repo"/sample-data/logs/*.gz; do
     head -c "$max_seed" "$file" >"$corpus/decompress/$(basename "$file").head"
 done
 
-# inputs: selector byte (0 range file as .txt, 128 as .json, 1 catalog, 2 DNS cache, 3 CDX
-# answer, 4 state payload) ++ the input.
+# inputs: selector byte (0 range file as .txt, 130 as .json: 0 with bit 7 set; 1 catalog, 2 DNS
+# cache, 3 CDX answer, 4 state payload) ++ the input.
 input_seed() { # <selector> <file> <name>
     { printf "\\$(printf '%03o' "$1")"; head -c "$max_seed" "$2"; } >"$corpus/inputs/$3"
 }
-input_seed 128 "$repo/sample-data/ranges/googlebot.json" ranges_json
+input_seed 130 "$repo/sample-data/ranges/googlebot.json" ranges_json
 printf '66.249.64.0/19\n# comment\n2001:4860:4801::/48\n192.0.2.1\n' >"$scratch/ranges.txt"
 input_seed 0 "$scratch/ranges.txt" ranges_txt
 input_seed 1 "$repo/crates/bots/tests/fixtures/extra_catalog.json" catalog_own
@@ -136,7 +136,7 @@ if [ -d "$data/bots/ip_ranges" ]; then
         case "$file" in
         *.json)
             json_head "$file" "$scratch/head.json"
-            input_seed 128 "$scratch/head.json" "$(basename "$file")"
+            input_seed 130 "$scratch/head.json" "$(basename "$file")"
             ;;
         *) input_seed 0 "$file" "$(basename "$file")" ;;
         esac

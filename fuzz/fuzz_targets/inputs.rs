@@ -12,9 +12,10 @@
 //! - 3: a CDX answer (`wayback::parse_index`);
 //! - 4: a `state.json` payload, wrapped in its envelope with the checksum that makes it pass,
 //!   so that what follows the checksum is reached: the state is read, added to a merge twice
-//!   (the second time as another report's), summed, viewed, and its reports written (every CSV
-//!   but the streamed ones, `report.html`, `state.json`) into a directory in `/dev/shm`, and
-//!   the summary; the merged state must write and read back as itself.
+//!   (the second time as another report's) and summed; the merged state must write and read
+//!   back as itself; then it is viewed, summarised, and its reports written (every CSV but the
+//!   streamed ones, `report.html`, `state.json`) into a fresh directory in `/dev/shm`, removed
+//!   after.
 //!
 //! Nothing may panic; each reader either loads or says why not.
 
