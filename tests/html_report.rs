@@ -230,19 +230,7 @@ fn crawl_rate_and_preference_sections_show_the_csvs_numbers() {
         ));
     }
     write(d, "night.log", log);
-    robots_audit()
-        .current_dir(d)
-        .args([
-            "audit",
-            "-q",
-            "--robots",
-            "robots",
-            "--out",
-            "out",
-            "night.log",
-        ])
-        .assert()
-        .success();
+    audit_log(d, "night.log", &[]).success();
     let out = d.join("out");
     let profile = d.join("profile");
     let (dom, log) = headless(
@@ -650,19 +638,7 @@ fn flood(dir: &Path, bots: usize, kept: usize) -> String {
         "robots/h0.example.txt",
         "User-agent: *\nDisallow: /p\n",
     );
-    robots_audit()
-        .current_dir(dir)
-        .args([
-            "audit",
-            "-q",
-            "--robots",
-            "robots",
-            "--out",
-            "out",
-            "flood.log",
-        ])
-        .arg(format!("--kept-names={kept}"))
-        .assert()
+    audit_log(dir, "flood.log", &[format!("--kept-names={kept}")])
         .code(predicates::prelude::predicate::in_iter([0, 3]));
     std::fs::read_to_string(dir.join("out/report.html")).unwrap()
 }
@@ -706,24 +682,22 @@ fn every_table_is_capped_and_says_so() {
     assert!(page.len() < 1_000_000, "the page is {} bytes", page.len());
 }
 
+/// Audits the log `log` in `dir` against the robots sources of `dir/robots` into `dir/out`,
+/// with `extra` options.
+fn audit_log(dir: &Path, log: &str, extra: &[String]) -> assert_cmd::assert::Assert {
+    robots_audit()
+        .current_dir(dir)
+        .args(["audit", "-q", "--robots", "robots", "--out", "out", log])
+        .args(extra)
+        .assert()
+}
+
 /// Audits `log` as `night.log` of `a.example`, whose robots.txt disallows `/p`, into `out` in
 /// `dir`; returns its `report.html`.
 fn audit_night(dir: &Path, log: &str) -> String {
     write(dir, "night.log", log);
     write(dir, "robots/a.example.txt", "User-agent: *\nDisallow: /p\n");
-    robots_audit()
-        .current_dir(dir)
-        .args([
-            "audit",
-            "-q",
-            "--robots",
-            "robots",
-            "--out",
-            "out",
-            "night.log",
-        ])
-        .assert()
-        .code(predicates::prelude::predicate::in_iter([0, 3]));
+    audit_log(dir, "night.log", &[]).code(predicates::prelude::predicate::in_iter([0, 3]));
     std::fs::read_to_string(dir.join("out/report.html")).unwrap()
 }
 
