@@ -7,6 +7,9 @@
 //! temporary directory, else from generated files. URLs are derived from each file's own rules plus a few common paths.
 //!
 //! `cargo bench -p robots-audit-engine --bench matcher -- --warm-up-time 1 --measurement-time 3`
+//!
+//! `long_literals` times one verdict of a hostile robots.txt on a hostile path (see its
+//! function).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -233,6 +236,31 @@ fn bench(c: &mut Criterion) {
         });
     });
     check.finish();
+
+    long_literals(c);
+}
+
+/// A stranger's robots.txt and a stranger's path together: 100 rules `Disallow: /*aaa…ab07`,
+/// each a 5 KB literal (too long for an automaton), against a path of 100,000 `a` (and every
+/// byte of the rules after them) that every rule nearly matches at each of its bytes. Searching each literal at each occurrence of its
+/// first byte cost the product of the two lengths.
+fn long_literals(c: &mut Criterion) {
+    let mut robots = String::from("User-agent: *\n");
+    for rule in 0..100 {
+        robots.push_str(&format!("Disallow: /*{}b{rule:02}\n", "a".repeat(4_990)));
+    }
+    let robots = Robots::parse(robots.as_bytes());
+    robots.compile();
+    let selection = robots.select(&[AGENT.as_bytes()], TokenMatch::Google);
+    // Every byte the rules hold, so that no filter of the path's bytes rules them out.
+    let path = format!("/{}b0z1z2z3z4z5z6z7z8z9q", "a".repeat(100_000));
+    let mut group = c.benchmark_group("long_literals");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(path.len() as u64));
+    group.bench_function("robots_audit_verdict", |b| {
+        b.iter(|| black_box(robots.verdict(&selection, black_box(path.as_bytes()))));
+    });
+    group.finish();
 }
 
 criterion_group!(benches, bench);

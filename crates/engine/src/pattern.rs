@@ -124,12 +124,22 @@ pub(crate) fn glob_matches_parts(body: &[u8], anchored_end: bool, path: &[u8]) -
     anchored_end || find(path.get(at..).unwrap_or_default(), last).is_some()
 }
 
-/// The first occurrence of `needle` in `haystack`. Paths are short, so checking each
-/// occurrence of the first byte beats building a substring searcher per call.
+/// Literals at least this long are found with a substring searcher ([`memchr::memmem`]).
+const SEARCHER_NEEDLE_LEN: usize = 64;
+
+/// The first occurrence of `needle` in `haystack`. Paths and literals are short, so checking
+/// each occurrence of the first byte beats building a substring searcher per call; but that
+/// compares up to the literal's length at each occurrence, so a long literal against a path of
+/// its first byte repeated (`/*aaaa...ab` against `/aaaa...a`: both a stranger's, the rule in a
+/// robots.txt, the path in a log line) would cost the product of their lengths. A literal of
+/// [`SEARCHER_NEEDLE_LEN`] or more bytes is searched for in time linear in the two.
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     let Some((&first, rest)) = needle.split_first() else {
         return Some(0);
     };
+    if needle.len() >= SEARCHER_NEEDLE_LEN {
+        return memchr::memmem::find(haystack, needle);
+    }
     memchr::memchr_iter(first, haystack).find(|&at| {
         haystack
             .get(at + 1..)
@@ -214,6 +224,45 @@ mod tests {
                 *expected,
                 "pattern {pattern:?} path {path:?}"
             );
+        }
+    }
+
+    /// The first occurrence by brute force: every position, every byte.
+    fn first_window(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+        (0..=haystack.len()).find(|&at| {
+            haystack
+                .get(at..)
+                .is_some_and(|tail| tail.starts_with(needle))
+        })
+    }
+
+    #[test]
+    fn a_long_literal_is_found_where_it_first_is() {
+        let long = [b"a".repeat(4_990), b"b".to_vec()].concat();
+        let path = [b"/".to_vec(), b"a".repeat(100_000), b"b".to_vec()].concat();
+        assert_eq!(find(&path, &long), Some(path.len() - long.len()));
+        assert_eq!(find(&path[..path.len() - 1], &long), None);
+        let pattern = [b"/*".to_vec(), long.clone()].concat();
+        assert!(glob_matches(&pattern, &path));
+        assert!(!glob_matches(&pattern, &path[..path.len() - 1]));
+        assert!(glob_matches(&[pattern.as_slice(), b"$"].concat(), &path));
+    }
+
+    proptest::proptest! {
+        /// Short literals and long ones (at and past [`SEARCHER_NEEDLE_LEN`]), of two bytes, one
+        /// of them rare, so that near misses abound: the first occurrence, as brute force finds
+        /// it.
+        #[test]
+        fn find_agrees_with_brute_force(
+            haystack in proptest::collection::vec(proptest::sample::select(b"aaab".to_vec()), 0..300),
+            needle in proptest::collection::vec(proptest::sample::select(b"aaab".to_vec()), 0..130),
+            cut in 0usize..300,
+        ) {
+            proptest::prop_assert_eq!(find(&haystack, &needle), first_window(&haystack, &needle));
+            // The needle twice, inside the haystack and at its end: found where it first is.
+            let at = cut.min(haystack.len());
+            let planted = [&haystack[..at], &needle, &haystack[at..], &needle].concat();
+            proptest::prop_assert_eq!(find(&planted, &needle), first_window(&planted, &needle));
         }
     }
 }
