@@ -13,6 +13,7 @@ use robots_audit_engine::{
 
 use crate::audit::judge::{engine_use, select_for};
 use crate::error::Error;
+use crate::report::cells::is_control;
 use crate::report::crawl_rate::seconds;
 
 /// Everything `check` is told.
@@ -101,20 +102,20 @@ fn agent(config: &CheckConfig) -> Result<Agent, Error> {
 
 /// Writes one field of a `check` line with TAB, CR, LF and backslash escaped as `\t`, `\r`,
 /// `\n` and `\\`, so every line has exactly four TAB-separated fields even when a URL or a rule
-/// of a real robots.txt holds a TAB. Other bytes are written as they are.
+/// of a real robots.txt holds a TAB, and every other control byte as `\xHH` (as the CSVs write
+/// them), so that no rule of a stranger's robots.txt acts on the terminal. Other bytes are
+/// written as they are.
 fn write_field(out: &mut dyn Write, field: &[u8]) -> io::Result<()> {
     let mut rest = field;
-    while let Some(at) = rest
-        .iter()
-        .position(|b| matches!(b, b'\t' | b'\r' | b'\n' | b'\\'))
-    {
+    while let Some(at) = rest.iter().position(|&b| b == b'\\' || is_control(b)) {
         out.write_all(&rest[..at])?;
-        out.write_all(match rest[at] {
-            b'\t' => b"\\t",
-            b'\r' => b"\\r",
-            b'\n' => b"\\n",
-            _ => b"\\\\",
-        })?;
+        match rest[at] {
+            b'\t' => out.write_all(b"\\t")?,
+            b'\r' => out.write_all(b"\\r")?,
+            b'\n' => out.write_all(b"\\n")?,
+            b'\\' => out.write_all(b"\\\\")?,
+            control => write!(out, "\\x{control:02x}")?,
+        }
         rest = &rest[at + 1..];
     }
     out.write_all(rest)
@@ -232,14 +233,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fields_are_escaped_so_a_line_keeps_six_fields() {
-        let cases: [(&[u8], &[u8]); 6] = [
+    fn fields_are_escaped_so_a_line_keeps_six_fields_and_no_control_byte() {
+        let cases: [(&[u8], &[u8]); 9] = [
             (b"/plain", b"/plain"),
             (b"Disallow: /a\tb", b"Disallow: /a\\tb"),
             (b"/x\\y", b"/x\\\\y"),
             (b"\r\n", b"\\r\\n"),
             (b"", b""),
             (b"\xff\t", b"\xff\\t"),
+            (b"/a\x1b[31m", b"/a\\x1b[31m"),
+            (b"\x00\x07\x7f", b"\\x00\\x07\\x7f"),
+            (b"\\x1b", b"\\\\x1b"),
         ];
         for (field, expected) in cases {
             let mut out = Vec::new();

@@ -25,6 +25,7 @@ pub mod limits;
 pub mod merge;
 pub mod origin;
 pub mod report;
+pub mod shown;
 pub mod state;
 pub mod versions;
 

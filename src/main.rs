@@ -50,7 +50,7 @@ fn exit(result: Result<u8, Error>) -> ExitCode {
         // The reader of the output went away (`| head`): nothing more to say.
         Err(Error::OutputClosed) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("robots-audit: {e}");
+            cmd::say(format_args!("robots-audit: {e}"));
             ExitCode::from(e.exit_code())
         }
     }

@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::common::{read_csv, robots_audit, sample_night_audit, stderr_text};
+use crate::common::{read_csv, resigned_state, robots_audit, sample_night_audit, stderr_text};
 use proptest::prelude::*;
 use robots_audit::merge::{Merger, Placement, copy_streamed, merge_dirs};
 use robots_audit::report::View;
@@ -397,21 +397,10 @@ fn first_file(dir: &Path) -> PathBuf {
 /// Something done to a copy of a report directory.
 type Damage<'a> = Box<dyn Fn(&Path) + 'a>;
 
-/// `state` (the text of a `state.json`) with its payload edited by `edit`, and the checksum that
-/// makes it pass, as a bug or a hand edit would leave it.
-fn edited(state: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
-    use sha2::{Digest, Sha256};
-    let mut envelope: serde_json::Value = serde_json::from_str(state).unwrap();
-    edit(&mut envelope["payload"]);
-    let payload = serde_json::to_string(&envelope["payload"]).unwrap();
-    envelope["sha256"] = format!("{:x}", Sha256::digest(payload.as_bytes())).into();
-    serde_json::to_string(&envelope).unwrap()
-}
-
 /// `state` with the hours of its first input's hourly counts set to `first` (the first row's)
 /// and `last` (the last row's, when given).
 fn with_hours(state: &str, first: i64, last: Option<i64>) -> String {
-    edited(state, |payload| {
+    resigned_state(state, |payload| {
         let rows = payload["inputs"][0]["stats"]["hourly"]
             .as_array_mut()
             .unwrap();
@@ -478,7 +467,7 @@ fn a_robots_version_twice_in_one_state_is_refused() {
     let text = fs::read_to_string(night.all.join(json::FILE)).unwrap();
     let report = dir.path().join("twice");
     copy_dir(&night.all, &report);
-    let twice = edited(&text, |payload| {
+    let twice = resigned_state(&text, |payload| {
         let versions = payload["robots"]["versions"].as_array_mut().unwrap();
         let mut other = versions[0].clone();
         other["bytes"] = (other["bytes"].as_u64().unwrap() + 1).into();

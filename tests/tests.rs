@@ -27,5 +27,6 @@ mod mixed_formats;
 mod real_robots;
 mod spark;
 mod synth_truth;
+mod terminal;
 mod v2_reports;
 mod verify_dns;

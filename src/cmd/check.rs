@@ -95,17 +95,15 @@ pub fn run(args: CheckArgs) -> Result<u8, Error> {
     let ignored = robots_audit::check::run(&config, &mut out)?;
     out.flush().map_err(Error::output)?;
     // The extension lines that took no effect (robots.csv counts them in `ignored_lines`).
-    let mut err = std::io::stderr().lock();
     for line in ignored {
-        let _ = writeln!(
-            err,
+        super::say(format_args!(
             "{}: line {} ignored ({} {}): {}",
             config.robots.display(),
             line.line,
             line.kind.name(),
             line.reason.name(),
             line.text
-        );
+        ));
     }
     Ok(EXIT_OK)
 }

@@ -103,22 +103,22 @@ pub fn run(args: FetchArgs) -> Result<u8, Error> {
                 .as_ref()
                 .map(|e| format!(" ({e})"))
                 .unwrap_or_default();
-            eprintln!(
+            super::say(format_args!(
                 "fetch: {} {}{why}{size}: {what}",
                 one.observation.origin, one.observation.status
-            );
+            ));
         }
     }
     let path = manifest.path();
     manifest.commit()?;
     if !args.quiet {
-        eprintln!(
+        super::say(format_args!(
             "fetch: {} origin{}, {added} new row{} in {}",
             fetched.len(),
             if fetched.len() == 1 { "" } else { "s" },
             if added == 1 { "" } else { "s" },
             path.display()
-        );
+        ));
     }
     Ok(EXIT_OK)
 }

@@ -119,7 +119,7 @@ fn run_git(repo: PathBuf, args: &ImportArgs) -> Result<u8, Error> {
     manifest.commit()?;
     if !args.quiet {
         let versions = tally.added + tally.unchanged;
-        eprintln!(
+        super::say(format_args!(
             "import: {origin}: {} version{} of {} in git, {} new row{} in {} ({} unchanged)",
             versions,
             if versions == 1 { "" } else { "s" },
@@ -128,7 +128,7 @@ fn run_git(repo: PathBuf, args: &ImportArgs) -> Result<u8, Error> {
             if tally.added == 1 { "" } else { "s" },
             path.display(),
             tally.unchanged
-        );
+        ));
     }
     Ok(EXIT_OK)
 }
@@ -181,7 +181,7 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
         match imported {
             Ok((imported, tally)) => {
                 if !args.quiet {
-                    eprintln!(
+                    super::say(format_args!(
                         "import: {origin}: {} capture{} ({} redirect{} skipped), {} cop{} read, \
                          {} new row{} ({} unchanged)",
                         imported.captures,
@@ -193,12 +193,14 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
                         tally.added,
                         if tally.added == 1 { "" } else { "s" },
                         tally.unchanged
-                    );
+                    ));
                 }
             }
             Err(e) => {
                 manifest.restore(saved);
-                eprintln!("robots-audit: import: {origin}: nothing imported: {e}");
+                super::say(format_args!(
+                    "robots-audit: import: {origin}: nothing imported: {e}"
+                ));
                 failures.push(format!("{origin}: {e}"));
             }
         }

@@ -61,7 +61,7 @@ pub fn run(args: MergeArgs) -> Result<u8, Error> {
         .collect();
     let merged = merge_dirs(&reports)?;
     for warning in &merged.warnings {
-        eprintln!("robots-audit: warning: {warning}");
+        super::say(format_args!("robots-audit: warning: {warning}"));
     }
     if merged.state.settings.raw_csv != args.raw_csv {
         let (made, given) = if args.raw_csv {

@@ -23,6 +23,15 @@ use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error
 use robots_audit::origin::Origin;
 use robots_audit::report::summary::nothing_judged;
 use robots_audit::report::{View, files};
+use robots_audit::shown::visible;
+
+/// Writes `message` on standard error as one line, with its control characters written visibly
+/// ([`visible`]): a message may carry a stranger's text (a file's error, a name read from a
+/// report directory's `state.json`, a server's answer), which must not act on the terminal or
+/// start a line of its own.
+pub fn say(message: std::fmt::Arguments<'_>) {
+    eprintln!("{}", visible(&message.to_string()));
+}
 
 /// The exit code of a run's reports (`audit` and `merge` alike). Standard error names each
 /// input that had an error, and says why nothing was judged when that is the reason, even with
@@ -30,7 +39,7 @@ use robots_audit::report::{View, files};
 fn exit_code(view: &View<'_>) -> u8 {
     report_input_errors(view);
     if let Some(why) = nothing_judged(view) {
-        eprintln!("robots-audit: {why}");
+        say(format_args!("robots-audit: {why}"));
         return EXIT_NOTHING_JUDGED;
     }
     if view.state.input_errors() {
@@ -47,17 +56,17 @@ const INPUT_ERRORS_SHOWN: usize = 10;
 fn report_input_errors(view: &View<'_>) {
     let failed: Vec<_> = view.files().filter(|f| f.error.is_some()).collect();
     for file in failed.iter().take(INPUT_ERRORS_SHOWN) {
-        eprintln!(
+        say(format_args!(
             "robots-audit: {}: {}",
             file.name,
             file.error.as_deref().unwrap_or_default()
-        );
+        ));
     }
     if failed.len() > INPUT_ERRORS_SHOWN {
-        eprintln!(
+        say(format_args!(
             "robots-audit: and {} more inputs with errors (see inputs.csv)",
             failed.len() - INPUT_ERRORS_SHOWN
-        );
+        ));
     }
 }
 
@@ -70,10 +79,12 @@ fn lock_out(out: &Path, wait: bool) -> Result<OutLock, Error> {
     let dir = OutDir::resolve(out)?;
     let shown = dir.shown();
     let lock = OutLock::take(dir, wait, |holder| {
-        eprintln!("robots-audit: waiting for {holder}, which is writing {shown}");
+        say(format_args!(
+            "robots-audit: waiting for {holder}, which is writing {shown}"
+        ));
     })?;
     for note in commit::recover(&lock, OWNED)? {
-        eprintln!("robots-audit: {note}");
+        say(format_args!("robots-audit: {note}"));
     }
     Ok(lock)
 }
@@ -85,7 +96,7 @@ fn commit_out(staging: Staging<'_>, interrupt: &AtomicBool) -> Result<(), Error>
         return Err(Error::Interrupted);
     }
     if let Some(warning) = staging.commit(OWNED)? {
-        eprintln!("robots-audit: warning: {warning}");
+        say(format_args!("robots-audit: warning: {warning}"));
     }
     Ok(())
 }
@@ -107,7 +118,7 @@ fn on_interrupt() -> Result<Arc<AtomicBool>, Error> {
         std::thread::spawn(|| {
             std::thread::sleep(STOP_GRACE);
             let _no_commit_now = commit::abandon();
-            eprintln!("robots-audit: {}", Error::Interrupted);
+            say(format_args!("robots-audit: {}", Error::Interrupted));
             std::process::exit(i32::from(Error::Interrupted.exit_code()));
         });
     })

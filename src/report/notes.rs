@@ -1,11 +1,13 @@
 //! The block of notes the summary on standard error ends with: what a run saw that its numbers
 //! alone would not say. Origins with bot requests and no robots source, bots whose coverage is
 //! below 1, names folded past the bound (`src/audit/fold.rs`), and inputs whose times were read
-//! in an assumed zone. Each note is one line naming the first few, "and N more".
+//! in an assumed zone. Each note is one line naming the first few, "and N more", each name
+//! [`shown`] (cut, its control characters visible).
 
 use std::collections::BTreeMap;
 
 use crate::audit::fold::{FoldCount, FoldSketch, OTHER_AGENTS, OTHER_ORIGINS};
+use crate::shown::shown;
 
 use super::View;
 use super::agents::coverage;
@@ -81,7 +83,7 @@ fn sourceless_origins(view: &View<'_>) -> Option<String> {
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     let names: Vec<String> = ranked
         .iter()
-        .map(|(name, n)| format!("{name} ({})", count(*n, "request", "requests")))
+        .map(|(name, n)| format!("{} ({})", shown(name), count(*n, "request", "requests")))
         .collect();
     Some(format!(
         "no robots source for {} with bot requests (left unjudged): {}",
@@ -119,7 +121,7 @@ fn low_coverage(view: &View<'_>) -> Option<String> {
     low.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(b.0)));
     let names: Vec<String> = low
         .iter()
-        .map(|(name, _, coverage)| format!("{name} ({coverage})"))
+        .map(|(name, _, coverage)| format!("{} ({coverage})", shown(name)))
         .collect();
     Some(format!(
         "coverage below 1 for {}: {}",
@@ -174,7 +176,7 @@ fn assumed_zones(view: &View<'_>) -> Option<String> {
     let mut by_zone: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for file in view.files() {
         if let Some(zone) = &file.assumed_zone {
-            by_zone.entry(zone).or_default().push(file.name.clone());
+            by_zone.entry(zone).or_default().push(shown(&file.name));
         }
     }
     let parts: Vec<String> = by_zone

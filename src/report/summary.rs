@@ -7,6 +7,7 @@ use jiff::Timestamp;
 
 use crate::ids::OriginId;
 use crate::origin::Origin;
+use crate::shown::{cut, visible};
 
 use super::agents::{AgentTotals, coverage};
 use super::notes::{count, grouped, notes};
@@ -16,7 +17,9 @@ use super::{View, rate};
 /// How many agents the table shows.
 pub const TOP: usize = 10;
 
-/// Renders the summary: totals, then the agents with the most violations.
+/// Renders the summary: totals, then the agents with the most violations, then the notes. Names
+/// in it may be strangers' (a product token, a host, a name of a merged `state.json`): each line
+/// is written [`visible`], and the table's names [`cut`] too.
 pub fn render(view: &View<'_>, out_dir: &str) -> String {
     let mut totals = view.agents.clone();
     totals.sort_by(|a, b| {
@@ -30,6 +33,7 @@ pub fn render(view: &View<'_>, out_dir: &str) -> String {
     let bots: u64 = view.files().map(|f| f.bot_requests).sum();
     let errors = view.files().filter(|f| f.error.is_some()).count();
     let mut s = String::new();
+    let out_dir = visible(out_dir);
     let _ = writeln!(
         s,
         "{} ({errors} with errors), {} ({} skipped), {}, {}; reports in {out_dir}",
@@ -40,23 +44,33 @@ pub fn render(view: &View<'_>, out_dir: &str) -> String {
         count(totals.len() as u64, "agent", "agents"),
     );
     if let Some(note) = estimate_note(view) {
-        let _ = writeln!(s, "{note}");
+        let _ = writeln!(s, "{}", visible(&note));
     }
     if !totals.is_empty() {
         table(&mut s, view, &totals);
     }
     for note in notes(view) {
-        let _ = writeln!(s, "note: {note}");
+        let _ = writeln!(s, "note: {}", visible(&note));
     }
     s
 }
 
-/// The agents with the most violations, [`TOP`] of them.
+/// The characters of an agent's name the table shows: a self-declared bot is named by whatever
+/// product token its user-agent holds, and one of 70,000 letters would otherwise push every
+/// column off the screen (and a name of 65,536 or more could not be padded at all).
+pub const TABLE_NAME_CHARS: usize = 40;
+
+/// The agents with the most violations, [`TOP`] of them, each name [`cut`] to
+/// [`TABLE_NAME_CHARS`].
 fn table(s: &mut String, view: &View<'_>, totals: &[AgentTotals]) {
-    let width = totals
+    let top = &totals[..totals.len().min(TOP)];
+    let names: Vec<String> = top
         .iter()
-        .take(TOP)
-        .map(|t| view.state.agent_name(t.agent).chars().count())
+        .map(|t| cut(view.state.agent_name(t.agent), TABLE_NAME_CHARS))
+        .collect();
+    let width = names
+        .iter()
+        .map(|name| name.chars().count())
         .max()
         .unwrap_or(5)
         .max(5);
@@ -65,12 +79,11 @@ fn table(s: &mut String, view: &View<'_>, totals: &[AgentTotals]) {
         "{:<width$}  {:>10}  {:>10}  {:>10}  {:>7}  {:>8}  {:>8}",
         "agent", "requests", "judged", "violations", "rate", "coverage", "spoofed"
     );
-    for t in totals.iter().take(TOP) {
+    for (t, name) in top.iter().zip(&names) {
         let c = &t.counts;
         let _ = writeln!(
             s,
-            "{:<width$}  {:>10}  {:>10}  {:>10}  {:>7}  {:>8}  {:>8}",
-            view.state.agent_name(t.agent),
+            "{name:<width$}  {:>10}  {:>10}  {:>10}  {:>7}  {:>8}  {:>8}",
             c.requests,
             c.judged(),
             c.disallowed,

@@ -105,3 +105,14 @@ pub fn sample_night_audit() -> Command {
         .args(SAMPLE_NIGHT_OPTIONS);
     cmd
 }
+
+/// `state` (the text of a `state.json`) with its payload edited by `edit`, and the checksum that
+/// makes it pass, as a bug or a hand edit would leave it.
+pub fn resigned_state(state: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    use sha2::{Digest, Sha256};
+    let mut envelope: serde_json::Value = serde_json::from_str(state).unwrap();
+    edit(&mut envelope["payload"]);
+    let payload = serde_json::to_string(&envelope["payload"]).unwrap();
+    envelope["sha256"] = format!("{:x}", Sha256::digest(payload.as_bytes())).into();
+    serde_json::to_string(&envelope).unwrap()
+}

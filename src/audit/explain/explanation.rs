@@ -6,6 +6,8 @@ use jiff::Timestamp;
 use robots_audit_logs::Format;
 use serde_json::{Value, json};
 
+use crate::shown::visible;
+
 /// One rule of the selected groups that matches the path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchedRule {
@@ -210,97 +212,111 @@ impl Explanation {
         })
     }
 
-    /// The explanation as text, one step a line.
+    /// The explanation as text, one step a line. Each line's control characters are written
+    /// visibly ([`put`]): the fields of the log line, the robots.txt's rules and groups and the
+    /// PTR name are strangers' text.
     pub fn to_text(&self) -> String {
-        use std::fmt::Write;
-        let mut out = String::new();
-        let _ = writeln!(out, "format:        {}", self.format);
+        let mut text = String::new();
+        let out = &mut text;
+        put(out, format_args!("format:        {}", self.format));
         if let Some(fields) = &self.fields {
             for (name, value) in fields.iter().filter(|(_, v)| !v.is_empty()) {
-                let _ = writeln!(out, "  {name:<13}{value}");
+                put(out, format_args!("  {name:<13}{value}"));
             }
         }
         if let Some(why) = &self.not_a_request {
-            let _ = writeln!(out, "no request:    {why}");
-            return out;
+            put(out, format_args!("no request:    {why}"));
+            return text;
         }
-        let _ = writeln!(out, "identity:      {}", self.identification);
+        put(out, format_args!("identity:      {}", self.identification));
         let Some(agent) = &self.agent else {
-            let _ = writeln!(out, "verdict:       none (not audited)");
-            return out;
+            put(out, format_args!("verdict:       none (not audited)"));
+            return text;
         };
-        let _ = writeln!(
+        put(
             out,
-            "agent:         {agent} (tokens {}; operator {}; category {})",
-            self.tokens.join(", "),
-            if self.operator.is_empty() {
-                "-"
-            } else {
-                &self.operator
-            },
-            self.category
+            format_args!(
+                "agent:         {agent} (tokens {}; operator {}; category {})",
+                self.tokens.join(", "),
+                if self.operator.is_empty() {
+                    "-"
+                } else {
+                    &self.operator
+                },
+                self.category
+            ),
         );
-        let _ = writeln!(out, "robots policy: {}", self.robots_policy);
-        let _ = writeln!(
+        put(out, format_args!("robots policy: {}", self.robots_policy));
+        put(
             out,
-            "origin:        {}",
-            if self.origin.is_empty() {
-                "(none: the line names no host and no --origin was given)"
-            } else {
-                &self.origin
-            }
+            format_args!(
+                "origin:        {}",
+                if self.origin.is_empty() {
+                    "(none: the line names no host and no --origin was given)"
+                } else {
+                    &self.origin
+                }
+            ),
         );
-        let _ = writeln!(out, "path:          {}", self.path);
+        put(out, format_args!("path:          {}", self.path));
         if self.robots_fetch {
-            self.fetch_text(&mut out);
+            self.fetch_text(out);
         } else {
-            self.judgement_text(&mut out);
+            self.judgement_text(out);
         }
-        let _ = writeln!(
+        put(
             out,
-            "verification:  {} ({})",
-            self.verification,
-            if self.verification_sources.is_empty() {
-                "no published list covers this bot".to_owned()
-            } else {
-                self.verification_sources.join("; ")
-            }
+            format_args!(
+                "verification:  {} ({})",
+                self.verification,
+                if self.verification_sources.is_empty() {
+                    "no published list covers this bot".to_owned()
+                } else {
+                    self.verification_sources.join("; ")
+                }
+            ),
         );
         if let Some(dns) = &self.dns {
-            let _ = writeln!(out, "dns:           {} ({})", dns.client, dns.answered_by);
+            put(
+                out,
+                format_args!("dns:           {} ({})", dns.client, dns.answered_by),
+            );
             if let Some(ptr) = &dns.ptr {
-                let _ = writeln!(out, "  ptr:         {ptr}");
+                put(out, format_args!("  ptr:         {ptr}"));
             }
             if let Some(forward) = &dns.forward {
-                let _ = writeln!(
+                put(
                     out,
-                    "  forward:     {}",
-                    if forward.is_empty() {
-                        "no address".to_owned()
-                    } else {
-                        forward.join(", ")
-                    }
+                    format_args!(
+                        "  forward:     {}",
+                        if forward.is_empty() {
+                            "no address".to_owned()
+                        } else {
+                            forward.join(", ")
+                        }
+                    ),
                 );
             }
-            let _ = writeln!(out, "  answer:      {}", dns.answer);
+            put(out, format_args!("  answer:      {}", dns.answer));
         }
-        let _ = writeln!(out, "verdict:       {}", self.verdict);
-        out
+        put(out, format_args!("verdict:       {}", self.verdict));
+        text
     }
 
     /// The steps of a judged (or unjudged) request: the version, its groups and rules, the
     /// deciding rule, grace and the 1994 reading.
     fn judgement_text(&self, out: &mut String) {
-        use std::fmt::Write;
         match &self.version {
             None => {
-                let _ = writeln!(out, "robots.txt:    no version in force");
+                put(out, format_args!("robots.txt:    no version in force"));
             }
             Some(v) => {
-                let _ = writeln!(
+                put(
                     out,
-                    "robots.txt:    version {} from {} (status {}: {})",
-                    v.label, v.source, v.status, v.effect
+                    format_args!(
+                        "robots.txt:    version {} from {} (status {}: {})",
+                        v.label, v.source, v.status, v.effect
+                    ),
                 );
                 self.groups_text(out, v);
                 let conflict = if self.preference_conflict {
@@ -308,12 +324,17 @@ impl Explanation {
                 } else {
                     ""
                 };
-                let _ = match &v.preference {
-                    Some((text, value, line)) => writeln!(
+                match &v.preference {
+                    Some((text, value, line)) => put(
                         out,
-                        "usage:         {value} for this bot's use ({text}, line {line}){conflict}"
+                        format_args!(
+                            "usage:         {value} for this bot's use ({text}, line {line}){conflict}"
+                        ),
                     ),
-                    None => writeln!(out, "usage:         no preference for this bot's use"),
+                    None => put(
+                        out,
+                        format_args!("usage:         no preference for this bot's use"),
+                    ),
                 };
             }
         }
@@ -324,17 +345,19 @@ impl Explanation {
         } else {
             format!("{} (line {})", self.rule, self.rule_line)
         };
-        let _ = writeln!(out, "deciding rule: {deciding}");
-        let _ = writeln!(out, "grace:         {}", self.grace);
+        put(out, format_args!("deciding rule: {deciding}"));
+        put(out, format_args!("grace:         {}", self.grace));
         if let Some(holds) = self.holds_under_1994 {
-            let _ = writeln!(
+            put(
                 out,
-                "1994 reading:  {}",
-                if holds {
-                    "disallowed too"
-                } else {
-                    "allowed (a violation only under RFC 9309)"
-                }
+                format_args!(
+                    "1994 reading:  {}",
+                    if holds {
+                        "disallowed too"
+                    } else {
+                        "allowed (a violation only under RFC 9309)"
+                    }
+                ),
             );
         }
     }
@@ -342,27 +365,32 @@ impl Explanation {
     /// A robots.txt fetch: not judged; the version it fetched and what its groups say to the
     /// agent (its crawl delay counts the fetch).
     fn fetch_text(&self, out: &mut String) {
-        use std::fmt::Write;
-        let _ = writeln!(
+        put(
             out,
-            "robots.txt:    this request fetched the robots.txt itself: counted, not judged"
+            format_args!(
+                "robots.txt:    this request fetched the robots.txt itself: counted, not judged"
+            ),
         );
         match &self.version {
             None => {
-                let _ = writeln!(
+                put(
                     out,
-                    "fetched:       no version is known to be in force at its time (the robots \
+                    format_args!(
+                        "fetched:       no version is known to be in force at its time (the robots \
                      sources name no version of this origin before it)"
+                    ),
                 );
             }
             Some(v) => {
                 let valid_from = v
                     .valid_from
                     .map_or_else(|| "the beginning".to_owned(), |t| t.to_string());
-                let _ = writeln!(
+                put(
                     out,
-                    "fetched:       version {} from {} (valid from {valid_from}; status {}: {})",
-                    v.label, v.source, v.status, v.effect
+                    format_args!(
+                        "fetched:       version {} from {} (valid from {valid_from}; status {}: {})",
+                        v.label, v.source, v.status, v.effect
+                    ),
                 );
                 self.groups_text(out, v);
             }
@@ -371,7 +399,6 @@ impl Explanation {
 
     /// The groups the agent's tokens select, the rules that match the path and the crawl delay.
     fn groups_text(&self, out: &mut String, v: &VersionStep) {
-        use std::fmt::Write;
         if !v.groups.is_empty() || v.effect == "its rules decide" {
             let why = if v.global_groups {
                 "no group names the agent's tokens: the `*` groups".to_owned()
@@ -380,27 +407,44 @@ impl Explanation {
             } else {
                 format!("named by the agent's tokens ({})", self.tokens.join(", "))
             };
-            let _ = writeln!(out, "groups:        [{}] ({why})", v.groups.join("] ["));
-        }
-        for rule in &v.matched_rules {
-            let _ = writeln!(
+            put(
                 out,
-                "  matches:     line {} {} (priority {})",
-                rule.line, rule.text, rule.priority
+                format_args!("groups:        [{}] ({why})", v.groups.join("] [")),
             );
         }
-        let _ = match v.crawl_delay {
-            Some((seconds, line)) if self.honours_crawl_delay => writeln!(
+        for rule in &v.matched_rules {
+            put(
                 out,
-                "crawl-delay:   {seconds}s (line {line}); its operator says it honours \
+                format_args!(
+                    "  matches:     line {} {} (priority {})",
+                    rule.line, rule.text, rule.priority
+                ),
+            );
+        }
+        match v.crawl_delay {
+            Some((seconds, line)) if self.honours_crawl_delay => put(
+                out,
+                format_args!(
+                    "crawl-delay:   {seconds}s (line {line}); its operator says it honours \
                  Crawl-delay: counted in crawl_rate.csv"
+                ),
             ),
-            Some((seconds, line)) => writeln!(
+            Some((seconds, line)) => put(
                 out,
-                "crawl-delay:   {seconds}s (line {line}); its operator does not say it \
+                format_args!(
+                    "crawl-delay:   {seconds}s (line {line}); its operator does not say it \
                  honours Crawl-delay: reported in crawl_rate.csv, not binding"
+                ),
             ),
-            None => writeln!(out, "crawl-delay:   none"),
+            None => put(out, format_args!("crawl-delay:   none")),
         };
     }
+}
+
+/// Appends one line of an explanation's text, with its control characters written visibly, so
+/// that a value (a user-agent holding an escape sequence or, from a JSON log, a line feed and a
+/// line of its own) can neither act on the terminal nor pass for a step of the explanation.
+fn put(out: &mut String, line: std::fmt::Arguments<'_>) {
+    out.push_str(&visible(&line.to_string()));
+    out.push('\n');
 }

@@ -14,10 +14,10 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::tables::{Spelling, Table, by_violations, top};
-use super::text::shown;
 use crate::audit::hourly::Hour;
 use crate::ids::AgentId;
 use crate::report::View;
+use crate::shown::shown;
 
 /// Bots drawn in the bar charts.
 pub const CHART_BOTS: usize = 20;

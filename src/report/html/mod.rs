@@ -33,7 +33,6 @@ use crate::commit::NewFile;
 pub use self::charts::{CHART_BOTS, TIMELINE_BOTS, TIMELINE_CHANGES, crosses_year, hour_label};
 pub use self::quality::{FETCHER_ROWS, INPUT_ROWS, SAMPLE_ROWS, UNJUDGED_ROWS, UNKNOWN_ROWS};
 pub use self::tables::{BOT_ROWS, MATRIX_BOTS, MATRIX_ORIGINS, TOP_FINDINGS, TOP_RULES};
-pub use self::text::SHOWN_CHARS;
 
 /// One headline figure: the key a test finds it by, its label, its value.
 #[derive(Debug)]

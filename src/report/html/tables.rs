@@ -8,10 +8,11 @@ use std::cmp::Ordering;
 
 use ahash::{AHashMap, AHashSet};
 
-use super::text::{cap_note, shown};
+use super::text::cap_note;
 use crate::audit::stats::{Counts, RuleKey};
 use crate::ids::{AgentId, OriginId};
 use crate::report::{View, agent_origins, agents, crawl_rate, rate, rules};
+use crate::shown::shown;
 use crate::state::State;
 use crate::versions::summary::Decides;
 
@@ -91,7 +92,7 @@ pub struct Table {
     pub id: &'static str,
     /// The attribute each row carries its key in (`data-agent`, ...).
     pub key: &'static str,
-    /// The column headings.
+    /// The column headings, as shown (a bot's name heads a column of the matrix).
     pub columns: Vec<String>,
     /// Whether a click on a heading sorts it.
     pub sortable: bool,
@@ -104,12 +105,12 @@ pub struct Table {
 }
 
 impl Table {
-    /// An empty table with `columns`.
+    /// An empty table with `columns` (through [`shown`]).
     pub fn new(id: &'static str, key: &'static str, columns: &[&str]) -> Table {
         Table {
             id,
             key,
-            columns: columns.iter().map(|c| (*c).to_owned()).collect(),
+            columns: columns.iter().map(|c| shown(c)).collect(),
             sortable: false,
             rows: Vec::new(),
             note: String::new(),

@@ -1,33 +1,9 @@
-//! Strangers' text as the page shows it, and the notes that say what a capped table left out.
+//! The notes under the page's capped tables, which say what a table left out.
 //!
-//! Every string that comes from a log or a robots.txt file (a user-agent, a path, a host, a
-//! rule) is shown through [`shown`]: control characters written visibly, as the CSVs write
-//! them, and cut to [`SHOWN_CHARS`] characters, so that a 4 MiB header cannot make the page
-//! large. The template escapes what it prints; these functions never produce markup.
-
-use std::fmt::Write as _;
-
-/// The characters of a stranger's string the page shows; the rest is cut and marked `…`.
-pub const SHOWN_CHARS: usize = 200;
-
-/// `text` as the page shows it: each control character as `\xHH` (as the CSVs write control
-/// bytes), at most [`SHOWN_CHARS`] characters, then `…` when cut.
-pub fn shown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(SHOWN_CHARS * 4));
-    for (count, c) in text.chars().enumerate() {
-        if count == SHOWN_CHARS {
-            out.push('…');
-            break;
-        }
-        if c.is_ascii_control() {
-            // Writing to a String cannot fail.
-            let _ = write!(out, "\\x{:02x}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+//! Strangers' text on the page (a user-agent, a path, a host, a rule) goes through
+//! [`crate::shown::shown`]: control characters written visibly, and cut to
+//! [`crate::shown::SHOWN_CHARS`] characters, so that a 4 MiB header cannot make the page large.
+//! The template escapes what it prints; nothing here produces markup.
 
 /// What a table of `what` shows of `total` rows: "Top 100 of 2000 bots, by violations." when it
 /// is capped at `shown`, "All 12 bots." when it is not, "The only bot." or "No bots." (`what` is
@@ -64,24 +40,6 @@ fn singular(what: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strangers_text_is_visible_and_bounded() {
-        let cases = [
-            ("plain", "plain".to_owned()),
-            ("a\0b\tc\x7f", "a\\x00b\\x09c\\x7f".to_owned()),
-            ("<script>&\"'", "<script>&\"'".to_owned()),
-            ("ü\u{FFFD}", "ü\u{FFFD}".to_owned()),
-            (&"x".repeat(SHOWN_CHARS), "x".repeat(SHOWN_CHARS)),
-            (
-                &"é".repeat(SHOWN_CHARS + 1),
-                format!("{}…", "é".repeat(SHOWN_CHARS)),
-            ),
-        ];
-        for (text, want) in cases {
-            assert_eq!(shown(text), want, "{text:?}");
-        }
-    }
 
     #[test]
     fn notes_say_what_was_left_out() {
