@@ -290,6 +290,29 @@ fn skipped_lines_are_counted_and_sampled() {
     assert_eq!(samples[0]["line"], "3");
 }
 
+/// Blank lines and `#` lines hold no request and are no damage: counted in `lines`, in
+/// neither `parsed` nor `skipped` (a night's `lines` is `parsed` + `skipped` + those).
+#[test]
+fn lines_that_hold_no_request_are_read_not_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let log = format!("{LINE}\n   \r\n# rotated at midnight\n{LINE}\u{feff}\n");
+    write(dir.path(), "quiet.log", log);
+    audit_example(dir.path())
+        .args(["--format", "combined", "quiet.log"])
+        .assert()
+        .code(0);
+    let inputs = read_csv(&dir.path().join("out/inputs.csv"));
+    assert_eq!(
+        (
+            inputs[0]["lines"].as_str(),
+            inputs[0]["parsed"].as_str(),
+            inputs[0]["skipped"].as_str()
+        ),
+        ("6", "2", "0")
+    );
+}
+
 #[test]
 fn reads_standard_input() {
     let dir = tempfile::tempdir().unwrap();
