@@ -101,7 +101,7 @@ fn agent(config: &CheckConfig) -> Result<Agent, Error> {
 }
 
 /// Writes one field of a `check` line with TAB, CR, LF and backslash escaped as `\t`, `\r`,
-/// `\n` and `\\`, so every line has exactly four TAB-separated fields even when a URL or a rule
+/// `\n` and `\\`, so every line has exactly six TAB-separated fields even when a URL or a rule
 /// of a real robots.txt holds a TAB, and every other control byte as `\xHH` (as the CSVs write
 /// them), so that no rule of a stranger's robots.txt acts on the terminal. Other bytes are
 /// written as they are.

@@ -267,24 +267,10 @@ fn exit_3_when_some_input_had_errors() {
 #[test]
 fn skipped_lines_are_counted_and_sampled() {
     let dir = tempfile::tempdir().unwrap();
-    setup(dir.path());
     let mut log = LINE.repeat(2).into_bytes();
     log.extend_from_slice(b"\x00\xff garbage line\n");
     log.extend_from_slice(LINE.as_bytes());
-    write(dir.path(), "mixed.log", log);
-    audit_example(dir.path())
-        .args(["--format", "combined", "mixed.log"])
-        .assert()
-        .code(0);
-    let inputs = read_csv(&dir.path().join("out/inputs.csv"));
-    assert_eq!(
-        (
-            inputs[0]["lines"].as_str(),
-            inputs[0]["parsed"].as_str(),
-            inputs[0]["skipped"].as_str()
-        ),
-        ("4", "3", "1")
-    );
+    assert_eq!(line_counts(dir.path(), log), ["4", "3", "1"]);
     let samples = read_csv(&dir.path().join("out/skipped_lines.csv"));
     assert_eq!(samples.len(), 1);
     assert_eq!(samples[0]["line"], "3");
@@ -295,22 +281,20 @@ fn skipped_lines_are_counted_and_sampled() {
 #[test]
 fn lines_that_hold_no_request_are_read_not_skipped() {
     let dir = tempfile::tempdir().unwrap();
-    setup(dir.path());
     let log = format!("{LINE}\n   \r\n# rotated at midnight\n{LINE}\u{feff}\n");
-    write(dir.path(), "quiet.log", log);
-    audit_example(dir.path())
-        .args(["--format", "combined", "quiet.log"])
+    assert_eq!(line_counts(dir.path(), log), ["6", "2", "0"]);
+}
+
+/// `lines`, `parsed` and `skipped` of `inputs.csv` after the audit of `log` as `combined`.
+fn line_counts(dir: &Path, log: impl AsRef<[u8]>) -> [String; 3] {
+    setup(dir);
+    write(dir, "night.log", log);
+    audit_example(dir)
+        .args(["--format", "combined", "night.log"])
         .assert()
         .code(0);
-    let inputs = read_csv(&dir.path().join("out/inputs.csv"));
-    assert_eq!(
-        (
-            inputs[0]["lines"].as_str(),
-            inputs[0]["parsed"].as_str(),
-            inputs[0]["skipped"].as_str()
-        ),
-        ("6", "2", "0")
-    );
+    let inputs = read_csv(&dir.join("out/inputs.csv"));
+    ["lines", "parsed", "skipped"].map(|column| inputs[0][column].clone())
 }
 
 #[test]
