@@ -30,13 +30,20 @@
 //!   room for ([`CacheError`]);
 //! - the walk entering a quit state.
 //!
-//! The production configuration makes each of them impossible, and a unit test checks it
-//! (`production_lazy_dfas_never_give_up`): no byte is a quit byte (none is set, and Unicode word
-//! boundaries, which would add some, are never used); there is no minimum cache-clear count, so
-//! a full cache is cleared and the search goes on (`next_state` carries the state it leaves
-//! through the clear), whatever the capacity; searches are anchored at the start of the path,
-//! which every lazy DFA supports. The fallback exists so that a change of configuration or of
-//! regex-automata can cost time but never a verdict. [`MatchStrategy::Fallback`] (every byte a
+//! The production configuration allows only one of them, on purpose, and a unit test checks it
+//! (`production_lazy_dfas_give_up_only_when_thrashing`): no byte is a quit byte (none is set,
+//! and Unicode word boundaries, which would add some, are never used); searches are anchored at
+//! the start of the path, which every lazy DFA supports; a full cache is cleared and the search
+//! goes on (`next_state` carries the state it leaves through the clear), but at most
+//! [`SEARCH_CACHE_CLEARS`] times in one search. A search that needs more is *thrashing*: each
+//! byte of the path builds a new state, every state a large set of positions (a robots.txt of
+//! many rules with many `*`, whose literals the path meets in turn), so that walking the
+//! automaton costs more than matching each rule linearly: 16 s for one path of 7.6 KB against a
+//! 472 KB robots.txt of such rules. It gives up, and that chunk is matched linearly for that
+//! search and every later one (the automaton keeps a flag), at the cost of one search's clears.
+//! The count of clears starts again with each search, so a long run of ordinary searches never
+//! adds up to a give-up. The fallback exists so that such a chunk, a change of configuration or
+//! of regex-automata can cost time but never a verdict. [`MatchStrategy::Fallback`] (every byte a
 //! quit byte) and [`MatchStrategy::StarvedCache`] (the smallest cache, one clear allowed, so
 //! searches give up at their start, on the way or at the end) force it, and the conformance
 //! tables run under both.
@@ -44,6 +51,7 @@
 use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use regex_automata::hybrid::dfa::{Cache, Config as LazyDfaConfig, DFA};
 use regex_automata::hybrid::{CacheError, LazyStateID};
@@ -81,6 +89,9 @@ const NFA_SIZE_LIMIT: usize = 4 << 20;
 /// Capacity of the lazy DFA cache of one chunk, per thread that uses it; a chunk that needs more
 /// than this even for its first states uses the fallback matcher.
 const DFA_CACHE_CAPACITY: usize = 1 << 20;
+/// Clears of its cache one search of a production lazy DFA may make; a search that needs one
+/// more gives up, and its chunk is matched linearly from then on (see the module docs).
+const SEARCH_CACHE_CLEARS: usize = 1;
 
 /// Which matchers a group's rules are compiled into.
 ///
@@ -127,8 +138,9 @@ impl MatchStrategy {
 /// How lazy DFAs are configured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LazyDfaMode {
-    /// The production configuration, which never gives up (see the module docs).
-    NeverGiveUp,
+    /// The production configuration, which gives up only on a thrashing search (see the module
+    /// docs).
+    Production,
     /// Every byte a quit byte.
     QuitEveryByte,
     /// The smallest cache, cleared at most once in its life (the count is never reset), after
@@ -160,7 +172,7 @@ impl Plan {
             max_pattern_bytes: AUTOMATON_MAX_PATTERN_BYTES,
             group_automaton_bytes: GROUP_AUTOMATON_BYTES,
             min_literal_table: MIN_LITERAL_TABLE,
-            lazy_dfa: LazyDfaMode::NeverGiveUp,
+            lazy_dfa: LazyDfaMode::Production,
         };
         const AUTOMATA: Plan = Plan {
             min_automaton_candidates: 1,
@@ -369,7 +381,10 @@ impl<'r> Chunker<'r> {
         self.automaton_bytes = 0;
         let candidates = std::mem::take(&mut self.automaton);
         let automaton = (candidates.len() >= self.plan.min_automaton_candidates)
-            .then(|| Automaton::new(self.rules, &candidates, lazy_dfa_config(self.plan.lazy_dfa)))
+            .then(|| {
+                let mode = self.plan.lazy_dfa;
+                Automaton::new(self.rules, &candidates, mode, lazy_dfa_config(mode))
+            })
             .flatten();
         match automaton {
             Some(automaton) => {
@@ -669,6 +684,11 @@ struct Automaton {
     caches: CachePool,
     /// The candidates, in pattern ID order.
     candidates: Box<[Candidate]>,
+    mode: LazyDfaMode,
+    /// Set when a search of the production configuration gave up: the automaton thrashes, and
+    /// its chunk is matched linearly from then on. Only ever set, so any thread may read it
+    /// late: it then walks the automaton once more, and still gets the chunk's verdict.
+    thrashed: AtomicBool,
 }
 
 impl std::fmt::Debug for Automaton {
@@ -680,9 +700,14 @@ impl std::fmt::Debug for Automaton {
 }
 
 impl Automaton {
-    /// Builds the automaton of `candidates` with the lazy DFA configuration `config`, or `None`
-    /// when it exceeds the budget.
-    fn new(rules: &[Rule], candidates: &[Candidate], config: LazyDfaConfig) -> Option<Automaton> {
+    /// Builds the automaton of `candidates` with the lazy DFA configuration `config` (of
+    /// `mode`), or `None` when it exceeds the budget.
+    fn new(
+        rules: &[Rule],
+        candidates: &[Candidate],
+        mode: LazyDfaMode,
+        config: LazyDfaConfig,
+    ) -> Option<Automaton> {
         let hirs: Vec<Hir> = candidates
             .iter()
             .map(|candidate| {
@@ -705,6 +730,8 @@ impl Automaton {
             dfa,
             caches: Pool::new(create),
             candidates: candidates.into(),
+            mode,
+            thrashed: AtomicBool::new(false),
         })
     }
 
@@ -718,40 +745,58 @@ impl Automaton {
         let dfa = &self.dfa;
         let mut guard = self.caches.get();
         let cache: &mut Cache = &mut guard;
-        let input = Input::new(path).anchored(Anchored::Yes);
-        let mut state = dfa
-            .start_state_forward(cache, &input)
-            .map_err(|_: MatchError| GaveUp::Start)?;
-        let smallest = |state: LazyStateID, cache: &Cache| {
-            (0..dfa.match_len(cache, state))
-                .map(|index| dfa.match_pattern(cache, state, index).as_usize())
-                .min()
-        };
-        let mut best: Option<usize> = None;
-        for &byte in path {
-            state = dfa
-                .next_state(cache, state, byte)
-                .map_err(|_: CacheError| GaveUp::Transition)?;
-            if state.is_tagged() {
-                if state.is_dead() {
-                    return Ok(best);
-                }
-                if state.is_quit() {
-                    return Err(GaveUp::Quit);
-                }
-                if state.is_match() {
-                    best = min_some(best, smallest(state, cache));
-                }
+        if self.mode != LazyDfaMode::Production {
+            return walk(dfa, cache, path);
+        }
+        // Clears are counted per search: a cache that was cleared keeps its count, and its
+        // states were turning over anyway.
+        if cache.clear_count() > 0 {
+            cache.reset(dfa);
+        }
+        let walked = walk(dfa, cache, path);
+        if walked.is_err() {
+            // The chunk is matched linearly from now on: the full cache is not kept.
+            *cache = dfa.create_cache();
+        }
+        walked
+    }
+}
+
+/// [`Automaton::first_match`] with `cache`.
+fn walk(dfa: &DFA, cache: &mut Cache, path: &[u8]) -> Result<Option<usize>, GaveUp> {
+    let input = Input::new(path).anchored(Anchored::Yes);
+    let mut state = dfa
+        .start_state_forward(cache, &input)
+        .map_err(|_: MatchError| GaveUp::Start)?;
+    let smallest = |state: LazyStateID, cache: &Cache| {
+        (0..dfa.match_len(cache, state))
+            .map(|index| dfa.match_pattern(cache, state, index).as_usize())
+            .min()
+    };
+    let mut best: Option<usize> = None;
+    for &byte in path {
+        state = dfa
+            .next_state(cache, state, byte)
+            .map_err(|_: CacheError| GaveUp::Transition)?;
+        if state.is_tagged() {
+            if state.is_dead() {
+                return Ok(best);
+            }
+            if state.is_quit() {
+                return Err(GaveUp::Quit);
+            }
+            if state.is_match() {
+                best = min_some(best, smallest(state, cache));
             }
         }
-        state = dfa
-            .next_eoi_state(cache, state)
-            .map_err(|_: CacheError| GaveUp::EndOfInput)?;
-        if state.is_match() {
-            best = min_some(best, smallest(state, cache));
-        }
-        Ok(best)
     }
+    state = dfa
+        .next_eoi_state(cache, state)
+        .map_err(|_: CacheError| GaveUp::EndOfInput)?;
+    if state.is_match() {
+        best = min_some(best, smallest(state, cache));
+    }
+    Ok(best)
 }
 
 impl Automaton {
@@ -779,16 +824,16 @@ enum GaveUp {
     Quit,
 }
 
-/// The lazy DFA configuration of `mode`; only [`LazyDfaMode::NeverGiveUp`] is used outside
+/// The lazy DFA configuration of `mode`; only [`LazyDfaMode::Production`] is used outside
 /// tests and diagnosis.
 fn lazy_dfa_config(mode: LazyDfaMode) -> LazyDfaConfig {
     let production = DFA::config()
         .match_kind(MatchKind::All)
         .cache_capacity(DFA_CACHE_CAPACITY)
         .unicode_word_boundary(false)
-        .minimum_cache_clear_count(None);
+        .minimum_cache_clear_count(Some(SEARCH_CACHE_CLEARS));
     match mode {
-        LazyDfaMode::NeverGiveUp => production,
+        LazyDfaMode::Production => production,
         LazyDfaMode::QuitEveryByte => {
             (0..=u8::MAX).fold(production, |config, byte| config.quit(byte, true))
         }
@@ -810,9 +855,15 @@ impl Chunk {
     fn best(&self, rules: &[Rule], path: &[u8]) -> Option<Candidate> {
         match self {
             Chunk::Fallback(fallback) => fallback.best(path),
+            Chunk::Automaton(automaton) if automaton.thrashed.load(Ordering::Relaxed) => {
+                automaton.linear_fallback(rules, path)
+            }
             Chunk::Automaton(automaton) => match automaton.first_match(path) {
                 Ok(first) => first.and_then(|index| automaton.candidates.get(index).copied()),
                 Err(GaveUp::Start | GaveUp::Transition | GaveUp::EndOfInput | GaveUp::Quit) => {
+                    if automaton.mode == LazyDfaMode::Production {
+                        automaton.thrashed.store(true, Ordering::Relaxed);
+                    }
                     automaton.linear_fallback(rules, path)
                 }
             },
@@ -948,28 +999,118 @@ mod tests {
     }
 
     #[test]
-    fn production_lazy_dfas_never_give_up() {
-        let config = lazy_dfa_config(LazyDfaMode::NeverGiveUp);
+    fn production_lazy_dfas_give_up_only_when_thrashing() {
+        let config = lazy_dfa_config(LazyDfaMode::Production);
         assert!(
             (0..=u8::MAX).all(|byte| !config.get_quit(byte)),
             "a quit byte"
         );
         assert!(!config.get_unicode_word_boundary());
-        assert_eq!(config.get_minimum_cache_clear_count(), None);
-        // Even with the smallest cache, which is cleared over and over, no search gives up.
+        assert_eq!(
+            config.get_minimum_cache_clear_count(),
+            Some(SEARCH_CACHE_CLEARS)
+        );
+        assert_eq!(config.get_minimum_bytes_per_state(), None);
+        // With the production cache, no search of the state-hungry group gives up, however
+        // many searches (their clears are counted per search).
         let rules = state_hungry_rules();
         let matcher = GroupMatcher::new(&rules, 0..41, &plan(MatchStrategy::Automaton));
-        let candidates = &automata(&matcher)[0].candidates;
+        let [automaton] = automata(&matcher)[..] else {
+            panic!("one automaton");
+        };
+        for _ in 0..3 {
+            for path in probing_paths() {
+                let first = automaton.first_match(&path).expect("no give-up");
+                let winner = first.map(|index| {
+                    let candidate = automaton.candidates[index];
+                    (candidate.rule, candidate.allow)
+                });
+                assert_eq!(winner, reference_best(&rules, &path), "path {path:?}");
+                assert_eq!(winner, self::winner(&matcher, &rules, &path));
+            }
+        }
+        assert!(!automaton.thrashed.load(Ordering::Relaxed));
+        // With a cache of 128 KB, searches clear it at times, never more than once each: over
+        // many searches the clears add up past the limit, and still none gives up.
+        let candidates = &automaton.candidates;
+        let cramped = config.clone().cache_capacity(128 * 1024);
+        let cramped = Automaton::new(&rules, candidates, LazyDfaMode::Production, cramped)
+            .expect("automaton");
+        let mut clears = 0;
+        for _ in 0..3 {
+            for path in probing_paths() {
+                let first = cramped.first_match(&path).expect("no give-up");
+                clears += cramped.caches.get().clear_count();
+                let winner = first.map(|index| cramped.candidates[index].rule);
+                assert_eq!(winner, reference_best(&rules, &path).map(|(rule, _)| rule));
+            }
+        }
+        assert!(clears > SEARCH_CACHE_CLEARS, "{clears} clears");
+        // With the smallest cache, cleared over and over, a search gives up at its second clear
+        // and the chunk is matched linearly from then on, with the same verdicts.
         let small = config.cache_capacity(0).skip_cache_capacity_check(true);
-        let automaton = Automaton::new(&rules, candidates, small).expect("automaton");
+        let tiny =
+            Automaton::new(&rules, candidates, LazyDfaMode::Production, small).expect("automaton");
+        let long_path = [long_pattern().as_slice(), b"/end"].concat();
+        assert_eq!(tiny.first_match(&long_path), Err(GaveUp::Transition));
+        let chunk = Chunk::Automaton(Box::new(tiny));
         for path in probing_paths() {
-            let first = automaton.first_match(&path).expect("never gives up");
-            let winner = first.map(|index| {
-                let candidate = automaton.candidates[index];
-                (candidate.rule, candidate.allow)
-            });
+            let best = chunk.best(&rules, &path);
+            let winner = best.map(|candidate| (candidate.rule, candidate.allow));
             assert_eq!(winner, reference_best(&rules, &path), "path {path:?}");
         }
+        let Chunk::Automaton(tiny) = &chunk else {
+            unreachable!()
+        };
+        assert!(tiny.thrashed.load(Ordering::Relaxed));
+    }
+
+    /// Rules whose literals a path meets in turn, each with 16 `*` (the most an automaton
+    /// takes) and a last literal the path never holds: every byte of the path builds a new
+    /// state, each a set of positions in every rule (`SEARCH_CACHE_CLEARS`).
+    fn thrashing_rules_and_path(tokens: usize) -> (Vec<Rule>, Vec<u8>) {
+        let alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        let token = |i: usize| [alphabet[i / alphabet.len()], alphabet[i % alphabet.len()]];
+        let per_rule = tokens / 16;
+        let rules = (0..per_rule)
+            .map(|j| {
+                let mut pattern = b"/*".to_vec();
+                for k in 0..15 {
+                    pattern.extend_from_slice(&token(j + k * per_rule));
+                    pattern.push(b'*');
+                }
+                pattern.extend_from_slice(b"!!");
+                rule(j as u32, RuleKind::Disallow, &pattern)
+            })
+            .collect();
+        let path = [
+            b"/".as_slice(),
+            &(0..tokens).flat_map(token).collect::<Vec<u8>>(),
+        ]
+        .concat();
+        (rules, path)
+    }
+
+    #[test]
+    fn a_thrashing_automaton_gives_up_and_its_chunk_is_matched_linearly() {
+        let (rules, path) = thrashing_rules_and_path(1024);
+        let matcher = GroupMatcher::new(&rules, 0..rules.len() as u32, &plan(MatchStrategy::Auto));
+        let thrashing = automata(&matcher);
+        assert!(!thrashing.is_empty(), "the rules go to automata");
+        assert_eq!(winner(&matcher, &rules, &path), None);
+        assert!(
+            thrashing.iter().any(|a| a.thrashed.load(Ordering::Relaxed)),
+            "a search that needs a second clear gives up"
+        );
+        // A path that a rule matches, and one of the first rule's literals, through the chunk
+        // matched linearly.
+        let matched = [path.as_slice(), b"!!"].concat();
+        assert_eq!(
+            winner(&matcher, &rules, &matched),
+            reference_best(&rules, &matched)
+        );
+        assert!(reference_best(&rules, &matched).is_some());
+        assert_eq!(winner(&matcher, &rules, b"/"), None);
     }
 
     #[test]
