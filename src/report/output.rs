@@ -194,7 +194,9 @@ impl Reports {
 /// The reports read the state and write files of their own, so they are written side by side
 /// on the thread pool: after the workers are done, this is all the run has left to do, and one
 /// thread would leave the other cores idle while the night's reports are written. The page is
-/// one of them, rendered from the same view. `threads` bounds the threads used (at least 1).
+/// one of them, rendered from the same view. `threads` bounds the threads used: with 1 (or 0),
+/// the reports are written one after the other on the calling thread, and no pool is started
+/// (a pool's threads outlive it for a moment after it is dropped).
 pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Result<()> {
     let state = view.state;
     let rendered = view;
@@ -225,8 +227,11 @@ pub fn render(dir: &Path, view: &View<'_>, html: bool, threads: usize) -> io::Re
             }
         }),
     ];
+    if threads <= 1 {
+        return writers.iter().try_for_each(|(_, write)| write());
+    }
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
+        .num_threads(threads)
         .thread_name(|i| format!("robots-audit-report-{i}"))
         .build()
         .map_err(io::Error::other)?;
