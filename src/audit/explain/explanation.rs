@@ -213,7 +213,7 @@ impl Explanation {
     }
 
     /// The explanation as text, one step a line. Each line's control characters are written
-    /// visibly ([`put`]): the fields of the log line, the robots.txt's rules and groups and the
+    /// visibly ([`visible`]): the fields of the log line, the robots.txt's rules and groups and the
     /// PTR name are strangers' text.
     pub fn to_text(&self) -> String {
         let mut text = String::new();
