@@ -40,7 +40,9 @@
 //! many rules with many `*`, whose literals the path meets in turn), so that walking the
 //! automaton costs more than matching each rule linearly: 16 s for one path of 7.6 KB against a
 //! 472 KB robots.txt of such rules. It gives up, and that chunk is matched linearly for that
-//! search and every later one (the automaton keeps a flag), at the cost of one search's clears.
+//! search and every later one, and so are the chunks of every other automaton of the same
+//! robots.txt (they share a flag), at the cost of one search's clears: a file of hundreds of
+//! such groups would otherwise pay one cache's worth of states in each of them.
 //! The count of clears starts again with each search, so a long run of ordinary searches never
 //! adds up to a give-up. The fallback exists so that such a chunk, a change of configuration or
 //! of regex-automata can cost time but never a verdict. [`MatchStrategy::Fallback`] (every byte a
@@ -51,6 +53,7 @@
 use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use regex_automata::hybrid::dfa::{Cache, Config as LazyDfaConfig, DFA};
@@ -271,8 +274,21 @@ pub(crate) struct GroupMatcher {
 type Chunks = SmallVec<[Chunk; 1]>;
 
 impl GroupMatcher {
-    /// Compiles the rules `range` of `rules` as `plan` says.
+    /// [`GroupMatcher::sharing`] a flag of its own.
+    #[cfg(test)]
     pub(crate) fn new(rules: &[Rule], range: Range<RuleId>, plan: &Plan) -> GroupMatcher {
+        GroupMatcher::sharing(rules, range, plan, &Arc::default())
+    }
+
+    /// Compiles the rules `range` of `rules` as `plan` says, its automata sharing `thrashed`
+    /// with every group of the same robots.txt: once a search of one of them thrashes, all of
+    /// them are matched linearly (see the module docs).
+    pub(crate) fn sharing(
+        rules: &[Rule],
+        range: Range<RuleId>,
+        plan: &Plan,
+        thrashed: &Arc<AtomicBool>,
+    ) -> GroupMatcher {
         let mut candidates = Vec::new();
         for id in range {
             let Some(rule) = rules.get(id as usize) else {
@@ -300,8 +316,18 @@ impl GroupMatcher {
         }
         candidates.sort_unstable_by_key(Candidate::rank);
         GroupMatcher {
-            chunks: Chunker::new(rules, plan).run(candidates),
+            chunks: Chunker::new(rules, plan, thrashed).run(candidates),
         }
+    }
+
+    /// Whether the group's automata are matched linearly, theirs or another group's having
+    /// thrashed.
+    #[cfg(test)]
+    pub(crate) fn thrashes(&self) -> bool {
+        self.chunks.iter().any(|chunk| match chunk {
+            Chunk::Automaton(automaton) => automaton.thrashed.load(Ordering::Relaxed),
+            Chunk::Fallback(_) => false,
+        })
     }
 
     /// The winning candidate for `path`, if any rule of the group matches it.
@@ -318,6 +344,7 @@ fn priority(len: usize) -> u32 {
 struct Chunker<'r> {
     rules: &'r [Rule],
     plan: &'r Plan,
+    thrashed: &'r Arc<AtomicBool>,
     chunks: Chunks,
     automaton: Vec<Candidate>,
     automaton_bytes: usize,
@@ -327,10 +354,11 @@ struct Chunker<'r> {
 }
 
 impl<'r> Chunker<'r> {
-    fn new(rules: &'r [Rule], plan: &'r Plan) -> Chunker<'r> {
+    fn new(rules: &'r [Rule], plan: &'r Plan, thrashed: &'r Arc<AtomicBool>) -> Chunker<'r> {
         Chunker {
             rules,
             plan,
+            thrashed,
             chunks: Chunks::new(),
             automaton: Vec::new(),
             automaton_bytes: 0,
@@ -383,7 +411,8 @@ impl<'r> Chunker<'r> {
         let automaton = (candidates.len() >= self.plan.min_automaton_candidates)
             .then(|| {
                 let mode = self.plan.lazy_dfa;
-                Automaton::new(self.rules, &candidates, mode, lazy_dfa_config(mode))
+                let config = lazy_dfa_config(mode);
+                Automaton::new(self.rules, &candidates, mode, config, self.thrashed)
             })
             .flatten();
         match automaton {
@@ -685,10 +714,11 @@ struct Automaton {
     /// The candidates, in pattern ID order.
     candidates: Box<[Candidate]>,
     mode: LazyDfaMode,
-    /// Set when a search of the production configuration gave up: the automaton thrashes, and
-    /// its chunk is matched linearly from then on. Only ever set, so any thread may read it
-    /// late: it then walks the automaton once more, and still gets the chunk's verdict.
-    thrashed: AtomicBool,
+    /// Set when a search of the production configuration gave up in this automaton or in
+    /// another of the same robots.txt: they thrash, and their chunks are matched linearly from
+    /// then on. Only ever set, so any thread may read it late: it then walks the automaton once
+    /// more, and still gets the chunk's verdict.
+    thrashed: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Automaton {
@@ -701,12 +731,13 @@ impl std::fmt::Debug for Automaton {
 
 impl Automaton {
     /// Builds the automaton of `candidates` with the lazy DFA configuration `config` (of
-    /// `mode`), or `None` when it exceeds the budget.
+    /// `mode`), sharing `thrashed`, or `None` when it exceeds the budget.
     fn new(
         rules: &[Rule],
         candidates: &[Candidate],
         mode: LazyDfaMode,
         config: LazyDfaConfig,
+        thrashed: &Arc<AtomicBool>,
     ) -> Option<Automaton> {
         let hirs: Vec<Hir> = candidates
             .iter()
@@ -731,7 +762,7 @@ impl Automaton {
             caches: Pool::new(create),
             candidates: candidates.into(),
             mode,
-            thrashed: AtomicBool::new(false),
+            thrashed: Arc::clone(thrashed),
         })
     }
 
@@ -1034,8 +1065,14 @@ mod tests {
         // many searches the clears add up past the limit, and still none gives up.
         let candidates = &automaton.candidates;
         let cramped = config.clone().cache_capacity(128 * 1024);
-        let cramped = Automaton::new(&rules, candidates, LazyDfaMode::Production, cramped)
-            .expect("automaton");
+        let cramped = Automaton::new(
+            &rules,
+            candidates,
+            LazyDfaMode::Production,
+            cramped,
+            &Arc::default(),
+        )
+        .expect("automaton");
         let mut clears = 0;
         for _ in 0..3 {
             for path in probing_paths() {
@@ -1049,8 +1086,14 @@ mod tests {
         // With the smallest cache, cleared over and over, a search gives up at its second clear
         // and the chunk is matched linearly from then on, with the same verdicts.
         let small = config.cache_capacity(0).skip_cache_capacity_check(true);
-        let tiny =
-            Automaton::new(&rules, candidates, LazyDfaMode::Production, small).expect("automaton");
+        let tiny = Automaton::new(
+            &rules,
+            candidates,
+            LazyDfaMode::Production,
+            small,
+            &Arc::default(),
+        )
+        .expect("automaton");
         let long_path = [long_pattern().as_slice(), b"/end"].concat();
         assert_eq!(tiny.first_match(&long_path), Err(GaveUp::Transition));
         let chunk = Chunk::Automaton(Box::new(tiny));

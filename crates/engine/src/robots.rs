@@ -1,7 +1,8 @@
 //! The parsed and compiled robots.txt: [`Robots`] owns the parts ([`crate::rules`]) and answers
 //! for any crawler.
 
-use std::sync::OnceLock;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::compile::{Candidate, GroupMatcher, MatchStrategy, Plan};
@@ -48,6 +49,9 @@ pub struct Robots {
     directives: Directives,
     matchers: Box<[OnceLock<GroupMatcher>]>,
     strategy: MatchStrategy,
+    /// Set once a search of one of its automata thrashed: all of them are then matched
+    /// linearly (`crates/engine/src/compile.rs`, module docs).
+    thrashed: Arc<AtomicBool>,
 }
 
 impl Robots {
@@ -71,6 +75,7 @@ impl Robots {
             directives: parsed.directives,
             matchers,
             strategy: MatchStrategy::Auto,
+            thrashed: Arc::default(),
         }
     }
 
@@ -93,6 +98,7 @@ impl Robots {
     pub fn with_strategy(mut self, strategy: MatchStrategy) -> Robots {
         self.strategy = strategy;
         self.matchers = self.groups.iter().map(|_| OnceLock::new()).collect();
+        self.thrashed = Arc::default();
         self
     }
 
@@ -406,7 +412,9 @@ impl Robots {
             return Some(matcher);
         }
         let rules = self.groups.get(group as usize)?.rules.clone();
-        Some(slot.get_or_init(|| GroupMatcher::new(&self.rules, rules, &Plan::of(self.strategy))))
+        Some(slot.get_or_init(|| {
+            GroupMatcher::sharing(&self.rules, rules, &Plan::of(self.strategy), &self.thrashed)
+        }))
     }
 }
 
@@ -482,5 +490,45 @@ mod tests {
                 "path {path}"
             );
         }
+    }
+
+    /// Two groups of rules with 16 `*` whose literals the path meets in turn, the last never:
+    /// a search of the first group's automaton thrashes, and the second group, compiled after,
+    /// is matched linearly without a search of its own, as is every group of the file.
+    #[test]
+    fn one_thrashing_group_sends_every_group_to_the_linear_matcher() {
+        let alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        let token = |i: usize| {
+            String::from_utf8(vec![
+                alphabet[i / alphabet.len()],
+                alphabet[i % alphabet.len()],
+            ])
+            .unwrap()
+        };
+        let (tokens, per_rule) = (1024, 64);
+        let rules: String = (0..per_rule)
+            .map(|j| {
+                let literals: Vec<String> = (0..15).map(|k| token(j + k * per_rule)).collect();
+                format!("Disallow: /*{}*!!\n", literals.join("*"))
+            })
+            .collect();
+        let body = format!("User-agent: a\n{rules}\nUser-agent: b\n{rules}");
+        let path = format!("/{}", (0..tokens).map(token).collect::<String>());
+        let robots = Robots::parse(body.as_bytes());
+        let (a, b) = (
+            robots.select(&[b"a"], TokenMatch::Google),
+            robots.select(&[b"b"], TokenMatch::Google),
+        );
+        assert_eq!(robots.verdict(&a, path.as_bytes()).rule, None);
+        assert!(robots.matcher(0).unwrap().thrashes());
+        assert!(robots.matcher(1).unwrap().thrashes());
+        let matched = format!("{path}!!");
+        assert_eq!(
+            robots.verdict(&b, matched.as_bytes()).rule,
+            Some(per_rule as RuleId)
+        );
+        // Another strategy compiles the groups again, with a flag of their own.
+        let robots = robots.with_strategy(MatchStrategy::Automaton);
+        assert!(!robots.matcher(1).unwrap().thrashes());
     }
 }
