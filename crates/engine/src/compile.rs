@@ -1063,16 +1063,18 @@ mod tests {
         assert!(!automaton.thrashed.load(Ordering::Relaxed));
         // With a cache of 128 KB, searches clear it at times, never more than once each: over
         // many searches the clears add up past the limit, and still none gives up.
-        let candidates = &automaton.candidates;
-        let cramped = config.clone().cache_capacity(128 * 1024);
-        let cramped = Automaton::new(
-            &rules,
-            candidates,
-            LazyDfaMode::Production,
-            cramped,
-            &Arc::default(),
-        )
-        .expect("automaton");
+        let production = |config: LazyDfaConfig| {
+            let candidates = &automaton.candidates;
+            Automaton::new(
+                &rules,
+                candidates,
+                LazyDfaMode::Production,
+                config,
+                &Arc::default(),
+            )
+            .expect("automaton")
+        };
+        let cramped = production(config.clone().cache_capacity(128 * 1024));
         let mut clears = 0;
         for _ in 0..3 {
             for path in probing_paths() {
@@ -1085,15 +1087,7 @@ mod tests {
         assert!(clears > SEARCH_CACHE_CLEARS, "{clears} clears");
         // With the smallest cache, cleared over and over, a search gives up at its second clear
         // and the chunk is matched linearly from then on, with the same verdicts.
-        let small = config.cache_capacity(0).skip_cache_capacity_check(true);
-        let tiny = Automaton::new(
-            &rules,
-            candidates,
-            LazyDfaMode::Production,
-            small,
-            &Arc::default(),
-        )
-        .expect("automaton");
+        let tiny = production(config.cache_capacity(0).skip_cache_capacity_check(true));
         let long_path = [long_pattern().as_slice(), b"/end"].concat();
         assert_eq!(tiny.first_match(&long_path), Err(GaveUp::Transition));
         let chunk = Chunk::Automaton(Box::new(tiny));
