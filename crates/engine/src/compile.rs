@@ -903,7 +903,7 @@ impl Chunk {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::pattern::glob_matches;
     use crate::reference;
@@ -1104,8 +1104,9 @@ mod tests {
 
     /// Rules whose literals a path meets in turn, each with 16 `*` (the most an automaton
     /// takes) and a last literal the path never holds: every byte of the path builds a new
-    /// state, each a set of positions in every rule (`SEARCH_CACHE_CLEARS`).
-    fn thrashing_rules_and_path(tokens: usize) -> (Vec<Rule>, Vec<u8>) {
+    /// state, each a set of positions in every rule, so that one search fills the cache again
+    /// and again.
+    pub(crate) fn thrashing_rules_and_path(tokens: usize) -> (Vec<Rule>, Vec<u8>) {
         let alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
         let token = |i: usize| [alphabet[i / alphabet.len()], alphabet[i % alphabet.len()]];
         let per_rule = tokens / 16;

@@ -497,23 +497,14 @@ mod tests {
     /// is matched linearly without a search of its own, as is every group of the file.
     #[test]
     fn one_thrashing_group_sends_every_group_to_the_linear_matcher() {
-        let alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-        let token = |i: usize| {
-            String::from_utf8(vec![
-                alphabet[i / alphabet.len()],
-                alphabet[i % alphabet.len()],
-            ])
-            .unwrap()
-        };
-        let (tokens, per_rule) = (1024, 64);
-        let rules: String = (0..per_rule)
-            .map(|j| {
-                let literals: Vec<String> = (0..15).map(|k| token(j + k * per_rule)).collect();
-                format!("Disallow: /*{}*!!\n", literals.join("*"))
-            })
+        let (rules, path) = crate::compile::tests::thrashing_rules_and_path(1024);
+        let per_group = rules.len();
+        let rules: String = rules
+            .iter()
+            .map(|rule| format!("Disallow: {}\n", String::from_utf8_lossy(&rule.pattern)))
             .collect();
         let body = format!("User-agent: a\n{rules}\nUser-agent: b\n{rules}");
-        let path = format!("/{}", (0..tokens).map(token).collect::<String>());
+        let path = String::from_utf8(path).unwrap();
         let robots = Robots::parse(body.as_bytes());
         let (a, b) = (
             robots.select(&[b"a"], TokenMatch::Google),
@@ -525,7 +516,7 @@ mod tests {
         let matched = format!("{path}!!");
         assert_eq!(
             robots.verdict(&b, matched.as_bytes()).rule,
-            Some(per_rule as RuleId)
+            Some(per_group as RuleId)
         );
         // Another strategy compiles the groups again, with a flag of their own.
         let robots = robots.with_strategy(MatchStrategy::Automaton);
