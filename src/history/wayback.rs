@@ -20,16 +20,21 @@
 //! up to a minute), a bounded number of times; then the import of that origin fails with an
 //! error that says why.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 use jiff::civil::DateTime;
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 
 use super::error::{CdxError, PeriodError, RequestFailure, WaybackError};
 use super::{HistoryError, Observation, PerSecond, Record, read_prefix, robots_url, sha256};
 use crate::origin::Origin;
+use crate::shown::shown;
 use crate::versions::FetchStatus;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
@@ -138,61 +143,227 @@ pub fn cdx_time(text: &str) -> Result<String, PeriodError> {
 
 /// Reads a CDX answer (`output=json`): an array of rows whose first row names the fields
 /// (`timestamp`, `statuscode`, `digest`, in any order). An empty answer lists no capture.
+///
+/// The rows are read one at a time and only the three fields are kept, so what the answer
+/// costs is its captures, whatever else it holds: a row of many fields or many empty rows cost
+/// nothing beyond their reading.
 pub fn parse_index(body: &[u8]) -> Result<Vec<Capture>, CdxError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Vec::new());
     }
-    let rows: Vec<Vec<String>> = serde_json::from_slice(body)?;
-    let Some((header, rows)) = rows.split_first() else {
-        return Ok(Vec::new());
-    };
-    let column = |name: &'static str| {
-        header
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| CdxError::MissingField {
-                name,
-                header: header.clone(),
-            })
-    };
-    let (t, s, d) = (
-        column("timestamp")?,
-        column("statuscode")?,
-        column("digest")?,
-    );
-    let mut captures = Vec::with_capacity(rows.len());
-    for row in rows {
-        let field = |i: usize| {
-            row.get(i).ok_or(CdxError::ShortRow {
-                found: row.len(),
-                expected: header.len(),
-            })
+    let mut fault = None;
+    let mut reader = serde_json::Deserializer::from_slice(body);
+    let read = serde::Deserializer::deserialize_seq(&mut reader, Index { fault: &mut fault })
+        .and_then(|captures| reader.end().map(|()| captures));
+    match read {
+        Ok(mut captures) => {
+            captures.sort_by(|a, b| a.stamp.cmp(&b.stamp));
+            Ok(captures)
+        }
+        Err(error) => Err(fault.unwrap_or(CdxError::NotRows(error))),
+    }
+}
+
+/// The outer array of a CDX answer. A fault of the CDX format found while reading is left in
+/// `fault`, and the reading stopped with a JSON error that stands for it.
+struct Index<'f> {
+    fault: &'f mut Option<CdxError>,
+}
+
+impl<'de> Visitor<'de> for Index<'_> {
+    type Value = Vec<Capture>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of rows of strings")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut rows: A) -> Result<Vec<Capture>, A::Error> {
+        let Some(header) = rows.next_element_seed(HeaderSeed)? else {
+            return Ok(Vec::new());
         };
-        let stamp = field(t)?;
-        let at = parse_stamp(stamp)?;
-        let status = match field(s)?.as_str() {
+        let columns = header.columns().map_err(|fault| stop(self.fault, fault))?;
+        let mut captures = Vec::new();
+        while let Some(row) = rows.next_element_seed(RowSeed(columns))? {
+            let capture = row
+                .capture(header.width)
+                .map_err(|fault| stop(self.fault, fault))?;
+            captures.push(capture);
+        }
+        Ok(captures)
+    }
+}
+
+/// Keeps `fault` and returns the error that stops the reading.
+fn stop<E: de::Error>(slot: &mut Option<CdxError>, fault: CdxError) -> E {
+    let error = E::custom(&fault);
+    *slot = Some(fault);
+    error
+}
+
+/// The most names of a header a [`CdxError::MissingField`] shows.
+const SHOWN_HEADER_FIELDS: usize = 16;
+
+/// The header row: where the three fields are, and how many it names.
+struct Header {
+    /// The first position of `timestamp`, `statuscode` and `digest`.
+    positions: [Option<usize>; 3],
+    width: usize,
+    /// Its first names, as an error shows them.
+    shown: Vec<String>,
+}
+
+/// The fields read, in [`Header::positions`]' order.
+const FIELDS: [&str; 3] = ["timestamp", "statuscode", "digest"];
+
+impl Header {
+    fn columns(&self) -> Result<[usize; 3], CdxError> {
+        let mut columns = [0; 3];
+        for ((column, position), name) in columns.iter_mut().zip(self.positions).zip(FIELDS) {
+            *column = position.ok_or_else(|| CdxError::MissingField {
+                name,
+                header: self.shown.clone(),
+            })?;
+        }
+        Ok(columns)
+    }
+}
+
+struct HeaderSeed;
+
+impl<'de> DeserializeSeed<'de> for HeaderSeed {
+    type Value = Header;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Header, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HeaderSeed {
+    type Value = Header;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a header row of strings")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut names: A) -> Result<Header, A::Error> {
+        let mut header = Header {
+            positions: [None; 3],
+            width: 0,
+            shown: Vec::new(),
+        };
+        while let Some(Cell(name)) = names.next_element()? {
+            for (position, field) in header.positions.iter_mut().zip(FIELDS) {
+                if position.is_none() && name == field {
+                    *position = Some(header.width);
+                }
+            }
+            if header.shown.len() < SHOWN_HEADER_FIELDS {
+                header.shown.push(shown(&name));
+            }
+            header.width += 1;
+        }
+        Ok(header)
+    }
+}
+
+/// A string of a row; borrowed from the answer unless it holds escapes.
+struct Cell<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Cell<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Cell<'de>, D::Error> {
+        d.deserialize_str(CellVisitor)
+    }
+}
+
+struct CellVisitor;
+
+impl<'de> Visitor<'de> for CellVisitor {
+    type Value = Cell<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Cell<'de>, E> {
+        Ok(Cell(Cow::Borrowed(text)))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Cell<'de>, E> {
+        Ok(Cell(Cow::Owned(text.to_owned())))
+    }
+}
+
+/// A row of captures, reading the fields at the header's three columns.
+struct RowSeed([usize; 3]);
+
+/// The three fields of a row, and how many it has.
+struct Row<'de> {
+    fields: [Option<Cell<'de>>; 3],
+    width: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for RowSeed {
+    type Value = Row<'de>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Row<'de>, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RowSeed {
+    type Value = Row<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a row of strings")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut cells: A) -> Result<Row<'de>, A::Error> {
+        let mut row = Row {
+            fields: [None, None, None],
+            width: 0,
+        };
+        while let Some(cell) = cells.next_element::<Cell<'de>>()? {
+            if let Some(at) = self.0.iter().position(|&column| column == row.width) {
+                row.fields[at] = Some(cell);
+            }
+            row.width += 1;
+        }
+        Ok(row)
+    }
+}
+
+impl Row<'_> {
+    fn capture(self, header_width: usize) -> Result<Capture, CdxError> {
+        let found = self.width;
+        let [stamp, status, digest] = self.fields.map(|field| {
+            field.map(|Cell(text)| text).ok_or(CdxError::ShortRow {
+                found,
+                expected: header_width,
+            })
+        });
+        let stamp = stamp?;
+        let at = parse_stamp(&stamp)?;
+        let status = match &*status? {
             "-" | "" => None,
             code => Some(
                 code.parse::<u16>()
                     .ok()
                     .filter(|c| (100..=599).contains(c))
-                    .ok_or_else(|| CdxError::Status(code.to_owned()))?,
+                    .ok_or_else(|| CdxError::Status(shown(code)))?,
             ),
         };
-        captures.push(Capture {
-            stamp: stamp.clone(),
+        Ok(Capture {
+            stamp: stamp.into_owned(),
             at,
             status,
-            digest: field(d)?.clone(),
-        });
+            digest: digest?.into_owned(),
+        })
     }
-    captures.sort_by(|a, b| a.stamp.cmp(&b.stamp));
-    Ok(captures)
 }
 
 fn parse_stamp(stamp: &str) -> Result<Timestamp, CdxError> {
     if stamp.len() != 14 || !stamp.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(CdxError::StampDigits(stamp.to_owned()));
+        return Err(CdxError::StampDigits(shown(stamp)));
     }
     DateTime::strptime("%Y%m%d%H%M%S", stamp)
         .and_then(|dt| dt.to_zoned(jiff::tz::TimeZone::UTC))
@@ -423,6 +594,7 @@ fn query_escape(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shown::SHOWN_CHARS;
 
     #[test]
     fn period_bounds() {
@@ -482,6 +654,69 @@ mod tests {
                 parse_index(bad).is_err(),
                 "{}",
                 String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn index_rows_are_read_by_the_header_s_columns_whatever_else_they_hold() {
+        let body = br#"[["digest","x","timestamp","statuscode","timestamp"],
+            ["AAA","\u0041 ignored","20240102030405","301","19990101000000","more"],
+            ["B\"B","","20240101000000","-","?"]]"#;
+        let captures = parse_index(body).unwrap();
+        assert_eq!(
+            captures
+                .iter()
+                .map(|c| (c.stamp.as_str(), c.status, c.digest.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("20240101000000", None, "B\"B"),
+                ("20240102030405", Some(301), "AAA"),
+            ]
+        );
+        let header_only = br#"[["timestamp","statuscode","digest"]]"#;
+        assert!(parse_index(header_only).unwrap().is_empty());
+    }
+
+    #[test]
+    fn index_faults_name_what_is_wrong() {
+        let fault = |body: &[u8]| parse_index(body).unwrap_err();
+        let header = r#"["timestamp","statuscode","digest"]"#;
+        assert!(matches!(
+            fault(format!("[{header},[]]").as_bytes()),
+            CdxError::ShortRow {
+                found: 0,
+                expected: 3
+            }
+        ));
+        assert!(matches!(
+            fault(format!(r#"[{header},["20240101000000","999","A"]]"#).as_bytes()),
+            CdxError::Status(code) if code == "999"
+        ));
+        let long_stamp = "1".repeat(SHOWN_CHARS * 2);
+        match fault(format!(r#"[{header},["{long_stamp}","200","A"]]"#).as_bytes()) {
+            CdxError::StampDigits(shown) => assert_eq!(shown.chars().count(), SHOWN_CHARS + 1),
+            other => panic!("{other}"),
+        }
+        let names = vec![format!("\"{}\"", "n".repeat(SHOWN_CHARS * 2)); 100].join(",");
+        match fault(format!("[[{names}]]").as_bytes()) {
+            CdxError::MissingField { name, header } => {
+                assert_eq!(name, "timestamp");
+                assert_eq!(header.len(), SHOWN_HEADER_FIELDS);
+                assert!(header.iter().all(|n| n.chars().count() == SHOWN_CHARS + 1));
+            }
+            other => panic!("{other}"),
+        }
+        for not_rows in [
+            format!(r#"[{header},["20240101000000","200",1]]"#),
+            format!(r#"[{header},[["20240101000000"],"200","A"]]"#),
+            format!(r#"[{header}] trailing"#),
+            format!(r#"[{header},["20240101000000","200","A"]"#),
+            r#"{"timestamp":"20240101000000"}"#.to_owned(),
+        ] {
+            assert!(
+                matches!(fault(not_rows.as_bytes()), CdxError::NotRows(_)),
+                "{not_rows}"
             );
         }
     }
