@@ -595,6 +595,7 @@ fn query_escape(value: &str) -> String {
 mod tests {
     use super::*;
     use crate::shown::SHOWN_CHARS;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn period_bounds() {
@@ -718,6 +719,109 @@ mod tests {
                 matches!(fault(not_rows.as_bytes()), CdxError::NotRows(_)),
                 "{not_rows}"
             );
+        }
+    }
+
+    /// The index read whole, as a JSON array of arrays of strings, then row by row: what
+    /// [`parse_index`] must find without holding it all.
+    fn read_whole(body: &[u8]) -> Option<Vec<(String, Option<u16>, String)>> {
+        let rows: Vec<Vec<String>> = serde_json::from_slice(body).ok()?;
+        let Some((header, rows)) = rows.split_first() else {
+            return Some(Vec::new());
+        };
+        let column = |name: &str| header.iter().position(|h| h == name);
+        let (t, s, d) = (
+            column("timestamp")?,
+            column("statuscode")?,
+            column("digest")?,
+        );
+        let mut captures = Vec::new();
+        for row in rows {
+            let (stamp, status, digest) = (row.get(t)?, row.get(s)?, row.get(d)?);
+            parse_stamp(stamp).ok()?;
+            let status = match status.as_str() {
+                "-" | "" => None,
+                code => Some(code.parse().ok().filter(|c| (100..=599).contains(c))?),
+            };
+            captures.push((stamp.clone(), status, digest.clone()));
+        }
+        captures.sort_by(|a, b| a.0.cmp(&b.0));
+        Some(captures)
+    }
+
+    /// A header: the three fields in any order among other names, some of them again.
+    fn headers() -> impl Strategy<Value = Vec<&'static str>> {
+        let names = ["timestamp", "statuscode", "digest", "x", ""];
+        (
+            proptest::collection::vec(proptest::sample::select(names.to_vec()), 0..4),
+            proptest::sample::subsequence(names[..3].to_vec(), 0..=3),
+        )
+            .prop_map(|(mut header, fields)| {
+                header.extend(fields);
+                header
+            })
+            .prop_shuffle()
+    }
+
+    /// A cell for a column named `name`: mostly what a capture holds there, sometimes what it
+    /// must not.
+    fn cell(name: &str) -> impl Strategy<Value = &'static str> + use<> {
+        let fitting = match name {
+            "timestamp" => vec!["20240101000000", "20231231235959", "19990101000000"],
+            "statuscode" => vec!["200", "-", "", "404", "301"],
+            _ => vec!["A", "b\"c", "\u{1b}[2J", "é", ""],
+        };
+        proptest::prop_oneof![
+            12 => proptest::sample::select(fitting),
+            1 => proptest::sample::select(vec!["2024", "20241301000000", "999", "OK"]),
+        ]
+    }
+
+    /// A header and rows under it, some a cell short or long.
+    fn answers() -> impl Strategy<Value = (Vec<&'static str>, Vec<Vec<&'static str>>)> {
+        headers().prop_flat_map(|header| {
+            let row = header.iter().map(|name| cell(name)).collect::<Vec<_>>();
+            let rows = proptest::collection::vec((row, 0..12usize), 0..6).prop_map(|rows| {
+                rows.into_iter()
+                    .map(|(mut row, change)| {
+                        match change {
+                            0 => drop(row.pop()),
+                            1 => row.push("more"),
+                            _ => {}
+                        }
+                        row
+                    })
+                    .collect()
+            });
+            (proptest::strategy::Just(header), rows)
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(1000))]
+        #[test]
+        fn rows_read_one_at_a_time_are_the_rows_read_whole(
+            (header, rows) in answers(),
+            spoil in proptest::option::weighted(0.05, (0usize..6, 0usize..8)),
+        ) {
+            let mut value = serde_json::json!([header]);
+            for row in &rows {
+                value.as_array_mut().unwrap().push(serde_json::json!(row));
+            }
+            // A number where a string belongs makes the answer no rows of strings.
+            if let Some((row, cell)) = spoil
+                && let Some(cell) = value.get_mut(row + 1).and_then(|r| r.get_mut(cell))
+            {
+                *cell = serde_json::json!(7);
+            }
+            let body = serde_json::to_vec(&value).unwrap();
+            let read = parse_index(&body).ok().map(|captures| {
+                captures
+                    .into_iter()
+                    .map(|c| (c.stamp, c.status, c.digest))
+                    .collect::<Vec<_>>()
+            });
+            proptest::prop_assert_eq!(read, read_whole(&body));
         }
     }
 
