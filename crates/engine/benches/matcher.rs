@@ -8,8 +8,8 @@
 //!
 //! `cargo bench -p robots-audit-engine --bench matcher -- --warm-up-time 1 --measurement-time 3`
 //!
-//! `long_literals` times one verdict of a hostile robots.txt on a hostile path (see its
-//! function).
+//! `long_literals` and `long_paths` time one verdict of a hostile robots.txt on a hostile path
+//! (see their functions).
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -238,12 +238,14 @@ fn bench(c: &mut Criterion) {
     check.finish();
 
     long_literals(c);
+    long_paths(c);
 }
 
 /// A stranger's robots.txt and a stranger's path together: 100 rules `Disallow: /*aaa…ab07`,
 /// each a 5 KB literal (too long for an automaton), against a path of 100,000 `a` (and every
-/// byte of the rules after them) that every rule nearly matches at each of its bytes. Searching each literal at each occurrence of its
-/// first byte cost the product of the two lengths.
+/// byte of the rules after them) that every rule nearly matches at each of its bytes.
+/// Searching each literal at each occurrence of its first byte cost the product of the two
+/// lengths.
 fn long_literals(c: &mut Criterion) {
     let mut robots = String::from("User-agent: *\n");
     for rule in 0..100 {
@@ -255,6 +257,30 @@ fn long_literals(c: &mut Criterion) {
     // Every byte the rules hold, so that no filter of the path's bytes rules them out.
     let path = format!("/{}b0z1z2z3z4z5z6z7z8z9q", "a".repeat(100_000));
     let mut group = c.benchmark_group("long_literals");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(path.len() as u64));
+    group.bench_function("robots_audit_verdict", |b| {
+        b.iter(|| black_box(robots.verdict(&selection, black_box(path.as_bytes()))));
+    });
+    group.finish();
+}
+
+/// A stranger's robots.txt and a stranger's path together again: 500 KiB of short rules
+/// `Disallow: /*z*zq<n>` (23,773 of them, more than the automata take, so most are matched one
+/// by one), against a path of 50,000 `zq` and every byte of the rules, which each rule scans to
+/// its end and nearly matches at every other byte.
+fn long_paths(c: &mut Criterion) {
+    let mut robots = String::from("User-agent: *\n");
+    let mut rule = 0;
+    while robots.len() < 500 * 1024 - 100 {
+        robots.push_str(&format!("Disallow: /*z*zq{rule}\n"));
+        rule += 1;
+    }
+    let robots = Robots::parse(robots.as_bytes());
+    robots.compile();
+    let selection = robots.select(&[AGENT.as_bytes()], TokenMatch::Google);
+    let path = format!("/{}q0123456789", "zq".repeat(50_000));
+    let mut group = c.benchmark_group("long_paths");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(path.len() as u64));
     group.bench_function("robots_audit_verdict", |b| {

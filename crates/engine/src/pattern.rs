@@ -126,18 +126,28 @@ pub(crate) fn glob_matches_parts(body: &[u8], anchored_end: bool, path: &[u8]) -
 
 /// Literals at least this long are found with a substring searcher ([`memchr::memmem`]).
 const SEARCHER_NEEDLE_LEN: usize = 64;
+/// Literals of two bytes or more are found with a substring searcher in a haystack at least
+/// this long.
+const SEARCHER_HAYSTACK_LEN: usize = 1024;
 
 /// The first occurrence of `needle` in `haystack`. Paths and literals are short, so checking
-/// each occurrence of the first byte beats building a substring searcher per call; but that
-/// compares up to the literal's length at each occurrence, so a long literal against a path of
-/// its first byte repeated (`/*aaaa...ab` against `/aaaa...a`: both a stranger's, the rule in a
-/// robots.txt, the path in a log line) would cost the product of their lengths. A literal of
-/// [`SEARCHER_NEEDLE_LEN`] or more bytes is searched for in time linear in the two.
+/// each occurrence of the first byte beats building a substring searcher per call. But that
+/// compares up to the literal's length at each occurrence, and a path can hold its first byte
+/// everywhere. So two cases go to a searcher, whose prefilter skips ahead on the literal's
+/// rarer bytes and whose worst case is linear in the two lengths:
+/// - a literal of [`SEARCHER_NEEDLE_LEN`] or more bytes: `/*aaaa...ab` against `/aaaa...a`,
+///   both a stranger's (the rule in a robots.txt, the path in a log line), would cost the
+///   product of their lengths;
+/// - a haystack of [`SEARCHER_HAYSTACK_LEN`] or more bytes: a linear match costs each rule the
+///   path's length, and a path of 100 KB of `z` would stop at each byte for every rule
+///   `/*z*zq<n>` of a robots.txt.
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     let Some((&first, rest)) = needle.split_first() else {
         return Some(0);
     };
-    if needle.len() >= SEARCHER_NEEDLE_LEN {
+    if needle.len() >= SEARCHER_NEEDLE_LEN
+        || (!rest.is_empty() && haystack.len() >= SEARCHER_HAYSTACK_LEN)
+    {
         return memchr::memmem::find(haystack, needle);
     }
     memchr::memchr_iter(first, haystack).find(|&at| {
@@ -249,14 +259,14 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Short literals and long ones (at and past [`SEARCHER_NEEDLE_LEN`]), of two bytes, one
-        /// of them rare, so that near misses abound: the first occurrence, as brute force finds
-        /// it.
+        /// Short literals and long ones (at and past [`SEARCHER_NEEDLE_LEN`]), in haystacks short
+        /// and long (at and past [`SEARCHER_HAYSTACK_LEN`]), of two bytes, one of them rare, so
+        /// that near misses abound: the first occurrence, as brute force finds it.
         #[test]
         fn find_agrees_with_brute_force(
-            haystack in proptest::collection::vec(proptest::sample::select(b"aaab".to_vec()), 0..300),
+            haystack in proptest::collection::vec(proptest::sample::select(b"aaab".to_vec()), 0..1600),
             needle in proptest::collection::vec(proptest::sample::select(b"aaab".to_vec()), 0..130),
-            cut in 0usize..300,
+            cut in 0usize..1600,
         ) {
             proptest::prop_assert_eq!(find(&haystack, &needle), first_window(&haystack, &needle));
             // The needle twice, inside the haystack and at its end: found where it first is.
