@@ -345,3 +345,47 @@ fn lookups_are_bounded_by_distinct_addresses() {
         "a warm cache asks nothing"
     );
 }
+
+/// Envoy logs the client as the `X-Forwarded-For` list. A stranger at 203.0.113.5 who sends
+/// `X-Forwarded-For: 66.249.66.1` is logged `66.249.66.1, 203.0.113.5`: several public
+/// addresses, neither looked up nor verified. Googlebot behind a private proxy
+/// (`66.249.66.5, 10.0.0.2`) is verified by its one public address.
+#[test]
+fn a_forwarded_list_of_several_public_addresses_is_not_verified() {
+    let server = start();
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(
+        dir.path(),
+        "robots.txt",
+        "User-agent: *\nDisallow: /private/\n",
+    );
+    let envoy = |second: u32, forwarded: &str| {
+        format!(
+            "[2026-11-20T10:00:0{second}.000Z] \"GET /private/{second} HTTP/1.1\" 200 - 0 10 1 1 \"{forwarded}\" \"{GOOGLEBOT}\" \"id-{second}\" \"example.com\" \"10.1.2.3:8080\"\n"
+        )
+    };
+    let log = write(
+        dir.path(),
+        "envoy.log",
+        envoy(1, "66.249.66.1, 203.0.113.5") + &envoy(2, "66.249.66.5, 10.0.0.2"),
+    );
+    let server_arg = server.address().to_string();
+    let rows = audit(
+        dir.path(),
+        &robots,
+        &log,
+        &[
+            "--format",
+            "envoy",
+            "--verify",
+            "dns",
+            "--dns-server",
+            &server_arg,
+        ],
+    );
+    let by_ip = verification_by_ip(&rows);
+    assert_eq!(by_ip["66.249.66.1, 203.0.113.5"], "unverified", "{rows:?}");
+    assert_eq!(by_ip["66.249.66.5, 10.0.0.2"], "verified_dns", "{rows:?}");
+    assert_eq!(server.ptr_queries_of(ip("66.249.66.1")), 0);
+    assert_eq!(server.ptr_queries_of(ip("203.0.113.5")), 0);
+}

@@ -310,6 +310,7 @@ fn without_host_name(client: ClientAddress<'_>) -> Option<ClientAddress<'static>
     match client {
         ClientAddress::Public(ip) => Some(ClientAddress::Public(ip)),
         ClientAddress::NotPublic => Some(ClientAddress::NotPublic),
+        ClientAddress::Several => Some(ClientAddress::Several),
         ClientAddress::Unknown => Some(ClientAddress::Unknown),
         ClientAddress::HostName(_) => None,
     }
@@ -407,7 +408,9 @@ impl AgentRanges {
             ClientAddress::HostName(host) => {
                 return self.verify_host_by_dns(dns, (agent, info), host, by_ranges);
             }
-            ClientAddress::NotPublic | ClientAddress::Unknown => return by_ranges,
+            ClientAddress::NotPublic | ClientAddress::Several | ClientAddress::Unknown => {
+                return by_ranges;
+            }
         };
         let kind = *self.dns_seen.entry((ip, agent)).or_insert_with(|| {
             let claim = DnsClaim {

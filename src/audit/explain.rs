@@ -244,6 +244,11 @@ impl Explainer<'_> {
                     other => other.to_string(),
                 };
             }
+            ClientAddress::Several => {
+                step.answer = "not asked: the client field is a list of several public \
+                               addresses, and the first ones are whatever the client sent"
+                    .into();
+            }
             ClientAddress::NotPublic | ClientAddress::Unknown => {
                 step.answer =
                     "not asked: the client field is neither a public address nor a host name"

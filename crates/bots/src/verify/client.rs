@@ -8,11 +8,19 @@ use std::str::FromStr;
 /// What a logged client field holds (see [`client_address`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientAddress<'a> {
-    /// A public address: the field's only address, or the first public one of a list.
+    /// A public address: the field's only address, or the only public one of a list.
     Public(IpAddr),
     /// Addresses, none of them public (a private, loopback, link-local, multicast or
     /// unspecified address): the logging proxy's, not the client's.
     NotPublic,
+    /// An `X-Forwarded-For` list of more than one public address. Each proxy appends the
+    /// address it was reached from, so the entries before the ones trusted proxies appended are
+    /// whatever the client sent: `66.249.66.1, 203.0.113.5` is as likely a stranger at the
+    /// second address claiming the first. Which entry is the client depends on which proxies
+    /// are trusted, which the log does not say, so none is checked: verified from a forged
+    /// entry would pin the stranger's requests on the crawler, spoofed from a CDN's would
+    /// accuse the crawler's own.
+    Several,
     /// A host name, as `HostnameLookups On` logs it (trailing dot removed).
     HostName(&'a [u8]),
     /// Anything else: `-`, `unknown`, empty, garbage.
@@ -21,7 +29,8 @@ pub enum ClientAddress<'a> {
 
 /// Reads a logged client field: `192.0.2.1`, `192.0.2.1:8080`, `[2001:db8::1]:443`,
 /// `fe80::1%eth0`, IPv4-mapped `::ffff:192.0.2.1` (read as IPv4), an `X-Forwarded-For` list
-/// `198.51.100.7, 10.0.0.1` (its first public address), or a host name.
+/// `198.51.100.7, 10.0.0.1` (its only public address; with more, [`ClientAddress::Several`]),
+/// or a host name.
 ///
 /// ```
 /// use std::net::IpAddr;
@@ -30,6 +39,7 @@ pub enum ClientAddress<'a> {
 /// let ip: IpAddr = "66.249.66.1".parse().unwrap();
 /// assert_eq!(client_address(b"66.249.66.1"), ClientAddress::Public(ip));
 /// assert_eq!(client_address(b"10.0.0.3, 66.249.66.1"), ClientAddress::Public(ip));
+/// assert_eq!(client_address(b"66.249.66.1, 203.0.113.5"), ClientAddress::Several);
 /// assert_eq!(client_address(b"10.0.0.3"), ClientAddress::NotPublic);
 /// assert_eq!(
 ///     client_address(b"crawl-66-249-66-1.googlebot.com"),
@@ -43,18 +53,22 @@ pub fn client_address(raw: &[u8]) -> ClientAddress<'_> {
     }
     if raw.contains(&b',') {
         let mut any = false;
+        let mut public = None;
         for item in raw.split(|&b| b == b',') {
             if let Some(ip) = parse_client_ip(item.trim_ascii()) {
                 any = true;
                 if is_public(ip) {
-                    return ClientAddress::Public(ip);
+                    if public.is_some_and(|first| first != ip) {
+                        return ClientAddress::Several;
+                    }
+                    public = Some(ip);
                 }
             }
         }
-        return if any {
-            ClientAddress::NotPublic
-        } else {
-            ClientAddress::Unknown
+        return match (public, any) {
+            (Some(ip), _) => ClientAddress::Public(ip),
+            (None, true) => ClientAddress::NotPublic,
+            (None, false) => ClientAddress::Unknown,
         };
     }
     let trimmed = raw.trim_ascii();
@@ -591,7 +605,13 @@ mod tests {
             (b"ff02::1", ClientAddress::NotPublic),
             (b"100.128.0.1", ip("100.128.0.1")),
             (b"66.249.66.1, 10.0.0.1", ip("66.249.66.1")),
-            (b"10.0.0.1, 66.249.66.1, 203.0.113.9", ip("66.249.66.1")),
+            (
+                b"10.0.0.1, 66.249.66.1, 203.0.113.9",
+                ClientAddress::Several,
+            ),
+            (b"66.249.66.1, 203.0.113.9", ClientAddress::Several),
+            (b"66.249.66.1, 10.0.0.1, 66.249.66.1", ip("66.249.66.1")),
+            (b"2001:db8::7, 66.249.66.1", ClientAddress::Several),
             (b"10.0.0.1 ,  [2001:db8::7]:80", ip("2001:db8::7")),
             (b"10.0.0.1, 127.0.0.1", ClientAddress::NotPublic),
             (b"unknown, -", ClientAddress::Unknown),
@@ -633,20 +653,35 @@ mod tests {
             }
         }
 
-        /// In a list, the first public address is the client, wherever it stands.
+        /// In a list, the only public address is the client, wherever it stands among private
+        /// ones; a second public address, before or after it, leaves the client unknown.
         #[test]
-        fn first_public_address_of_a_list(
-            private in proptest::collection::vec(any::<u8>(), 0..4),
+        fn the_only_public_address_of_a_list(
+            before in proptest::collection::vec(any::<u8>(), 0..4),
+            after in proptest::collection::vec(any::<u8>(), 0..4),
             public in any::<u32>(),
-            tail in any::<u32>(),
+            other in proptest::option::of((any::<u32>(), any::<bool>())),
         ) {
             let public = Ipv4Addr::from(public);
             proptest::prop_assume!(is_public(IpAddr::V4(public)));
-            let mut items: Vec<String> = private.iter().map(|n| format!("10.0.0.{n}")).collect();
+            let private = |n: &u8| format!("10.0.0.{n}");
+            let mut items: Vec<String> = before.iter().map(private).collect();
             items.push(public.to_string());
-            items.push(Ipv4Addr::from(tail).to_string());
+            items.extend(after.iter().map(private));
+            let mut expected = ClientAddress::Public(IpAddr::V4(public));
+            if let Some((other, first)) = other {
+                let other = Ipv4Addr::from(other);
+                if is_public(IpAddr::V4(other)) && other != public {
+                    expected = ClientAddress::Several;
+                }
+                if first {
+                    items.insert(0, other.to_string());
+                } else {
+                    items.push(other.to_string());
+                }
+            }
             let field = items.join(", ");
-            proptest::prop_assert_eq!(client_address(field.as_bytes()), ClientAddress::Public(IpAddr::V4(public)));
+            proptest::prop_assert_eq!(client_address(field.as_bytes()), expected);
         }
     }
 }

@@ -303,9 +303,10 @@ impl BotRanges {
             {
                 RangeCheck::ForwardDns(host)
             }
-            ClientAddress::HostName(_) | ClientAddress::NotPublic | ClientAddress::Unknown => {
-                RangeCheck::Done(Verification::Unverified)
-            }
+            ClientAddress::HostName(_)
+            | ClientAddress::NotPublic
+            | ClientAddress::Several
+            | ClientAddress::Unknown => RangeCheck::Done(Verification::Unverified),
         }
     }
 }

@@ -4,8 +4,9 @@
 //! DURATION UPSTREAM_SERVICE_TIME "X-FORWARDED-FOR" "USER-AGENT" "X-REQUEST-ID" ":AUTHORITY"
 //! "UPSTREAM_HOST"`
 //!
-//! The start time is RFC 3339 UTC. The line has no client address: the client is the first
-//! address of X-Forwarded-For, or none. The host is the `:authority` (HTTP/1's Host); no scheme
+//! The start time is RFC 3339 UTC. The line has no client address: the client field is the
+//! X-Forwarded-For list as logged, or none; which of its addresses is the client is the
+//! verifier's to say (`crates/bots/src/verify/client.rs`), as for any client field. The host is the `:authority` (HTTP/1's Host); no scheme
 //! is logged. Istio's default adds unquoted and quoted fields around the byte counts and after
 //! the upstream host; the five quoted fields from X-Forwarded-For to the upstream host are found
 //! as the first run of five quoted fields after the status, so both layouts read alike.
@@ -98,15 +99,10 @@ pub(crate) fn parse(line: &[u8]) -> Result<Option<Request<'_>>, SkipReason> {
         .ok_or(SkipReason::MissingField)?;
     let bytes = lex::bytes(bytes_sent.value)?;
     let quoted = |offset: usize| fields.get(run + offset).map_or(&[][..], |f| f.value);
-    let forwarded_for = quoted(0);
-    let first_forwarded = forwarded_for
-        .split(|&b| b == b',')
-        .next()
-        .unwrap_or_default()
-        .trim_ascii();
+    let forwarded_for = quoted(0).trim_ascii();
     Ok(Some(Request {
         time,
-        client_ip: lex::present(first_forwarded).unwrap_or_default(),
+        client_ip: lex::present(forwarded_for).unwrap_or_default(),
         method,
         target,
         query: None,
@@ -169,7 +165,7 @@ mod tests {
         let cases: &[(&[u8], Result<Want, SkipReason>)] = &[
             // the default format
             (br#"[2026-11-20T01:00:00.125Z] "GET /private/x?y=1 HTTP/1.1" 200 - 0 5120 12 10 "198.51.100.7, 10.0.0.2" "ExampleBot/1.0 (+https://bot.example/)" "4bf92f35-77b3-4da6-a3ce-929d0e0e4736" "shop.example" "10.1.2.3:8080""#,
-             Ok(("2026-11-20T01:00:00.125Z", b"198.51.100.7", b"GET", b"/private/x?y=1", 200, 5120, b"ExampleBot/1.0 (+https://bot.example/)", Some(b"shop.example")))),
+             Ok(("2026-11-20T01:00:00.125Z", b"198.51.100.7, 10.0.0.2", b"GET", b"/private/x?y=1", 200, 5120, b"ExampleBot/1.0 (+https://bot.example/)", Some(b"shop.example")))),
             // no X-Forwarded-For, no user-agent, no upstream answer
             (br#"[2026-11-20T01:00:00.125Z] "HEAD / HTTP/2" 503 UF 0 91 3 - "-" "-" "id" "shop.example:8443" "-""#,
              Ok(("2026-11-20T01:00:00.125Z", b"", b"HEAD", b"/", 503, 91, b"", Some(b"shop.example:8443")))),
