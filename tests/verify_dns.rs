@@ -346,6 +346,104 @@ fn lookups_are_bounded_by_distinct_addresses() {
     );
 }
 
+/// `count` distinct public addresses, none in any published range.
+fn strangers(count: u8) -> Vec<String> {
+    (0..count).map(|i| format!("45.0.{i}.1")).collect()
+}
+
+/// The new addresses of a night are looked up together, up to `--dns-concurrency`, not one
+/// after another: 60 addresses a silent server leaves unanswered for 1 s each take about a
+/// second, where one at a time they took a minute.
+#[test]
+fn new_addresses_are_looked_up_together() {
+    let silent = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let addresses = strangers(60);
+    let (robots, log) = night(
+        dir.path(),
+        &addresses.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let server_arg = silent.local_addr().unwrap().to_string();
+    let started = std::time::Instant::now();
+    let rows = audit(
+        dir.path(),
+        &robots,
+        &log,
+        &[
+            "--verify",
+            "dns",
+            "--dns-server",
+            &server_arg,
+            "--dns-timeout",
+            "1s",
+        ],
+    );
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    assert_eq!(rows.len(), 3 * addresses.len());
+    assert!(rows.iter().all(|r| r["verification"] == "unverified"));
+}
+
+/// A night stopped by SIGINT while a reader waits on a pipe (a process that exits without the
+/// run returning) still writes back what DNS answered: a watchdog that kills a long night
+/// must not make the next one ask it all again.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_night_keeps_its_dns_answers() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    use std::process::{Command, Stdio};
+    let server = start();
+    let dir = tempfile::tempdir().unwrap();
+    let addresses = ["66.249.66.1", "203.0.113.8"];
+    let (robots, log) = night(dir.path(), &addresses);
+    // A second input that never ends: a pipe the test holds open and never writes.
+    let pipe = dir.path().join("pipe.log");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let _writer = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&pipe)
+        .unwrap();
+    let cache = dir.path().join("dns.csv");
+    let child = Command::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .args(["audit", "-q", "--no-html", "--threads", "1"])
+        .args(["--origin", "https://example.com", "--robots"])
+        .arg(&robots)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .args(["--verify", "dns", "--dns-timeout", "1s", "--dns-server"])
+        .arg(server.address().to_string())
+        .arg("--dns-cache")
+        .arg(&cache)
+        .arg(&log)
+        .arg(&pipe)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let asked = std::time::Instant::now();
+    while server.queries_of_type(RecordType::PTR) < addresses.len() {
+        assert!(asked.elapsed() < Duration::from_secs(30), "no lookups");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The answers reach the verifier a moment after the server sends them.
+    std::thread::sleep(Duration::from_millis(500));
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let written = std::fs::read_to_string(&cache).unwrap();
+    for address in addresses {
+        assert!(written.contains(address), "{written}");
+    }
+    assert!(!dir.path().join("out").exists());
+}
+
 /// Envoy logs the client as the `X-Forwarded-For` list. A stranger at 203.0.113.5 who sends
 /// `X-Forwarded-For: 66.249.66.1` is logged `66.249.66.1, 203.0.113.5`: several public
 /// addresses, neither looked up nor verified. Googlebot behind a private proxy

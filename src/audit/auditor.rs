@@ -329,6 +329,14 @@ enum DnsVerdictKind {
 }
 
 impl DnsVerdictKind {
+    fn of(verdict: Option<&DnsVerdict>) -> DnsVerdictKind {
+        match verdict {
+            Some(DnsVerdict::Confirmed { .. }) => DnsVerdictKind::Confirmed,
+            Some(DnsVerdict::NotConfirmed(_)) => DnsVerdictKind::NotConfirmed,
+            Some(DnsVerdict::Unknown(_)) | None => DnsVerdictKind::Unknown,
+        }
+    }
+
     /// The request's verification: DNS's answer, or the ranges' verdict when DNS had none.
     fn verification(self, by_ranges: Verification) -> Verification {
         match self {
@@ -339,16 +347,22 @@ impl DnsVerdictKind {
     }
 }
 
+/// A request whose verification waits for a DNS lookup of `0` (see [`BlockAuditor`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LookupDeferred(IpAddr);
+
 impl AgentRanges {
+    /// The request's verification. With `defer`, a client address DNS has not answered for
+    /// this agent is not looked up: [`LookupDeferred`] names it instead.
     fn verify(
         &mut self,
         (verifier, dns): (&Verifier, Option<&Mutex<DnsVerifier>>),
         (agent, info): (AgentId, &AgentInfo),
-        client_ip: &[u8],
-        time: Timestamp,
-    ) -> Verification {
+        (client_ip, time): (&[u8], Timestamp),
+        defer: bool,
+    ) -> Result<Verification, LookupDeferred> {
         if info.folded {
-            return verify_folded(verifier, info, client_ip, time);
+            return Ok(verify_folded(verifier, info, client_ip, time));
         }
         let slot = agent.index();
         if self.by_agent.len() <= slot {
@@ -383,11 +397,11 @@ impl AgentRanges {
                     .get(agent.index())
                     .and_then(|fields| fields.get(client_ip));
                 match seen {
-                    Some(kind) => kind.verification(by_ranges),
-                    None => self.verify_by_dns(dns, (agent, info), client_ip, by_ranges),
+                    Some(kind) => Ok(kind.verification(by_ranges)),
+                    None => self.verify_by_dns(dns, (agent, info), client_ip, by_ranges, defer),
                 }
             }
-            _ => by_ranges,
+            _ => Ok(by_ranges),
         }
     }
 
@@ -402,32 +416,39 @@ impl AgentRanges {
         (agent, info): (AgentId, &AgentInfo),
         client_ip: &[u8],
         by_ranges: Verification,
-    ) -> Verification {
+        defer: bool,
+    ) -> Result<Verification, LookupDeferred> {
         let ip = match client_address(client_ip) {
             ClientAddress::Public(ip) => ip,
             ClientAddress::HostName(host) => {
-                return self.verify_host_by_dns(dns, (agent, info), host, by_ranges);
+                return Ok(self.verify_host_by_dns(dns, (agent, info), host, by_ranges));
             }
             ClientAddress::NotPublic | ClientAddress::Several | ClientAddress::Unknown => {
-                return by_ranges;
+                return Ok(by_ranges);
             }
         };
-        let kind = *self.dns_seen.entry((ip, agent)).or_insert_with(|| {
-            let claim = DnsClaim {
-                ip,
-                suffixes: &info.bot.policy.dns_suffixes,
-            };
-            let verdict = dns
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .verify(&[claim])
-                .pop();
-            match verdict {
-                Some(DnsVerdict::Confirmed { .. }) => DnsVerdictKind::Confirmed,
-                Some(DnsVerdict::NotConfirmed(_)) => DnsVerdictKind::NotConfirmed,
-                Some(DnsVerdict::Unknown(_)) | None => DnsVerdictKind::Unknown,
+        let kind = match self.dns_seen.get(&(ip, agent)) {
+            Some(&kind) => kind,
+            None => {
+                let claim = DnsClaim {
+                    ip,
+                    suffixes: &info.bot.policy.dns_suffixes,
+                };
+                let mut verifier = dns.lock().unwrap_or_else(PoisonError::into_inner);
+                let verdict = if defer {
+                    let Some(known) = verifier.verdict_without_lookup(&claim) else {
+                        return Err(LookupDeferred(ip));
+                    };
+                    Some(known)
+                } else {
+                    verifier.verify(&[claim]).pop()
+                };
+                drop(verifier);
+                let kind = DnsVerdictKind::of(verdict.as_ref());
+                self.dns_seen.insert((ip, agent), kind);
+                kind
             }
-        });
+        };
         let slot = agent.index();
         if self.dns_by_field.len() <= slot {
             self.dns_by_field.resize_with(slot + 1, AHashMap::default);
@@ -436,7 +457,7 @@ impl AgentRanges {
             self.dns_by_field[slot].insert(client_ip.into(), kind);
             self.dns_fields += 1;
         }
-        kind.verification(by_ranges)
+        Ok(kind.verification(by_ranges))
     }
 
     /// A logged host name (`HostnameLookups On`): `verified_dns` when it ends with one of the
@@ -530,11 +551,26 @@ impl<'c> Auditor<'c> {
         request: &Request<'_>,
         sink: &mut impl Sink,
     ) {
+        // Not deferred, every lookup is made in place: nothing can be left waiting.
+        let _ = self.audit(input, line_no, request, sink, false);
+    }
+
+    /// [`request`](Self::request); with `defer`, a request that needs a DNS lookup pushes
+    /// nothing and says which address it waits for.
+    #[inline]
+    fn audit(
+        &mut self,
+        input: usize,
+        line_no: u64,
+        request: &Request<'_>,
+        sink: &mut impl Sink,
+        defer: bool,
+    ) -> Result<(), LookupDeferred> {
         let context = self.context;
         // A crawler's own "not fetched" outcome (Heritrix -9998 etc.) is no request to the site.
         if request.fetch_status.is_some_and(|s| s < 0) {
             sink.not_fetched(input, request.time);
-            return;
+            return Ok(());
         }
         let identified = self.identities.resolve(
             context.identifier,
@@ -552,7 +588,7 @@ impl<'c> Auditor<'c> {
             });
         }
         let Some((agent, info)) = identified.agent else {
-            return;
+            return Ok(());
         };
         let (origin, origin_name, versions) = self.origins.resolve(context, request.origin);
         let path = match_path(request.target, request.query, &mut self.path);
@@ -572,9 +608,9 @@ impl<'c> Auditor<'c> {
             self.ranges.verify(
                 (context.verifier, context.dns),
                 (agent, info),
-                request.client_ip,
-                request.time,
-            )
+                (request.client_ip, request.time),
+                defer,
+            )?
         } else {
             Verification::Unverified
         };
@@ -592,6 +628,62 @@ impl<'c> Auditor<'c> {
             judgement,
             robots: context.judge.robots(),
         });
+        Ok(())
+    }
+
+    /// Looks up at once, `--dns-concurrency` at a time, every client address of `work` that
+    /// DNS has not answered for its agent, so that its requests find their answers waiting: one
+    /// lookup after another, each up to twice `--dns-timeout`, a night of new addresses took
+    /// hours. The lines are read again, only in a block that needs a lookup.
+    #[cold]
+    fn look_up_block(&mut self, work: &LineBlock, scratch: &mut Scratch) {
+        let context = self.context;
+        let Some(dns) = context.dns else {
+            return;
+        };
+        let mut state = work.parser.block_state(&work.block);
+        let mut waiting: Vec<(IpAddr, AgentId, Vec<String>)> = Vec::new();
+        let mut asked = AHashMap::new();
+        for (_, line) in work.block.lines() {
+            let Ok(Some(request)) = work.parser.parse(line, &mut state, scratch) else {
+                continue;
+            };
+            if request.fetch_status.is_some_and(|s| s < 0) {
+                continue;
+            }
+            let identified = self.identities.resolve(
+                context.identifier,
+                &request.user_agent,
+                context.fallback_user_agent,
+            );
+            let Some((agent, info)) = identified.agent.filter(|(_, info)| info.is_bot) else {
+                continue;
+            };
+            let deferred = self.ranges.verify(
+                (context.verifier, Some(dns)),
+                (agent, info),
+                (request.client_ip, request.time),
+                true,
+            );
+            if let Err(LookupDeferred(ip)) = deferred
+                && asked.insert((ip, agent), ()).is_none()
+            {
+                waiting.push((ip, agent, info.bot.policy.dns_suffixes.clone()));
+            }
+        }
+        let claims: Vec<DnsClaim<'_>> = waiting
+            .iter()
+            .map(|(ip, _, suffixes)| DnsClaim { ip: *ip, suffixes })
+            .collect();
+        let verdicts = dns
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .verify(&claims);
+        for ((ip, agent, _), verdict) in waiting.iter().zip(&verdicts) {
+            self.ranges
+                .dns_seen
+                .insert((*ip, *agent), DnsVerdictKind::of(Some(verdict)));
+        }
     }
 }
 
@@ -605,6 +697,8 @@ pub struct BlockAuditor<'c, S> {
     pub sink: (Tally, S),
     /// Kept from block to block with its memory.
     scratch: Scratch,
+    /// The same, for the second reading of a block that needs DNS lookups.
+    lookahead: Scratch,
     /// How many retired agents and origins this thread has folded.
     retired_seen: (usize, usize),
 }
@@ -616,6 +710,7 @@ impl<'c, S: Sink> BlockAuditor<'c, S> {
             auditor: Auditor::new(context),
             sink: (tally, sink),
             scratch: Scratch::default(),
+            lookahead: Scratch::default(),
             retired_seen: (0, 0),
         }
     }
@@ -642,14 +737,23 @@ impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
     fn handle(&mut self, work: &LineBlock) -> Result<u64, AuditError> {
         let mut state = work.parser.block_state(&work.block);
         let mut lines = 0u64;
+        // Until a request needs a DNS lookup; then the block's lookups are made at once.
+        let mut defer = self.auditor.context.dns.is_some();
         for (line_no, line) in work.block.lines() {
             lines += 1;
             // Matched by reference: binding the request by value copied it, field by field
             // (about 60 instructions a line), only to lend it on.
             match &work.parser.parse(line, &mut state, &mut self.scratch) {
                 Ok(Some(request)) => {
-                    self.auditor
-                        .request(work.input, line_no, request, &mut self.sink)
+                    let audited =
+                        self.auditor
+                            .audit(work.input, line_no, request, &mut self.sink, defer);
+                    if audited.is_err() {
+                        defer = false;
+                        self.auditor.look_up_block(work, &mut self.lookahead);
+                        self.auditor
+                            .request(work.input, line_no, request, &mut self.sink);
+                    }
                 }
                 Ok(None) => {}
                 &Err(reason) => self.sink.skipped(&Skipped {

@@ -338,7 +338,9 @@ fn verifications_agree_with_the_verifier() {
             let id = AgentId::from_index(id).unwrap();
             for address in addresses {
                 assert_eq!(
-                    ranges.verify((&verifier, None), (id, info), address, time),
+                    ranges
+                        .verify((&verifier, None), (id, info), (address, time), false)
+                        .unwrap(),
                     verifier.verify(&info.bot, address),
                     "round {round}, {} from {}",
                     info.bot.name,
@@ -451,7 +453,9 @@ fn each_request_is_verified_against_the_snapshot_in_force_at_its_time() {
     for (info, agent, address, time, expected) in cases {
         let time = at(time);
         assert_eq!(
-            ranges.verify((&verifier, None), (agent, info), address, time),
+            ranges
+                .verify((&verifier, None), (agent, info), (address, time), false)
+                .unwrap(),
             expected,
             "{} from {} at {time}",
             info.bot.name,
@@ -487,7 +491,14 @@ fn dns_answers_are_remembered_per_client_field_within_a_bound() {
     let dns = Mutex::new(DnsVerifier::offline(cache));
     let mut ranges = AgentRanges::default();
     let verify = |ranges: &mut AgentRanges, field: &[u8]| {
-        ranges.verify((&verifier, Some(&dns)), (id, &googlebot), field, time)
+        ranges
+            .verify(
+                (&verifier, Some(&dns)),
+                (id, &googlebot),
+                (field, time),
+                false,
+            )
+            .unwrap()
     };
     // The same field answers the same from memory as when it was first parsed and asked.
     for _ in 0..3 {

@@ -5,7 +5,7 @@
 //! the reports as its output, and writes the remaining reports and the summary.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use clap::Args;
@@ -24,8 +24,8 @@ use robots_audit::versions::summary::hex;
 use sha2::{Digest, Sha256};
 
 use super::{
-    commit_out, duration_flag, exit_code, load_catalog, lock_out, on_interrupt, one_of,
-    parse_duration, usage,
+    LastWords, commit_out, duration_flag, exit_code, load_catalog, lock_out, on_interrupt, one_of,
+    parse_duration, say, usage,
 };
 
 /// What `robots-audit audit` does, for `--help`.
@@ -400,17 +400,54 @@ impl DnsArgs {
         Ok(Some(DnsVerifier::online(resolver, cache, ttl)))
     }
 
-    /// Writes the verifier's cache back to `--dns-cache`, atomically, when one was given and
-    /// lookups were made (offline, the file is left as it was).
-    pub fn save(&self, dns: DnsVerifier) -> Result<(), Error> {
-        match &self.dns_cache {
-            Some(path) if !self.offline => dns
-                .cache()
-                .save(path)
-                .map_err(|e| Error::Fatal(e.to_string())),
-            _ => Ok(()),
-        }
+    /// The file the verifier's cache is written back to: `--dns-cache`, unless offline (then
+    /// the file is left as it was).
+    pub fn saved_to(&self) -> Option<&Path> {
+        self.dns_cache.as_deref().filter(|_| !self.offline)
     }
+
+    /// Writes the verifier's cache back to [`saved_to`](Self::saved_to), atomically.
+    pub fn save(&self, dns: &DnsVerifier) -> Result<(), Error> {
+        save_dns_cache(self.saved_to(), dns)
+    }
+}
+
+fn save_dns_cache(path: Option<&Path>, dns: &DnsVerifier) -> Result<(), Error> {
+    match path {
+        Some(path) => dns
+            .cache()
+            .save(path)
+            .map_err(|e| Error::Fatal(e.to_string())),
+        None => Ok(()),
+    }
+}
+
+/// What an interrupted audit with `--verify dns` says before its process exits, if the run has
+/// not returned by then (a thread blocked reading a pipe): the DNS cache, written back. The
+/// wait covers the lookups under way when the run was stopped.
+fn dns_last_words(args: &DnsArgs, dns: &Arc<Mutex<DnsVerifier>>) -> Option<LastWords> {
+    let path = args.saved_to()?.to_owned();
+    let wait = dns
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .longest_lookup();
+    let dns = Arc::downgrade(dns);
+    Some(LastWords {
+        wait,
+        say: Box::new(move || {
+            // A thread that holds the verifier now is stuck: the cache is then left as it was
+            // rather than the exit waiting for it.
+            let Some(dns) = dns.upgrade() else {
+                return;
+            };
+            let Ok(dns) = dns.try_lock() else {
+                return;
+            };
+            if let Err(not_saved) = save_dns_cache(Some(&path), &dns) {
+                say(format_args!("robots-audit: warning: {not_saved}"));
+            }
+        }),
+    })
 }
 
 /// The `--verify` value that turns on forward-confirmed reverse DNS.
@@ -428,8 +465,14 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         .map(|a| RangeFile::parse(a))
         .collect();
     let dns = args.dns_verifier()?.map(|dns| Arc::new(Mutex::new(dns)));
+    let last_words = dns.as_ref().and_then(|dns| dns_last_words(&args.dns, dns));
+    let interrupt = on_interrupt(last_words)?;
+    if let Some(dns) = &dns {
+        dns.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .stop_on(Arc::clone(&interrupt));
+    }
     config.dns = dns.clone();
-    let interrupt = on_interrupt()?;
     config.interrupt = Some(Arc::clone(&interrupt));
     let catalog = load_catalog(&args.judging.bots)?;
     let verifier = load_verifier(&catalog, &verify)?;
@@ -461,14 +504,21 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
                 .with_raw_csv(args.raw_csv)
         })
         .map_err(|e| Error::Fatal(format!("cannot write into --out {}: {e}", out.display())))?;
-    let run = audit::run(&config, &catalog, &verifier, robots, &inputs, &&reports)?;
+    let run = audit::run(&config, &catalog, &verifier, robots, &inputs, &&reports);
     drop(config);
+    // The answers are worth keeping whatever stops the run (an interrupt, a bad input): a night
+    // killed by a watchdog must not ask them all again the next night.
     if let Some(dns) = dns {
-        let dns = Arc::into_inner(dns)
-            .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
-            .ok_or_else(|| Error::Fatal("the DNS verifier is still in use".into()))?;
-        args.dns.save(dns)?;
+        let saved = args
+            .dns
+            .save(&dns.lock().unwrap_or_else(PoisonError::into_inner));
+        match (&run, saved) {
+            (Ok(_), saved) => saved?,
+            (Err(_), Err(not_saved)) => say(format_args!("robots-audit: warning: {not_saved}")),
+            (Err(_), Ok(())) => {}
+        }
     }
+    let run = run?;
     let state = reports
         .finish(run, settings)
         .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;

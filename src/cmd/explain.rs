@@ -161,7 +161,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
     );
     if let Some(dns) = dns {
         args.dns
-            .save(dns.into_inner().unwrap_or_else(PoisonError::into_inner))?;
+            .save(&dns.into_inner().unwrap_or_else(PoisonError::into_inner))?;
     }
     let text = if args.json {
         format!("{}\n", explanation.to_json())

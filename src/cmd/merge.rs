@@ -48,7 +48,7 @@ pub struct MergeArgs {
 
 /// Runs `merge`.
 pub fn run(args: MergeArgs) -> Result<u8, Error> {
-    let interrupt = on_interrupt()?;
+    let interrupt = on_interrupt(None)?;
     let out = &args.out;
     let lock = lock_out(out, args.wait)?;
     // The first night of a month: `merge --out month month night` with no `month` yet.

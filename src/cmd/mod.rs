@@ -105,18 +105,32 @@ fn commit_out(staging: Staging<'_>, interrupt: &AtomicBool) -> Result<(), Error>
 /// blocked reading a pipe cannot notice the request to stop).
 const STOP_GRACE: Duration = Duration::from_secs(2);
 
+/// What a stopped run still does if it has not returned in time, just before its process
+/// exits, and how much longer than [`STOP_GRACE`] it waits for the run first.
+pub(super) struct LastWords {
+    wait: Duration,
+    say: Box<dyn FnOnce() + Send>,
+}
+
 /// On SIGINT, SIGTERM or SIGHUP: ask the run to stop (it then commits nothing and its staging
-/// directory is removed); if it has not returned after [`STOP_GRACE`], remove the staging
-/// directory (after a commit under way, if any) and exit with code 130.
-fn on_interrupt() -> Result<Arc<AtomicBool>, Error> {
+/// directory is removed); if it has not returned after [`STOP_GRACE`] (and the wait of
+/// `last_words`), say the last words, remove the staging directory (after a commit under way,
+/// if any) and exit with code 130.
+fn on_interrupt(last_words: Option<LastWords>) -> Result<Arc<AtomicBool>, Error> {
     let flag = Arc::new(AtomicBool::new(false));
     let seen = Arc::clone(&flag);
+    let mut last_words = last_words;
     ctrlc::set_handler(move || {
         if seen.swap(true, Ordering::SeqCst) {
             return;
         }
-        std::thread::spawn(|| {
-            std::thread::sleep(STOP_GRACE);
+        let last_words = last_words.take();
+        std::thread::spawn(move || {
+            let wait = last_words.as_ref().map_or(Duration::ZERO, |last| last.wait);
+            std::thread::sleep(STOP_GRACE.saturating_add(wait));
+            if let Some(last) = last_words {
+                (last.say)();
+            }
             let _no_commit_now = commit::abandon();
             say(format_args!("robots-audit: {}", Error::Interrupted));
             std::process::exit(i32::from(Error::Interrupted.exit_code()));

@@ -48,6 +48,8 @@ use std::fs;
 use std::io::{self, Write};
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -263,6 +265,28 @@ pub fn suffix_matches(name: &str, suffix: &str) -> bool {
 /// to (kept for the run only).
 type Answer = (DnsRecord, Vec<IpAddr>);
 
+/// Answers the resolver keeps (see [`DnsResolver::new`]).
+const RESOLVER_CACHE_ANSWERS: u64 = 16;
+
+/// The most forward addresses of one name kept for `explain` to show: a stranger's zone can
+/// answer thousands, and a run keeps those of every address it looks up.
+pub const SHOWN_FORWARD_ADDRESSES: usize = 16;
+
+/// `addresses` cut to [`SHOWN_FORWARD_ADDRESSES`], keeping `client` among them when it was.
+fn shown_addresses(mut addresses: Vec<IpAddr>, client: Option<IpAddr>) -> Vec<IpAddr> {
+    if addresses.len() > SHOWN_FORWARD_ADDRESSES {
+        let client_at = client.and_then(|client| addresses.iter().position(|a| *a == client));
+        addresses.truncate(SHOWN_FORWARD_ADDRESSES);
+        if let (Some(at), Some(client), Some(last)) = (client_at, client, addresses.last_mut())
+            && at >= SHOWN_FORWARD_ADDRESSES
+        {
+            *last = client;
+        }
+        addresses.shrink_to_fit();
+    }
+    addresses
+}
+
 /// A stub resolver for forward-confirmed reverse DNS, with its own single-threaded runtime.
 pub struct DnsResolver {
     runtime: tokio::runtime::Runtime,
@@ -323,6 +347,10 @@ impl DnsResolver {
         options.use_hosts_file = ResolveHosts::Never;
         // Each lookup in flight holds at most one request; more would be refused as busy.
         options.max_active_requests = options.max_active_requests.max(concurrency);
+        // A run asks each name once (an address's PTR name, then that name's addresses), so a
+        // cache of answers saves nothing; the default keeps 8,192 of them, whatever their size,
+        // and a stranger's zone can make each answer thousands of records.
+        options.cache_size = RESOLVER_CACHE_ANSWERS;
         let resolver = {
             let _context = runtime.enter();
             builder
@@ -344,9 +372,15 @@ impl DnsResolver {
         &self,
         claims: &[DnsClaim<'_>],
         now: Timestamp,
+        stop: Option<&AtomicBool>,
     ) -> Vec<(IpAddr, Result<Answer, UnknownCause>)> {
         self.runtime.block_on(
             futures_util::stream::iter(claims)
+                // Once the run is asked to stop, no lookup starts; those under way end within
+                // their timeouts.
+                .take_while(|_| {
+                    std::future::ready(!stop.is_some_and(|s| s.load(Ordering::Relaxed)))
+                })
                 .map(|claim| async move {
                     let answer = self.look_up(claim.ip, claim.suffixes).await;
                     let record = answer.map(|(ptr, forward)| {
@@ -355,7 +389,7 @@ impl DnsResolver {
                             ptr,
                             checked_at: now,
                         };
-                        (record, forward)
+                        (record, shown_addresses(forward, Some(claim.ip)))
                     });
                     (claim.ip, record)
                 })
@@ -730,12 +764,15 @@ pub struct DnsVerifier {
     ttl: SignedDuration,
     asked: HashSet<IpAddr>,
     unknown: HashMap<IpAddr, UnknownCause>,
-    /// The forward addresses of the PTR names this run looked up, by IP (not cached: a cached
-    /// record keeps only whether the IP was among them).
+    /// The forward addresses of the PTR names this run looked up, by IP, at most
+    /// [`SHOWN_FORWARD_ADDRESSES`] each (not cached: a cached record keeps only whether the IP
+    /// was among them).
     forward: HashMap<IpAddr, Vec<IpAddr>>,
     /// The logged host names this run looked up, lower case without a trailing dot: their
     /// addresses, or why DNS did not answer.
     hosts: HashMap<String, Result<Vec<IpAddr>, UnknownCause>>,
+    /// Raised when the run is asked to stop: no lookup starts after it.
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl DnsVerifier {
@@ -749,6 +786,7 @@ impl DnsVerifier {
             unknown: HashMap::new(),
             forward: HashMap::new(),
             hosts: HashMap::new(),
+            stop: None,
         }
     }
 
@@ -763,12 +801,47 @@ impl DnsVerifier {
             unknown: HashMap::new(),
             forward: HashMap::new(),
             hosts: HashMap::new(),
+            stop: None,
         }
+    }
+
+    /// From when `stop` is raised, no lookup starts: what is not known then stays unknown.
+    pub fn stop_on(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
+    }
+
+    /// The longest a batch of lookups can go on once the run is asked to stop: the lookups
+    /// under way then, each a reverse and a forward query of up to the timeout.
+    pub fn longest_lookup(&self) -> Duration {
+        self.resolver.as_ref().map_or(Duration::ZERO, |resolver| {
+            resolver.timeout.saturating_mul(2)
+        })
     }
 
     /// The verdict of each claim, in order, looking up now what needs it.
     pub fn verify(&mut self, claims: &[DnsClaim<'_>]) -> Vec<DnsVerdict> {
         self.verify_at(claims, Timestamp::now())
+    }
+
+    /// The verdict [`verify`](Self::verify) would give `claim` now without looking anything up
+    /// (a fresh cache entry, an address this run asked, or offline); `None` when it would look
+    /// `claim` up.
+    pub fn verdict_without_lookup(&self, claim: &DnsClaim<'_>) -> Option<DnsVerdict> {
+        let ip = claim.ip.to_canonical();
+        let now = whole_seconds(Timestamp::now());
+        let answered = self.resolver.is_none()
+            || self.asked.contains(&ip)
+            || self
+                .cache
+                .get(ip)
+                .is_some_and(|record| self.fresh(record, now));
+        answered.then(|| self.known_verdict(ip, claim.suffixes))
+    }
+
+    /// Whether `record` needs no new lookup at `now`. A check dated in the future (a clock
+    /// that ran ahead, an edited file) is not fresh: it would never expire.
+    fn fresh(&self, record: &DnsRecord, now: Timestamp) -> bool {
+        record.checked_at <= now && now.duration_since(record.checked_at) <= self.ttl
     }
 
     /// [`verify`](Self::verify) at the time `now`, which decides what has expired and becomes the
@@ -782,7 +855,7 @@ impl DnsVerifier {
                 let fresh = self
                     .cache
                     .get(ip)
-                    .is_some_and(|record| now.duration_since(record.checked_at) <= self.ttl);
+                    .is_some_and(|record| self.fresh(record, now));
                 if !fresh && self.asked.insert(ip) {
                     pending.push(DnsClaim {
                         ip,
@@ -790,7 +863,7 @@ impl DnsVerifier {
                     });
                 }
             }
-            for (ip, answer) in resolver.look_up_all(&pending, now) {
+            for (ip, answer) in resolver.look_up_all(&pending, now, self.stop.as_deref()) {
                 match answer {
                     Ok((record, forward)) => {
                         self.cache.insert(ip, record);
@@ -814,7 +887,8 @@ impl DnsVerifier {
     }
 
     /// The addresses the PTR name of `ip` resolved to, when this run looked `ip` up (a verdict
-    /// from the cache alone has none to show).
+    /// from the cache alone has none to show): at most [`SHOWN_FORWARD_ADDRESSES`] of them,
+    /// `ip` among them when it was.
     pub fn forward_addresses(&self, ip: IpAddr) -> Option<&[IpAddr]> {
         self.forward.get(&ip.to_canonical()).map(Vec::as_slice)
     }
@@ -829,10 +903,17 @@ impl DnsVerifier {
         if !suffixes.iter().any(|suffix| suffix_matches(&host, suffix)) {
             return DnsVerdict::NotConfirmed(Refutation::OutsideSuffixes { ptr: host });
         }
+        let stopped = self
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed));
         if !self.hosts.contains_key(&host)
+            && !stopped
             && let Some(resolver) = &self.resolver
         {
-            let answer = resolver.host_addresses(&host);
+            let answer = resolver
+                .host_addresses(&host)
+                .map(|addresses| shown_addresses(addresses, None));
             self.hosts.insert(host.clone(), answer);
         }
         self.known_host_verdict(&host, suffixes)

@@ -12,7 +12,7 @@ use nix::sys::resource::{UsageWho, getrusage};
 use nix::sys::time::TimeValLike;
 use robots_audit_bots::dns::{
     DnsCache, DnsClaim, DnsConfig, DnsError, DnsRecord, DnsResolver, DnsVerdict, DnsVerifier,
-    NameServers, Refutation, UnknownCause,
+    NameServers, Refutation, SHOWN_FORWARD_ADDRESSES, UnknownCause,
 };
 use robots_audit_testdns::{RecordType, TestServer, Zones};
 
@@ -705,5 +705,55 @@ fn forward_addresses_of_a_lookup_are_kept_for_the_run() {
         );
         assert_eq!(verifier.forward_addresses(ip("192.0.2.55")), Some(&[][..]));
         assert_eq!(verifier.forward_addresses(ip("66.249.66.9")), None);
+    });
+}
+
+/// A name answering 40 addresses, the client the 30th: 16 are kept for `explain`, the
+/// client's among them, and the verdict saw all 40.
+#[test]
+fn forward_addresses_kept_are_bounded_and_keep_the_client() {
+    within(TEST_LIMIT, || {
+        let client = ip("66.249.70.30");
+        let mut zones = Zones::new();
+        zones.ptr(client, "crawl-many.googlebot.com.");
+        for last in 1..=40 {
+            zones.host(
+                "googlebot.com.",
+                "crawl-many.googlebot.com.",
+                ip(&format!("66.249.70.{last}")),
+            );
+        }
+        let server = TestServer::start(&zones);
+        let suffixes = google();
+        let mut verifier = DnsVerifier::online(server.resolver(2), DnsCache::new(), Duration::MAX);
+        let verdicts = verifier.verify_at(&claims(&["66.249.70.30"], &suffixes), now());
+        assert_eq!(verdicts, [confirmed("crawl-many.googlebot.com")]);
+        let kept = verifier.forward_addresses(client).unwrap();
+        assert_eq!(kept.len(), SHOWN_FORWARD_ADDRESSES);
+        assert!(kept.contains(&client), "{kept:?}");
+    });
+}
+
+/// A cache entry checked "later" than the run (a clock that ran ahead, an edited file) would
+/// never expire: it is looked up again.
+#[test]
+fn a_check_dated_in_the_future_is_looked_up_again() {
+    within(TEST_LIMIT, || {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("cache.csv");
+        let server = start_world();
+        let suffixes = google();
+        let ttl = Duration::from_secs(7 * 86400);
+        let run = |at: Timestamp| {
+            let mut verifier =
+                DnsVerifier::online(server.resolver(2), DnsCache::load(&path).unwrap(), ttl);
+            let verdicts = verifier.verify_at(&claims(&["66.249.66.1"], &suffixes), at);
+            verifier.into_cache().save(&path).unwrap();
+            verdicts
+        };
+        let first = run(now());
+        assert_eq!(server.ptr_queries("66.249.66.1"), 1);
+        assert_eq!(run(now() - SignedDuration::from_hours(24)), first);
+        assert_eq!(server.ptr_queries("66.249.66.1"), 2);
     });
 }
