@@ -523,6 +523,76 @@ fn fetched_history_is_what_audit_judges_with() {
     assert_eq!(violations[0]["robots_version"], rows[0]["valid_from"]);
 }
 
+#[test]
+fn a_final_status_outside_200_to_599_is_recorded_unreachable_and_the_manifest_stays_readable() {
+    let odd = Server::start(|_| status(999));
+    let switching = Server::start(|_| status(101));
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    let fetch = || {
+        let mut cmd = robots_audit_local();
+        cmd.arg("fetch")
+            .arg("--into")
+            .arg(&into)
+            .args(["--timeout", "5s"])
+            .arg(odd.origin())
+            .arg(switching.origin());
+        cmd
+    };
+    fetch().assert().success().stderr(predicates::str::contains(
+        "status 999: not a final HTTP status",
+    ));
+    let rows = manifest_rows(&into);
+    let got: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["origin"].as_str(),
+                r["status"].as_str(),
+                r["file"].as_str(),
+            )
+        })
+        .collect();
+    let (odd_origin, switching_origin) = (odd.origin(), switching.origin());
+    let mut want = [
+        (odd_origin.as_str(), "unreachable", ""),
+        (switching_origin.as_str(), "unreachable", ""),
+    ];
+    want.sort();
+    assert_eq!(got, want);
+
+    // The manifest is one every later command reads.
+    fetch()
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("unchanged"));
+    let valid_from: jiff::Timestamp = rows[0]["valid_from"].parse().unwrap();
+    write(
+        dir.path(),
+        "access.log",
+        format!(
+            "203.0.113.9 - - [{}] \"GET /page HTTP/1.1\" 200 10 \"-\" \"Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)\"\n",
+            (valid_from + jiff::SignedDuration::from_mins(5)).strftime("%d/%b/%Y:%H:%M:%S +0000")
+        ),
+    );
+    robots_audit_local()
+        .current_dir(dir.path())
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "history/manifest.csv",
+            "--origin",
+        ])
+        .arg(odd.origin())
+        .args(["--out", "out", "access.log"])
+        .assert()
+        .code(0);
+    let violations = read_csv(&dir.path().join("out/violations.csv"));
+    assert_eq!(violations.len(), 1, "unreachable disallows everything");
+    assert_eq!(violations[0]["rule"], "status unreachable");
+}
+
 /// A CDX-compatible service: `index` answers `/cdx/search/cdx`, `copies` the `id_` URLs by
 /// timestamp.
 fn wayback_service(
