@@ -695,12 +695,12 @@ fn wayback_one_row_per_change_of_content() {
         "url=example.com/robots.txt",
         "output=json",
         "fl=timestamp,statuscode,digest",
-        "collapse=digest",
         "from=2024",
         "to=20241231",
     ] {
         assert!(index.contains(part), "{part} missing from {index}");
     }
+    assert!(!index.contains("collapse"), "{index}");
     // Each content is read once; nothing outside the period, no redirect, no error status.
     assert_eq!(
         targets[1..],
@@ -723,6 +723,76 @@ fn wayback_one_row_per_change_of_content() {
         .success()
         .stderr(predicates::str::contains("0 new rows"));
     assert_eq!(fs::read(into.join("manifest.csv")).unwrap(), manifest);
+}
+
+#[test]
+fn wayback_the_same_content_with_another_status_is_a_change() {
+    // An empty 503 and an empty 200 have the same digest, the SHA-1 of nothing.
+    const EMPTY: &str = "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ";
+    let captures = [
+        ("20240101000000", "200", "AAA"),
+        ("20240201000000", "503", EMPTY),
+        ("20240301000000", "200", EMPTY),
+        ("20240401000000", "503", EMPTY),
+        // Revisits of the empty content, which the archive replays as the 200 it holds.
+        ("20240501000000", "-", EMPTY),
+        ("20240601000000", "-", EMPTY),
+    ];
+    let server = Server::start(move |target| {
+        if target.starts_with("/cdx/search/cdx?") {
+            // As the Wayback Machine does: collapse=digest drops each row whose digest is the
+            // one of the row before it.
+            let collapse = target.contains("collapse=digest");
+            let mut rows = vec![r#"["timestamp","statuscode","digest"]"#.to_owned()];
+            let mut last = None;
+            for (stamp, status, digest) in captures {
+                if !(collapse && last == Some(digest)) {
+                    rows.push(format!(r#"["{stamp}","{status}","{digest}"]"#));
+                }
+                last = Some(digest);
+            }
+            return ok(format!("[{}]", rows.join(",")));
+        }
+        match target
+            .strip_prefix("/web/")
+            .and_then(|r| r.split_once("id_/"))
+        {
+            Some(("20240101000000", _)) => ok("User-agent: *\nDisallow: /private/\n"),
+            Some(_) => ok(""),
+            None => status(404),
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    import_wayback(&server, &into)
+        .arg("https://example.com")
+        .assert()
+        .success();
+    let rows = manifest_rows(&into);
+    let got: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["valid_from"].as_str(), r["status"].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("2024-01-01T00:00:00Z", "200"),
+            ("2024-02-01T00:00:00Z", "503"),
+            ("2024-03-01T00:00:00Z", "200"),
+            ("2024-04-01T00:00:00Z", "503"),
+            ("2024-05-01T00:00:00Z", "200"),
+        ]
+    );
+    assert_eq!(fs::read(into.join(&rows[2]["file"])).unwrap(), b"");
+    assert_eq!(rows[4]["file"], rows[2]["file"]);
+    // The revisits' status is the one the empty content was read with: no copy asked again.
+    assert_eq!(
+        server.targets()[1..],
+        [
+            "/web/20240101000000id_/https://example.com/robots.txt",
+            "/web/20240301000000id_/https://example.com/robots.txt",
+        ]
+    );
 }
 
 #[test]

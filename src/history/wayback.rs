@@ -1,14 +1,20 @@
 //! Past versions of `ORIGIN/robots.txt` from the Wayback Machine (or any CDX-compatible
 //! service).
 //!
-//! The CDX index (`/cdx/search/cdx?url=…&output=json&fl=timestamp,statuscode,digest&collapse=digest`)
-//! lists the captures; one observation is made per change of digest, from the archived copy at
+//! The CDX index (`/cdx/search/cdx?url=…&output=json&fl=timestamp,statuscode,digest`) lists the
+//! captures; one observation is made per change of status or digest, from the archived copy at
 //! `/web/<timestamp>id_/<URL>` (`id_`: the bytes as archived, without the archive's banner).
 //! Captures with a 4xx or 5xx status need no copy: the status is the observation. A capture
 //! whose status is `-` is a revisit (the archive saw content it already holds): its copy is
 //! read like any other, and the status is the one the archive replays. A 3xx capture is a
 //! redirect, not a robots.txt: it is skipped (Google would have followed it to another URL,
 //! whose history is that URL's own), and counted so the user knows.
+//!
+//! The index is asked without `collapse=digest`: the service would drop every capture whose
+//! digest equals the one before it whatever its status, and an empty 503 and an empty 200 have
+//! the same digest, so the site's return from the 503 would be lost and the history would
+//! disallow everything from then on. Captures are compared here, by status and digest; the index
+//! is larger for it (a row is some 60 bytes), and is still read only up to 64 MiB.
 //!
 //! Streaming: each observation is pushed into the history as it is made, so memory does not
 //! grow with the number of copies. Of each content read, only its status and SHA-256 are kept;
@@ -100,7 +106,7 @@ pub struct Capture {
 /// What an import of one origin found (its observations went into the history).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Imported {
-    /// Observations made: one per change of digest in the period.
+    /// Observations made: one per change of status or digest in the period.
     pub observations: usize,
     /// Captures listed by the index in the period.
     pub captures: usize,
@@ -470,7 +476,7 @@ impl Client {
         };
         let service = self.options.service.trim_end_matches('/').to_owned();
         let mut url = format!(
-            "{service}/cdx/search/cdx?url={}&output=json&fl=timestamp,statuscode,digest&collapse=digest",
+            "{service}/cdx/search/cdx?url={}&output=json&fl=timestamp,statuscode,digest",
             query_escape(&target)
         );
         if let Some(from) = &self.options.from {
@@ -494,7 +500,9 @@ impl Client {
         let mut imported = Imported::default();
         // Of each content read: the status it was read with and its SHA-256 (never its body).
         let mut contents: HashMap<String, (u16, [u8; 32])> = HashMap::new();
-        let mut previous_digest: Option<&str> = None;
+        // The status and digest of the last observation: the same content with another status
+        // (an empty 503, then an empty 200) is a change.
+        let mut previous: Option<(u16, &str)> = None;
         for capture in &captures {
             if !in_period(&capture.stamp, from.as_deref(), to.as_deref()) {
                 continue;
@@ -504,12 +512,15 @@ impl Client {
                 imported.redirects += 1;
                 continue;
             }
-            // The service may not collapse (or collapse only adjacent rows): a digest equal to
-            // the previous one is no change.
-            if previous_digest == Some(capture.digest.as_str()) {
+            let digest = capture.digest.as_str();
+            // A revisit's status is the replayed one: known without asking when that content
+            // was read before.
+            let known = capture
+                .status
+                .or_else(|| contents.get(digest).map(|&(status, _)| status));
+            if known.is_some_and(|status| previous == Some((status, digest))) {
                 continue;
             }
-            previous_digest = Some(capture.digest.as_str());
             let (status, body) = match capture.status {
                 Some(code) if !(200..=299).contains(&code) => (code, None),
                 archived => {
@@ -531,6 +542,10 @@ impl Client {
                     (status, Some(body))
                 }
             };
+            if previous == Some((status, digest)) {
+                continue;
+            }
+            previous = Some((status, digest));
             imported.observations += 1;
             history.push(Observation::new(
                 origin.clone(),
