@@ -22,9 +22,9 @@
 //! the history ([`Record::recorded_body`]) instead of asking the archive again.
 //!
 //! Politeness: requests are sequential, at least `delay` apart; a 429, a 5xx or a transport
-//! error is retried after a back-off that doubles each time (or the service's `Retry-After`,
-//! up to a minute), a bounded number of times; then the import of that origin fails with an
-//! error that says why.
+//! error is retried a bounded number of times, each after the longer of a back-off that doubles
+//! each time and the service's `Retry-After` (at most a minute, and never doubled); then the
+//! import of that origin fails with an error that says why.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -423,7 +423,7 @@ impl Client {
 
     /// GET with the delay and the retries; any status other than 429 and 5xx is an answer.
     fn get(&mut self, url: &str, limit: usize) -> Result<Answer, WaybackError> {
-        let mut wait = self.options.backoff;
+        let mut backoff = Backoff::new(self.options.backoff);
         let mut attempt = 0;
         loop {
             if let Some(last) = self.last {
@@ -433,6 +433,7 @@ impl Client {
                 }
             }
             self.last = Some(Instant::now());
+            let mut asked_wait = None;
             let failure = match self.agent.get(url).call() {
                 Ok(mut response) => {
                     let status = response.status().as_u16();
@@ -442,9 +443,7 @@ impl Client {
                             Err(e) => RequestFailure::CutOff(e),
                         }
                     } else {
-                        if let Some(after) = retry_after(&response) {
-                            wait = wait.max(after.min(MAX_RETRY_AFTER));
-                        }
+                        asked_wait = retry_after(&response);
                         RequestFailure::Status(status)
                     }
                 }
@@ -458,8 +457,7 @@ impl Client {
                 });
             }
             attempt += 1;
-            sleep(wait);
-            wait = wait.saturating_mul(2);
+            sleep(backoff.next_wait(asked_wait));
         }
     }
 
@@ -577,6 +575,28 @@ impl Client {
             }),
             None => Ok((answer.status, answer.body)),
         }
+    }
+}
+
+/// The waits before the retries of one request.
+#[derive(Debug)]
+struct Backoff {
+    /// The back-off of the next retry: `--backoff`, doubled after each retry.
+    next: Duration,
+}
+
+impl Backoff {
+    fn new(first: Duration) -> Backoff {
+        Backoff { next: first }
+    }
+
+    /// The wait before the next retry: the back-off, or the service's `Retry-After` (at most
+    /// [`MAX_RETRY_AFTER`]) when that is longer. The `Retry-After` does not feed the doubling:
+    /// a service asking for a minute each time gets a minute each time, not 2, 4 and 8.
+    fn next_wait(&mut self, retry_after: Option<Duration>) -> Duration {
+        let backoff = self.next;
+        self.next = self.next.saturating_mul(2);
+        retry_after.map_or(backoff, |asked| backoff.max(asked.min(MAX_RETRY_AFTER)))
     }
 }
 
@@ -838,6 +858,36 @@ mod tests {
             });
             proptest::prop_assert_eq!(read, read_whole(&body));
         }
+    }
+
+    #[test]
+    fn a_retry_waits_the_longer_of_the_back_off_and_the_retry_after_capped() {
+        let secs = Duration::from_secs;
+        let waits = |first: Duration, asked: &[Option<Duration>]| {
+            let mut backoff = Backoff::new(first);
+            asked
+                .iter()
+                .map(|&after| backoff.next_wait(after))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            waits(secs(2), &[Some(secs(60)); 4]),
+            [secs(60); 4],
+            "a minute asked each time is a minute each time"
+        );
+        assert_eq!(
+            waits(
+                secs(2),
+                &[Some(secs(3600)), Some(secs(10)), None, None, Some(secs(10))]
+            ),
+            [secs(60), secs(10), secs(8), secs(16), secs(32)],
+            "the back-off doubles on its own; a Retry-After waits at most a minute"
+        );
+        assert_eq!(
+            waits(secs(100), &[Some(secs(5)), Some(secs(0))]),
+            [secs(100), secs(200)],
+            "a shorter Retry-After does not shorten the back-off"
+        );
     }
 
     #[test]
