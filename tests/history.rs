@@ -462,6 +462,7 @@ fn fetch_adds_a_row_only_on_a_change_and_is_idempotent() {
         .unwrap()
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .filter(|e| e.file_name() != ".manifest.lock")
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 }
@@ -1184,6 +1185,85 @@ fn a_fetch_killed_mid_run_leaves_the_manifest_as_it_was() {
         fs::read_to_string(dir.path().join("history/manifest.csv")).unwrap(),
         before
     );
+}
+
+#[test]
+fn a_history_directory_is_updated_by_one_command_at_a_time() {
+    let site = Server::start(|_| ok("User-agent: *\nDisallow: /a/\n"));
+    let archive = wayback_service(|_| ok(INDEX), HashMap::new());
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    let before = "origin,valid_from,status,file\nexample.org,,404,\n";
+    write(&into, "manifest.csv", before);
+    // This process holds the directory as a command does, from open to commit.
+    let held = Manifest::open(&into).unwrap();
+    let refused = || {
+        predicates::str::contains(format!(
+            "another robots-audit run (pid {} on",
+            std::process::id()
+        ))
+        .and(predicates::str::contains(format!(
+            "is updating the history directory {}; --wait waits for it",
+            into.display()
+        )))
+    };
+    let started = Instant::now();
+    robots_audit_local()
+        .arg("fetch")
+        .arg("--into")
+        .arg(&into)
+        .arg(site.origin())
+        .assert()
+        .code(1)
+        .stderr(refused());
+    import_wayback(&archive, &into)
+        .arg("https://example.com")
+        .assert()
+        .code(1)
+        .stderr(refused());
+    assert!(started.elapsed() < Duration::from_secs(5), "at once");
+    assert!(site.targets().is_empty() && archive.targets().is_empty());
+    assert_eq!(
+        fs::read_to_string(into.join("manifest.csv")).unwrap(),
+        before
+    );
+    let mut names: Vec<String> = fs::read_dir(&into)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, [".manifest.lock", "manifest.csv"]);
+
+    // With --wait, the command waits for the holder, then does its work.
+    let child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .env_remove("http_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("all_proxy")
+        .env_remove("ALL_PROXY")
+        .args(["fetch", "--wait", "--timeout", "5s", "--into"])
+        .arg(&into)
+        .arg(site.origin())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        site.targets().is_empty(),
+        "no request while the lock is held"
+    );
+    drop(held);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "waiting for another robots-audit run (pid {} on",
+            std::process::id()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(site.targets(), ["/robots.txt"]);
+    assert_eq!(manifest_rows(&into).len(), 2);
 }
 
 #[test]
