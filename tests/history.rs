@@ -462,6 +462,7 @@ fn fetch_adds_a_row_only_on_a_change_and_is_idempotent() {
         .unwrap()
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .filter(|e| e.file_name() != ".manifest.lock")
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
 }
@@ -521,6 +522,76 @@ fn fetched_history_is_what_audit_judges_with() {
     assert_eq!(violations[0]["path"], "/private/x");
     assert_eq!(violations[0]["rule"], "Disallow: /private/");
     assert_eq!(violations[0]["robots_version"], rows[0]["valid_from"]);
+}
+
+#[test]
+fn a_final_status_outside_200_to_599_is_recorded_unreachable_and_the_manifest_stays_readable() {
+    let odd = Server::start(|_| status(999));
+    let switching = Server::start(|_| status(101));
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    let fetch = || {
+        let mut cmd = robots_audit_local();
+        cmd.arg("fetch")
+            .arg("--into")
+            .arg(&into)
+            .args(["--timeout", "5s"])
+            .arg(odd.origin())
+            .arg(switching.origin());
+        cmd
+    };
+    fetch().assert().success().stderr(predicates::str::contains(
+        "status 999: not a final HTTP status",
+    ));
+    let rows = manifest_rows(&into);
+    let got: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["origin"].as_str(),
+                r["status"].as_str(),
+                r["file"].as_str(),
+            )
+        })
+        .collect();
+    let (odd_origin, switching_origin) = (odd.origin(), switching.origin());
+    let mut want = [
+        (odd_origin.as_str(), "unreachable", ""),
+        (switching_origin.as_str(), "unreachable", ""),
+    ];
+    want.sort();
+    assert_eq!(got, want);
+
+    // The manifest is one every later command reads.
+    fetch()
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("unchanged"));
+    let valid_from: jiff::Timestamp = rows[0]["valid_from"].parse().unwrap();
+    write(
+        dir.path(),
+        "access.log",
+        format!(
+            "203.0.113.9 - - [{}] \"GET /page HTTP/1.1\" 200 10 \"-\" \"Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)\"\n",
+            (valid_from + jiff::SignedDuration::from_mins(5)).strftime("%d/%b/%Y:%H:%M:%S +0000")
+        ),
+    );
+    robots_audit_local()
+        .current_dir(dir.path())
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "history/manifest.csv",
+            "--origin",
+        ])
+        .arg(odd.origin())
+        .args(["--out", "out", "access.log"])
+        .assert()
+        .code(0);
+    let violations = read_csv(&dir.path().join("out/violations.csv"));
+    assert_eq!(violations.len(), 1, "unreachable disallows everything");
+    assert_eq!(violations[0]["rule"], "status unreachable");
 }
 
 /// A CDX-compatible service: `index` answers `/cdx/search/cdx`, `copies` the `id_` URLs by
@@ -625,12 +696,12 @@ fn wayback_one_row_per_change_of_content() {
         "url=example.com/robots.txt",
         "output=json",
         "fl=timestamp,statuscode,digest",
-        "collapse=digest",
         "from=2024",
         "to=20241231",
     ] {
         assert!(index.contains(part), "{part} missing from {index}");
     }
+    assert!(!index.contains("collapse"), "{index}");
     // Each content is read once; nothing outside the period, no redirect, no error status.
     assert_eq!(
         targets[1..],
@@ -653,6 +724,76 @@ fn wayback_one_row_per_change_of_content() {
         .success()
         .stderr(predicates::str::contains("0 new rows"));
     assert_eq!(fs::read(into.join("manifest.csv")).unwrap(), manifest);
+}
+
+#[test]
+fn wayback_the_same_content_with_another_status_is_a_change() {
+    // An empty 503 and an empty 200 have the same digest, the SHA-1 of nothing.
+    const EMPTY: &str = "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ";
+    let captures = [
+        ("20240101000000", "200", "AAA"),
+        ("20240201000000", "503", EMPTY),
+        ("20240301000000", "200", EMPTY),
+        ("20240401000000", "503", EMPTY),
+        // Revisits of the empty content, which the archive replays as the 200 it holds.
+        ("20240501000000", "-", EMPTY),
+        ("20240601000000", "-", EMPTY),
+    ];
+    let server = Server::start(move |target| {
+        if target.starts_with("/cdx/search/cdx?") {
+            // As the Wayback Machine does: collapse=digest drops each row whose digest is the
+            // one of the row before it.
+            let collapse = target.contains("collapse=digest");
+            let mut rows = vec![r#"["timestamp","statuscode","digest"]"#.to_owned()];
+            let mut last = None;
+            for (stamp, status, digest) in captures {
+                if !(collapse && last == Some(digest)) {
+                    rows.push(format!(r#"["{stamp}","{status}","{digest}"]"#));
+                }
+                last = Some(digest);
+            }
+            return ok(format!("[{}]", rows.join(",")));
+        }
+        match target
+            .strip_prefix("/web/")
+            .and_then(|r| r.split_once("id_/"))
+        {
+            Some(("20240101000000", _)) => ok("User-agent: *\nDisallow: /private/\n"),
+            Some(_) => ok(""),
+            None => status(404),
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    import_wayback(&server, &into)
+        .arg("https://example.com")
+        .assert()
+        .success();
+    let rows = manifest_rows(&into);
+    let got: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["valid_from"].as_str(), r["status"].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("2024-01-01T00:00:00Z", "200"),
+            ("2024-02-01T00:00:00Z", "503"),
+            ("2024-03-01T00:00:00Z", "200"),
+            ("2024-04-01T00:00:00Z", "503"),
+            ("2024-05-01T00:00:00Z", "200"),
+        ]
+    );
+    assert_eq!(fs::read(into.join(&rows[2]["file"])).unwrap(), b"");
+    assert_eq!(rows[4]["file"], rows[2]["file"]);
+    // The revisits' status is the one the empty content was read with: no copy asked again.
+    assert_eq!(
+        server.targets()[1..],
+        [
+            "/web/20240101000000id_/https://example.com/robots.txt",
+            "/web/20240301000000id_/https://example.com/robots.txt",
+        ]
+    );
 }
 
 #[test]
@@ -1044,6 +1185,85 @@ fn a_fetch_killed_mid_run_leaves_the_manifest_as_it_was() {
         fs::read_to_string(dir.path().join("history/manifest.csv")).unwrap(),
         before
     );
+}
+
+#[test]
+fn a_history_directory_is_updated_by_one_command_at_a_time() {
+    let site = Server::start(|_| ok("User-agent: *\nDisallow: /a/\n"));
+    let archive = wayback_service(|_| ok(INDEX), HashMap::new());
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    let before = "origin,valid_from,status,file\nexample.org,,404,\n";
+    write(&into, "manifest.csv", before);
+    // This process holds the directory as a command does, from open to commit.
+    let held = Manifest::open(&into).unwrap();
+    let refused = || {
+        predicates::str::contains(format!(
+            "another robots-audit run (pid {} on",
+            std::process::id()
+        ))
+        .and(predicates::str::contains(format!(
+            "is updating the history directory {}; --wait waits for it",
+            into.display()
+        )))
+    };
+    let started = Instant::now();
+    robots_audit_local()
+        .arg("fetch")
+        .arg("--into")
+        .arg(&into)
+        .arg(site.origin())
+        .assert()
+        .code(1)
+        .stderr(refused());
+    import_wayback(&archive, &into)
+        .arg("https://example.com")
+        .assert()
+        .code(1)
+        .stderr(refused());
+    assert!(started.elapsed() < Duration::from_secs(5), "at once");
+    assert!(site.targets().is_empty() && archive.targets().is_empty());
+    assert_eq!(
+        fs::read_to_string(into.join("manifest.csv")).unwrap(),
+        before
+    );
+    let mut names: Vec<String> = fs::read_dir(&into)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, [".manifest.lock", "manifest.csv"]);
+
+    // With --wait, the command waits for the holder, then does its work.
+    let child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .env_remove("http_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("all_proxy")
+        .env_remove("ALL_PROXY")
+        .args(["fetch", "--wait", "--timeout", "5s", "--into"])
+        .arg(&into)
+        .arg(site.origin())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        site.targets().is_empty(),
+        "no request while the lock is held"
+    );
+    drop(held);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "waiting for another robots-audit run (pid {} on",
+            std::process::id()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(site.targets(), ["/robots.txt"]);
+    assert_eq!(manifest_rows(&into).len(), 2);
 }
 
 #[test]

@@ -6,7 +6,6 @@ use clap::Args;
 use robots_audit::error::{EXIT_OK, Error};
 use robots_audit::history::Recorded;
 use robots_audit::history::fetch::{FetchOptions, fetch_all};
-use robots_audit::history::manifest::Manifest;
 
 /// What `robots-audit fetch` does, for `--help`.
 pub const ABOUT: &str =
@@ -34,6 +33,9 @@ pub struct FetchArgs {
     /// Origins, e.g. https://example.com (a bare host means https).
     #[arg(value_name = "ORIGIN", required_unless_present = "origins")]
     pub origin: Vec<String>,
+    /// When another command is updating DIR, wait for it to finish instead of exiting.
+    #[arg(long)]
+    pub wait: bool,
     /// No line per origin on standard error.
     #[arg(short, long)]
     pub quiet: bool,
@@ -78,7 +80,7 @@ pub fn run(args: FetchArgs) -> Result<u8, Error> {
         concurrency: usize::from(args.concurrency),
     };
     // Opened first: a locked directory or a broken manifest fails before any request.
-    let mut manifest = Manifest::open(&args.into)?;
+    let mut manifest = super::open_history(&args.into, args.wait)?;
     let fetched = fetch_all(&origins, &options)?;
     let mut added = 0;
     for one in &fetched {

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args};
 use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_OK, Error};
 use robots_audit::history::git::{GitSource, import as import_git};
-use robots_audit::history::manifest::Manifest;
 use robots_audit::history::wayback::{Client, DEFAULT_SERVICE, WaybackOptions, cdx_time};
 use robots_audit::history::{PerSecond, default_user_agent};
 use robots_audit::origin::Origin;
@@ -79,6 +78,9 @@ pub struct ImportArgs {
     /// With --wayback: the origins whose robots.txt history is read (a bare host means https).
     #[arg(value_name = "ORIGIN", requires = "wayback")]
     pub origins: Vec<String>,
+    /// When another command is updating DIR, wait for it to finish instead of exiting.
+    #[arg(long)]
+    pub wait: bool,
     /// No summary on standard error.
     #[arg(short, long)]
     pub quiet: bool,
@@ -104,7 +106,7 @@ fn run_git(repo: PathBuf, args: &ImportArgs) -> Result<u8, Error> {
             "--origin {origin_text:?} is not an origin such as https://example.com: {e}"
         ))
     })?;
-    let mut manifest = Manifest::open(&args.into)?;
+    let mut manifest = super::open_history(&args.into, args.wait)?;
     let source = GitSource {
         repo: &repo,
         path: args.path.as_deref().unwrap_or_default(),
@@ -167,7 +169,7 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
             args.wayback_url
         )));
     }
-    let mut manifest = Manifest::open(&args.into)?;
+    let mut manifest = super::open_history(&args.into, args.wait)?;
     let mut client = Client::new(options);
     let mut failures = Vec::new();
     for origin in &origins {

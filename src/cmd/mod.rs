@@ -20,6 +20,7 @@ use std::time::Duration;
 use robots_audit::bots::Catalog;
 use robots_audit::commit::{self, OutDir, OutLock, Owned, Staging};
 use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_NOTHING_JUDGED, EXIT_OK, Error};
+use robots_audit::history::manifest::Manifest;
 use robots_audit::origin::Origin;
 use robots_audit::report::summary::nothing_judged;
 use robots_audit::report::{View, files};
@@ -87,6 +88,21 @@ fn lock_out(out: &Path, wait: bool) -> Result<OutLock, Error> {
         say(format_args!("robots-audit: {note}"));
     }
     Ok(lock)
+}
+
+/// Opens the history directory `--into` with its lock, waiting for its holder with `wait`.
+fn open_history(into: &Path, wait: bool) -> Result<Manifest, Error> {
+    let manifest = if wait {
+        Manifest::open_waiting(into, |holder| {
+            say(format_args!(
+                "robots-audit: waiting for {holder}, which is updating {}",
+                into.display()
+            ));
+        })
+    } else {
+        Manifest::open(into)
+    };
+    Ok(manifest?)
 }
 
 /// Commits the staging directory as `--out` unless a signal asked the run to stop; a warning

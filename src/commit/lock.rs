@@ -13,6 +13,7 @@ use std::fmt;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, Read, Seek};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::Path;
 
 use jiff::Timestamp;
 
@@ -148,30 +149,14 @@ impl OutLock {
             path: path.clone(),
             source,
         };
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-            .open(&path)
-            .map_err(fail)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                let holder = HolderText(read_journal(&mut file).holder);
-                if !wait {
-                    return Err(CommitError::Locked {
-                        holder,
-                        out: out.shown(),
-                    });
-                }
-                waiting(&holder);
-                file.lock().map_err(fail)?;
-            }
-            Err(TryLockError::Error(e)) => return Err(fail(e)),
-        }
-        let previous = read_journal(&mut file);
+        let (file, previous) =
+            lock_file(&path, wait, waiting).map_err(|refused| match refused {
+                LockRefused::Held(holder) => CommitError::Locked {
+                    holder,
+                    out: out.shown(),
+                },
+                LockRefused::Failed(source) => fail(source),
+            })?;
         let lock = OutLock {
             file,
             out,
@@ -200,10 +185,7 @@ impl OutLock {
     /// Records `journal` in the lock file, synced: it must name a directory before the run
     /// could leave it behind.
     pub fn write_journal(&self, journal: &Journal) -> io::Result<()> {
-        let text = journal.to_text();
-        self.file.write_all_at(text.as_bytes(), 0)?;
-        self.file.set_len(text.len() as u64)?;
-        self.file.sync_data()
+        write_journal(&self.file, journal)
     }
 
     /// This run's journal with `staging` and `aside` as given.
@@ -214,6 +196,81 @@ impl OutLock {
             aside: aside.map(str::to_owned),
         }
     }
+}
+
+/// The lock of a directory that a command updates in place rather than replaces (the robots
+/// history of `fetch` and `import`): the kernel's lock of [`OutLock`], on a file inside the
+/// directory, naming its holder. Held until dropped (or the process ends).
+#[derive(Debug)]
+pub struct DirLock {
+    /// Held for the kernel's lock.
+    _file: File,
+}
+
+impl DirLock {
+    /// Takes the lock of the file `path`. Held by another process: [`LockRefused::Held`], or with
+    /// `wait`, `waiting` is told who holds it and the call blocks until it is released.
+    pub fn take(
+        path: &Path,
+        wait: bool,
+        waiting: impl FnOnce(&HolderText),
+    ) -> Result<DirLock, LockRefused> {
+        let (file, _) = lock_file(path, wait, waiting)?;
+        let holder = Journal {
+            holder: Some(Holder::this_process()),
+            ..Journal::default()
+        };
+        write_journal(&file, &holder).map_err(LockRefused::Failed)?;
+        Ok(DirLock { _file: file })
+    }
+}
+
+/// Why a [`DirLock`] was not taken.
+#[derive(Debug)]
+pub enum LockRefused {
+    /// Another process holds it.
+    Held(HolderText),
+    /// The lock file cannot be opened, locked or written.
+    Failed(io::Error),
+}
+
+/// Opens the lock file `path` (never through a symbolic link) and locks it, waiting for its
+/// holder with `wait`; returns it locked, with the journal its previous holder left.
+fn lock_file(
+    path: &Path,
+    wait: bool,
+    waiting: impl FnOnce(&HolderText),
+) -> Result<(File, Journal), LockRefused> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)
+        .map_err(LockRefused::Failed)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            let holder = HolderText(read_journal(&mut file).holder);
+            if !wait {
+                return Err(LockRefused::Held(holder));
+            }
+            waiting(&holder);
+            file.lock().map_err(LockRefused::Failed)?;
+        }
+        Err(TryLockError::Error(e)) => return Err(LockRefused::Failed(e)),
+    }
+    let previous = read_journal(&mut file);
+    Ok((file, previous))
+}
+
+/// Records `journal` in a lock file, synced.
+fn write_journal(file: &File, journal: &Journal) -> io::Result<()> {
+    let text = journal.to_text();
+    file.write_all_at(text.as_bytes(), 0)?;
+    file.set_len(text.len() as u64)?;
+    file.sync_data()
 }
 
 fn read_journal(file: &mut File) -> Journal {

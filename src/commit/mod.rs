@@ -24,7 +24,8 @@
 //!    ([`swap::swap_by_renames`]).
 //!
 //! [`AtomicFile`] is the single-file form for files that are not part of a set (a robots
-//! history's manifest).
+//! history's manifest), and [`DirLock`] the lock of a directory updated in place (a robots
+//! history).
 
 pub mod atomic;
 mod file;
@@ -39,7 +40,7 @@ use std::path::{Path, PathBuf};
 
 pub use self::atomic::AtomicFile;
 pub use self::file::{NewFile, open_regular, with_path};
-pub use self::lock::{Holder, HolderText, Journal, OutLock};
+pub use self::lock::{DirLock, Holder, HolderText, Journal, LockRefused, OutLock};
 pub use self::out::OutDir;
 pub use self::staging::{Staging, abandon};
 

@@ -5,6 +5,7 @@ use std::io;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
+use crate::commit::HolderText;
 use crate::error::Error;
 
 /// A history command's failure.
@@ -15,6 +16,22 @@ pub enum HistoryError {
     CreateDir {
         /// The directory.
         dir: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// Another command is updating the history directory.
+    #[error("{holder} is updating the history directory {}; --wait waits for it", .dir.display())]
+    Locked {
+        /// The directory.
+        dir: PathBuf,
+        /// Who holds its lock.
+        holder: HolderText,
+    },
+    /// The history directory's lock file could not be opened, locked or written.
+    #[error("cannot lock {}: {source}", .path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
         /// Why.
         source: io::Error,
     },

@@ -3,8 +3,9 @@
 //! Up to 5 redirects are followed; the answer to a 6th is recorded as the 3xx status it is,
 //! which the audit reads as "no restrictions", as Google treats a robots.txt it cannot reach
 //! through 5 redirects as a 404 (`docs/robots-txt.md`). The first 500 KiB (512,000 bytes) of a
-//! 2xx body are kept. A timeout, a DNS failure, a refused connection, a TLS failure or a
-//! connection dropped mid-body is `unreachable`: a row, never an error of the command.
+//! 2xx body are kept. A timeout, a DNS failure, a refused connection, a TLS failure, a
+//! connection dropped mid-body or a final status outside 200..=599 (see [`Observation::new`]) is
+//! `unreachable`: a row, never an error of the command.
 
 use std::time::Duration;
 
@@ -87,10 +88,14 @@ pub fn fetch_one(agent: &ureq::Agent, origin: &Origin) -> Fetched {
         Err(e) => (FetchStatus::Unreachable, None, Some(e.to_string())),
     };
     let at = Timestamp::from_second(Timestamp::now().as_second()).unwrap_or(Timestamp::UNIX_EPOCH);
-    Fetched {
-        observation: Observation::new(origin.clone(), at, status, body),
-        error,
-    }
+    let observation = Observation::new(origin.clone(), at, status, body);
+    let error = match status {
+        FetchStatus::Http(code) if observation.status == FetchStatus::Unreachable => {
+            Some(format!("status {code}: not a final HTTP status"))
+        }
+        _ => error,
+    };
+    Fetched { observation, error }
 }
 
 /// Why a fetch got no answer: the origin is `unreachable`.

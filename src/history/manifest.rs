@@ -3,8 +3,9 @@
 //! The manifest is the one `audit --robots DIR/manifest.csv` reads (header
 //! `origin,valid_from,status,file`, files relative to the manifest). Rows already there are
 //! kept as written, whoever wrote them; only their order changes (sorted by origin, then
-//! `valid_from`). Two commands must not update the same directory at the same time: each
-//! replaces the manifest whole, so the last one to finish would drop the other's rows.
+//! `valid_from`). An open manifest holds the directory's lock (`DIR/.manifest.lock`) until it is
+//! committed or dropped: each command replaces the manifest whole, so of two commands updating
+//! one directory at once, the last to finish would drop the other's rows.
 
 use std::collections::HashMap;
 use std::fs::{self, File};
@@ -15,7 +16,7 @@ use jiff::Timestamp;
 
 use super::error::ManifestError;
 use super::{HistoryError, Observation, Record, Recorded, sha256};
-use crate::commit::AtomicFile;
+use crate::commit::{AtomicFile, DirLock, HolderText, LockRefused};
 use crate::origin::Origin;
 use crate::versions::FetchStatus;
 use crate::versions::source::{
@@ -25,6 +26,10 @@ use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// The manifest's file name inside the history directory.
 pub const MANIFEST_NAME: &str = "manifest.csv";
+
+/// The lock file's name inside the history directory. It stays there (a few bytes, naming the
+/// last holder): removing a lock file races with a command that has just opened it.
+pub const LOCK_NAME: &str = ".manifest.lock";
 
 /// One manifest row: the fields as written, and their parsed meaning.
 #[derive(Debug, Clone)]
@@ -48,15 +53,46 @@ pub struct Manifest {
     changed: bool,
     /// SHA-256 of each file the manifest names (of its first 500 KiB), read once.
     digests: HashMap<String, [u8; 32]>,
+    /// Held from before the manifest is read until it is committed or dropped.
+    _lock: DirLock,
 }
 
 impl Manifest {
-    /// Opens (creating it if needed) the history directory `dir` and reads its manifest, if
-    /// any. Fails when the manifest is not one.
+    /// Opens (creating it if needed) the history directory `dir`, takes its lock and reads its
+    /// manifest, if any. Fails when another command holds the lock, or when the manifest is not
+    /// one.
     pub fn open(dir: &Path) -> Result<Manifest, HistoryError> {
+        Manifest::lock_and_read(dir, false, |_| {})
+    }
+
+    /// [`Manifest::open`], waiting for the command that holds the lock, if any, to end;
+    /// `waiting` is told who holds it.
+    pub fn open_waiting(
+        dir: &Path,
+        waiting: impl FnOnce(&HolderText),
+    ) -> Result<Manifest, HistoryError> {
+        Manifest::lock_and_read(dir, true, waiting)
+    }
+
+    fn lock_and_read(
+        dir: &Path,
+        wait: bool,
+        waiting: impl FnOnce(&HolderText),
+    ) -> Result<Manifest, HistoryError> {
         fs::create_dir_all(dir).map_err(|source| HistoryError::CreateDir {
             dir: dir.to_path_buf(),
             source,
+        })?;
+        let lock_path = dir.join(LOCK_NAME);
+        let lock = DirLock::take(&lock_path, wait, waiting).map_err(|refused| match refused {
+            LockRefused::Held(holder) => HistoryError::Locked {
+                dir: dir.to_path_buf(),
+                holder,
+            },
+            LockRefused::Failed(source) => HistoryError::Lock {
+                path: lock_path.clone(),
+                source,
+            },
         })?;
         let path = dir.join(MANIFEST_NAME);
         let rows = match fs::read(&path) {
@@ -69,6 +105,7 @@ impl Manifest {
             rows,
             changed: false,
             digests: HashMap::new(),
+            _lock: lock,
         };
         manifest.sort();
         Ok(manifest)

@@ -49,13 +49,21 @@ pub struct Observation {
 
 impl Observation {
     /// An observation; a body is kept only for a 2xx status, and cut to its first
-    /// [`GOOGLEBOT_MAX_BYTES`] bytes as Google's crawler does.
+    /// [`GOOGLEBOT_MAX_BYTES`] bytes as Google's crawler does. A final status outside 200..=599
+    /// (a 1xx, or 600..=999, which HTTP clients accept) is `unreachable`.
     pub fn new(
         origin: Origin,
         at: Timestamp,
         status: FetchStatus,
         body: Option<Vec<u8>>,
     ) -> Observation {
+        // Every producer's answers pass here, so no manifest this module writes holds a status
+        // the audit's reading of manifests refuses (past 599, which would stop every later
+        // command), and no 1xx, which is no answer at all and would read as "no restrictions".
+        let status = match status {
+            FetchStatus::Http(200..=599) | FetchStatus::Unreachable => status,
+            FetchStatus::Http(_) => FetchStatus::Unreachable,
+        };
         let body = if matches!(status, FetchStatus::Http(200..=299)) {
             let mut body = body.unwrap_or_default();
             body.truncate(GOOGLEBOT_MAX_BYTES);
@@ -219,6 +227,24 @@ mod tests {
         assert_eq!(missing.body, None);
         let down = Observation::new(origin, at, FetchStatus::Unreachable, None);
         assert_eq!(down.body, None);
+    }
+
+    #[test]
+    fn a_final_status_outside_200_to_599_is_unreachable() {
+        let origin = Origin::parse("https://example.com").unwrap();
+        let at: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        let observed = |code: u16| {
+            let body = Some(b"User-agent: *\nDisallow: /\n".to_vec());
+            Observation::new(origin.clone(), at, FetchStatus::Http(code), body)
+        };
+        for code in [100, 101, 199, 600, 999, 0, u16::MAX] {
+            let observation = observed(code);
+            assert_eq!(observation.status, FetchStatus::Unreachable, "{code}");
+            assert_eq!(observation.body, None, "{code}");
+        }
+        for code in [200, 301, 404, 429, 503, 599] {
+            assert_eq!(observed(code).status, FetchStatus::Http(code));
+        }
     }
 
     /// Keeps what it is given, in order.

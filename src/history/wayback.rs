@@ -1,8 +1,8 @@
 //! Past versions of `ORIGIN/robots.txt` from the Wayback Machine (or any CDX-compatible
 //! service).
 //!
-//! The CDX index (`/cdx/search/cdx?url=…&output=json&fl=timestamp,statuscode,digest&collapse=digest`)
-//! lists the captures; one observation is made per change of digest, from the archived copy at
+//! The CDX index (`/cdx/search/cdx?url=…&output=json&fl=timestamp,statuscode,digest`) lists the
+//! captures; one observation is made per change of status or digest, from the archived copy at
 //! `/web/<timestamp>id_/<URL>` (`id_`: the bytes as archived, without the archive's banner).
 //! Captures with a 4xx or 5xx status need no copy: the status is the observation. A capture
 //! whose status is `-` is a revisit (the archive saw content it already holds): its copy is
@@ -10,15 +10,21 @@
 //! redirect, not a robots.txt: it is skipped (Google would have followed it to another URL,
 //! whose history is that URL's own), and counted so the user knows.
 //!
+//! The index is asked without `collapse=digest`: the service would drop every capture whose
+//! digest equals the one before it whatever its status, and an empty 503 and an empty 200 have
+//! the same digest, so the site's return from the 503 would be lost and the history would
+//! disallow everything from then on. Captures are compared here, by status and digest; the index
+//! is larger for it (a row is some 60 bytes), and is still read only up to 64 MiB.
+//!
 //! Streaming: each observation is pushed into the history as it is made, so memory does not
 //! grow with the number of copies. Of each content read, only its status and SHA-256 are kept;
 //! when the archive replays it again (a revisit, or a change back), its body is read back from
 //! the history ([`Record::recorded_body`]) instead of asking the archive again.
 //!
 //! Politeness: requests are sequential, at least `delay` apart; a 429, a 5xx or a transport
-//! error is retried after a back-off that doubles each time (or the service's `Retry-After`,
-//! up to a minute), a bounded number of times; then the import of that origin fails with an
-//! error that says why.
+//! error is retried a bounded number of times, each after the longer of a back-off that doubles
+//! each time and the service's `Retry-After` (at most a minute, and never doubled); then the
+//! import of that origin fails with an error that says why.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -100,7 +106,7 @@ pub struct Capture {
 /// What an import of one origin found (its observations went into the history).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Imported {
-    /// Observations made: one per change of digest in the period.
+    /// Observations made: one per change of status or digest in the period.
     pub observations: usize,
     /// Captures listed by the index in the period.
     pub captures: usize,
@@ -417,7 +423,7 @@ impl Client {
 
     /// GET with the delay and the retries; any status other than 429 and 5xx is an answer.
     fn get(&mut self, url: &str, limit: usize) -> Result<Answer, WaybackError> {
-        let mut wait = self.options.backoff;
+        let mut backoff = Backoff::new(self.options.backoff);
         let mut attempt = 0;
         loop {
             if let Some(last) = self.last {
@@ -427,6 +433,7 @@ impl Client {
                 }
             }
             self.last = Some(Instant::now());
+            let mut asked_wait = None;
             let failure = match self.agent.get(url).call() {
                 Ok(mut response) => {
                     let status = response.status().as_u16();
@@ -436,9 +443,7 @@ impl Client {
                             Err(e) => RequestFailure::CutOff(e),
                         }
                     } else {
-                        if let Some(after) = retry_after(&response) {
-                            wait = wait.max(after.min(MAX_RETRY_AFTER));
-                        }
+                        asked_wait = retry_after(&response);
                         RequestFailure::Status(status)
                     }
                 }
@@ -452,8 +457,7 @@ impl Client {
                 });
             }
             attempt += 1;
-            sleep(wait);
-            wait = wait.saturating_mul(2);
+            sleep(backoff.next_wait(asked_wait));
         }
     }
 
@@ -470,7 +474,7 @@ impl Client {
         };
         let service = self.options.service.trim_end_matches('/').to_owned();
         let mut url = format!(
-            "{service}/cdx/search/cdx?url={}&output=json&fl=timestamp,statuscode,digest&collapse=digest",
+            "{service}/cdx/search/cdx?url={}&output=json&fl=timestamp,statuscode,digest",
             query_escape(&target)
         );
         if let Some(from) = &self.options.from {
@@ -494,7 +498,9 @@ impl Client {
         let mut imported = Imported::default();
         // Of each content read: the status it was read with and its SHA-256 (never its body).
         let mut contents: HashMap<String, (u16, [u8; 32])> = HashMap::new();
-        let mut previous_digest: Option<&str> = None;
+        // The status and digest of the last observation: the same content with another status
+        // (an empty 503, then an empty 200) is a change.
+        let mut previous: Option<(u16, &str)> = None;
         for capture in &captures {
             if !in_period(&capture.stamp, from.as_deref(), to.as_deref()) {
                 continue;
@@ -504,12 +510,15 @@ impl Client {
                 imported.redirects += 1;
                 continue;
             }
-            // The service may not collapse (or collapse only adjacent rows): a digest equal to
-            // the previous one is no change.
-            if previous_digest == Some(capture.digest.as_str()) {
+            let digest = capture.digest.as_str();
+            // A revisit's status is the replayed one: known without asking when that content
+            // was read before.
+            let known = capture
+                .status
+                .or_else(|| contents.get(digest).map(|&(status, _)| status));
+            if known.is_some_and(|status| previous == Some((status, digest))) {
                 continue;
             }
-            previous_digest = Some(capture.digest.as_str());
             let (status, body) = match capture.status {
                 Some(code) if !(200..=299).contains(&code) => (code, None),
                 archived => {
@@ -531,6 +540,10 @@ impl Client {
                     (status, Some(body))
                 }
             };
+            if previous == Some((status, digest)) {
+                continue;
+            }
+            previous = Some((status, digest));
             imported.observations += 1;
             history.push(Observation::new(
                 origin.clone(),
@@ -562,6 +575,28 @@ impl Client {
             }),
             None => Ok((answer.status, answer.body)),
         }
+    }
+}
+
+/// The waits before the retries of one request.
+#[derive(Debug)]
+struct Backoff {
+    /// The back-off of the next retry: `--backoff`, doubled after each retry.
+    next: Duration,
+}
+
+impl Backoff {
+    fn new(first: Duration) -> Backoff {
+        Backoff { next: first }
+    }
+
+    /// The wait before the next retry: the back-off, or the service's `Retry-After` (at most
+    /// [`MAX_RETRY_AFTER`]) when that is longer. The `Retry-After` does not feed the doubling:
+    /// a service asking for a minute each time gets a minute each time, not 2, 4 and 8.
+    fn next_wait(&mut self, retry_after: Option<Duration>) -> Duration {
+        let backoff = self.next;
+        self.next = self.next.saturating_mul(2);
+        retry_after.map_or(backoff, |asked| backoff.max(asked.min(MAX_RETRY_AFTER)))
     }
 }
 
@@ -823,6 +858,36 @@ mod tests {
             });
             proptest::prop_assert_eq!(read, read_whole(&body));
         }
+    }
+
+    #[test]
+    fn a_retry_waits_the_longer_of_the_back_off_and_the_retry_after_capped() {
+        let secs = Duration::from_secs;
+        let waits = |first: Duration, asked: &[Option<Duration>]| {
+            let mut backoff = Backoff::new(first);
+            asked
+                .iter()
+                .map(|&after| backoff.next_wait(after))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            waits(secs(2), &[Some(secs(60)); 4]),
+            [secs(60); 4],
+            "a minute asked each time is a minute each time"
+        );
+        assert_eq!(
+            waits(
+                secs(2),
+                &[Some(secs(3600)), Some(secs(10)), None, None, Some(secs(10))]
+            ),
+            [secs(60), secs(10), secs(8), secs(16), secs(32)],
+            "the back-off doubles on its own; a Retry-After waits at most a minute"
+        );
+        assert_eq!(
+            waits(secs(100), &[Some(secs(5)), Some(secs(0))]),
+            [secs(100), secs(200)],
+            "a shorter Retry-After does not shorten the back-off"
+        );
     }
 
     #[test]
