@@ -351,7 +351,7 @@ fn strangers(count: u8) -> Vec<String> {
     (0..count).map(|i| format!("45.0.{i}.1")).collect()
 }
 
-/// The new addresses of a night are looked up together, up to `--dns-concurrency`, not one
+/// The new addresses of a night are looked up together, up to 64 at once, not one
 /// after another: 60 addresses a silent server leaves unanswered for 1 s each take about a
 /// second, where one at a time they took a minute.
 #[test]

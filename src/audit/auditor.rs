@@ -631,10 +631,10 @@ impl<'c> Auditor<'c> {
         Ok(())
     }
 
-    /// Looks up at once, `--dns-concurrency` at a time, every client address of `work` that
-    /// DNS has not answered for its agent, so that its requests find their answers waiting: one
-    /// lookup after another, each up to twice `--dns-timeout`, a night of new addresses took
-    /// hours. The lines are read again, only in a block that needs a lookup.
+    /// Looks up together, 64 at a time (`DnsConfig::concurrency`), every client address of
+    /// `work` that DNS has not answered for its agent, so that its requests find their answers
+    /// waiting: one lookup after another, each up to twice `--dns-timeout`, a night of new
+    /// addresses took hours. The lines are read again, only in a block that needs a lookup.
     #[cold]
     fn look_up_block(&mut self, work: &LineBlock, scratch: &mut Scratch) {
         let context = self.context;
