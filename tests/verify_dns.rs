@@ -347,8 +347,10 @@ fn lookups_are_bounded_by_distinct_addresses() {
 }
 
 /// `count` distinct public addresses, none in any published range.
-fn strangers(count: u8) -> Vec<String> {
-    (0..count).map(|i| format!("45.0.{i}.1")).collect()
+fn strangers(count: u16) -> Vec<String> {
+    (0..count)
+        .map(|i| format!("45.{}.{}.1", i >> 8, i & 255))
+        .collect()
 }
 
 /// The new addresses of a night are looked up together, up to 64 at once, not one
@@ -486,4 +488,45 @@ fn a_forwarded_list_of_several_public_addresses_is_not_verified() {
     assert_eq!(by_ip["66.249.66.5, 10.0.0.2"], "verified_dns", "{rows:?}");
     assert_eq!(server.ptr_queries_of(ip("66.249.66.1")), 0);
     assert_eq!(server.ptr_queries_of(ip("203.0.113.5")), 0);
+}
+
+/// `--dns-budget` bounds a night whose new addresses are never answered: once the lookups
+/// have taken it, the addresses met after are not looked up, and standard error says how many.
+#[test]
+fn the_dns_budget_bounds_a_night_of_unanswered_addresses() {
+    let silent = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let addresses = strangers(1_000);
+    let (robots, log) = night(
+        dir.path(),
+        &addresses.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let server_arg = silent.local_addr().unwrap().to_string();
+    let started = std::time::Instant::now();
+    let output = robots_audit()
+        .args(["audit", "--decisions", "--no-html", "--threads", "1"])
+        .args(["--origin", "https://example.com", "--robots"])
+        .arg(&robots)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .args(["--verify", "dns", "--dns-server", &server_arg])
+        .args(["--dns-timeout", "1s", "--dns-budget", "1s"])
+        .arg(&log)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(output.status.code(), Some(0));
+    // A wave or two of 64 lookups, then none: without the budget, 16 waves of a second.
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let not_asked: usize = stderr
+        .split("--dns-budget (1s); ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!((800..=936).contains(&not_asked), "{stderr}");
+    let rows = read_csv(&dir.path().join("out/violations.csv"));
+    assert!(rows.iter().all(|r| r["verification"] == "unverified"));
 }

@@ -357,6 +357,10 @@ pub struct DnsArgs {
     /// With `--verify dns`: the longest one lookup (reverse or forward) may take.
     #[arg(long, default_value = "2s", value_name = "DURATION")]
     pub dns_timeout: String,
+    /// With `--verify dns`: the most time the run's lookups may take in all; addresses met after
+    /// it is spent are not looked up.
+    #[arg(long, default_value = "10m", value_name = "DURATION")]
+    pub dns_budget: String,
 }
 
 impl DnsArgs {
@@ -373,6 +377,7 @@ impl DnsArgs {
         }
         let ttl = duration_flag("--dns-ttl", &self.dns_ttl, false)?;
         let timeout = duration_flag("--dns-timeout", &self.dns_timeout, true)?;
+        let budget = duration_flag("--dns-budget", &self.dns_budget, false)?;
         let cache = match &self.dns_cache {
             Some(path) if path.exists() => {
                 DnsCache::load(path).map_err(|e| Error::Fatal(e.to_string()))?
@@ -397,7 +402,9 @@ impl DnsArgs {
             ..DnsConfig::system()
         })
         .map_err(|e| Error::Fatal(e.to_string()))?;
-        Ok(Some(DnsVerifier::online(resolver, cache, ttl)))
+        Ok(Some(
+            DnsVerifier::online(resolver, cache, ttl).with_budget(budget),
+        ))
     }
 
     /// The file the verifier's cache is written back to: `--dns-cache`, unless offline (then
@@ -509,9 +516,18 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     // The answers are worth keeping whatever stops the run (an interrupt, a bad input): a night
     // killed by a watchdog must not ask them all again the next night.
     if let Some(dns) = dns {
-        let saved = args
-            .dns
-            .save(&dns.lock().unwrap_or_else(PoisonError::into_inner));
+        let dns = dns.lock().unwrap_or_else(PoisonError::into_inner);
+        if dns.not_asked() > 0 {
+            say(format_args!(
+                "robots-audit: warning: --verify dns: the lookups took their whole --dns-budget \
+                 ({}); {} address{} met after it {} not looked up",
+                args.dns.dns_budget,
+                dns.not_asked(),
+                if dns.not_asked() == 1 { "" } else { "es" },
+                if dns.not_asked() == 1 { "was" } else { "were" },
+            ));
+        }
+        let saved = args.dns.save(&dns);
         match (&run, saved) {
             (Ok(_), saved) => saved?,
             (Err(_), Err(not_saved)) => say(format_args!("robots-audit: warning: {not_saved}")),

@@ -50,7 +50,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use hickory_resolver::TokioResolver;
@@ -205,6 +205,9 @@ pub enum UnknownCause {
     Failure(String),
     /// Offline, and the IP is not in the cache.
     NotCached,
+    /// Not looked up: the run's lookups had taken all the time they are given
+    /// ([`DnsVerifier::with_budget`]).
+    BudgetSpent,
 }
 
 impl fmt::Display for UnknownCause {
@@ -213,6 +216,9 @@ impl fmt::Display for UnknownCause {
             UnknownCause::Timeout => f.write_str("DNS lookup timed out"),
             UnknownCause::Failure(message) => write!(f, "DNS lookup failed: {message}"),
             UnknownCause::NotCached => f.write_str("offline and not in the DNS cache"),
+            UnknownCause::BudgetSpent => {
+                f.write_str("not looked up: the run's DNS lookups had taken their whole budget")
+            }
         }
     }
 }
@@ -372,15 +378,17 @@ impl DnsResolver {
         &self,
         claims: &[DnsClaim<'_>],
         now: Timestamp,
-        stop: Option<&AtomicBool>,
+        (stop, deadline): (Option<&AtomicBool>, Option<Instant>),
     ) -> Vec<(IpAddr, Result<Answer, UnknownCause>)> {
+        let go_on = || {
+            !stop.is_some_and(|s| s.load(Ordering::Relaxed))
+                && deadline.is_none_or(|deadline| Instant::now() < deadline)
+        };
         self.runtime.block_on(
             futures_util::stream::iter(claims)
-                // Once the run is asked to stop, no lookup starts; those under way end within
-                // their timeouts.
-                .take_while(|_| {
-                    std::future::ready(!stop.is_some_and(|s| s.load(Ordering::Relaxed)))
-                })
+                // Once the run is asked to stop or the budget is spent, no lookup starts; those
+                // under way end within their timeouts.
+                .take_while(|_| std::future::ready(go_on()))
                 .map(|claim| async move {
                     let answer = self.look_up(claim.ip, claim.suffixes).await;
                     let record = answer.map(|(ptr, forward)| {
@@ -773,6 +781,12 @@ pub struct DnsVerifier {
     hosts: HashMap<String, Result<Vec<IpAddr>, UnknownCause>>,
     /// Raised when the run is asked to stop: no lookup starts after it.
     stop: Option<Arc<AtomicBool>>,
+    /// The most time this run's lookups may take in all; `None` without a bound.
+    budget: Option<Duration>,
+    /// The time this run's lookups have taken.
+    spent: Duration,
+    /// The addresses not looked up because the budget was spent.
+    not_asked: usize,
 }
 
 impl DnsVerifier {
@@ -787,6 +801,9 @@ impl DnsVerifier {
             forward: HashMap::new(),
             hosts: HashMap::new(),
             stop: None,
+            budget: None,
+            spent: Duration::ZERO,
+            not_asked: 0,
         }
     }
 
@@ -802,7 +819,25 @@ impl DnsVerifier {
             forward: HashMap::new(),
             hosts: HashMap::new(),
             stop: None,
+            budget: None,
+            spent: Duration::ZERO,
+            not_asked: 0,
         }
+    }
+
+    /// Bounds the time this run's lookups take in all: once `budget` is spent, an address not
+    /// known is not looked up ([`UnknownCause::BudgetSpent`]). A stranger's reverse zone that
+    /// never answers costs each new address the timeout, and a stranger can send from as many
+    /// addresses as an IPv6 prefix holds: without a bound, a night of them never ends.
+    #[must_use]
+    pub fn with_budget(mut self, budget: Duration) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// The addresses this run did not look up because its budget was spent.
+    pub fn not_asked(&self) -> usize {
+        self.not_asked
     }
 
     /// From when `stop` is raised, no lookup starts: what is not known then stays unknown.
@@ -863,7 +898,13 @@ impl DnsVerifier {
                     });
                 }
             }
-            for (ip, answer) in resolver.look_up_all(&pending, now, self.stop.as_deref()) {
+            let started = Instant::now();
+            let deadline = self
+                .budget
+                .map(|budget| started + budget.saturating_sub(self.spent));
+            let answers = resolver.look_up_all(&pending, now, (self.stop.as_deref(), deadline));
+            self.spent += started.elapsed();
+            for (ip, answer) in answers {
                 match answer {
                     Ok((record, forward)) => {
                         self.cache.insert(ip, record);
@@ -871,6 +912,19 @@ impl DnsVerifier {
                     }
                     Err(cause) => {
                         self.unknown.insert(ip, cause);
+                    }
+                }
+            }
+            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                for claim in &pending {
+                    let looked_up = self
+                        .cache
+                        .get(claim.ip)
+                        .is_some_and(|r| r.checked_at == now)
+                        || self.unknown.contains_key(&claim.ip);
+                    if !looked_up {
+                        self.unknown.insert(claim.ip, UnknownCause::BudgetSpent);
+                        self.not_asked += 1;
                     }
                 }
             }

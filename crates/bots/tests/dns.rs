@@ -757,3 +757,35 @@ fn a_check_dated_in_the_future_is_looked_up_again() {
         assert_eq!(server.ptr_queries("66.249.66.1"), 2);
     });
 }
+
+/// A spent budget asks nothing more: each address not known is unknown for that reason, an
+/// expired entry still answers from the cache, and the addresses not asked are counted.
+#[test]
+fn a_spent_budget_asks_nothing() {
+    within(TEST_LIMIT, || {
+        let server = start_world();
+        let suffixes = google();
+        let mut cache = DnsCache::new();
+        cache.insert(
+            ip("66.249.66.1"),
+            DnsRecord {
+                ptr: Some("crawl-66-249-66-1.googlebot.com".into()),
+                confirmed: true,
+                checked_at: now() - SignedDuration::from_hours(24 * 30),
+            },
+        );
+        let mut verifier = DnsVerifier::online(server.resolver(2), cache, Duration::from_secs(60))
+            .with_budget(Duration::ZERO);
+        let verdicts =
+            verifier.verify_at(&claims(&["66.249.66.1", "203.0.113.7"], &suffixes), now());
+        assert_eq!(
+            verdicts,
+            [
+                confirmed("crawl-66-249-66-1.googlebot.com"),
+                DnsVerdict::Unknown(UnknownCause::BudgetSpent)
+            ]
+        );
+        assert_eq!(server.total_queries(), 0);
+        assert_eq!(verifier.not_asked(), 2);
+    });
+}
