@@ -422,7 +422,7 @@ impl DnsArgs {
 fn save_dns_cache(path: Option<&Path>, dns: &DnsVerifier) -> Result<(), Error> {
     match path {
         Some(path) => dns
-            .cache()
+            .cache_to_keep()
             .save(path)
             .map_err(|e| Error::Fatal(e.to_string())),
         None => Ok(()),

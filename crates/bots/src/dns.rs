@@ -271,6 +271,13 @@ pub fn suffix_matches(name: &str, suffix: &str) -> bool {
 /// to (kept for the run only).
 type Answer = (DnsRecord, Vec<IpAddr>);
 
+/// How many TTLs an entry is kept in the cache file after it was last checked
+/// ([`DnsVerifier::cache_to_keep`]).
+pub const KEPT_FOR_TTLS: i32 = 4;
+
+/// The most entries the cache file keeps ([`DnsVerifier::cache_to_keep`]).
+pub const MAX_CACHE_ENTRIES: usize = 200_000;
+
 /// Answers the resolver keeps (see [`DnsResolver::new`]).
 const RESOLVER_CACHE_ANSWERS: u64 = 16;
 
@@ -636,6 +643,31 @@ impl DnsCache {
         })
     }
 
+    /// The records checked at `oldest` or later, at most `most` of them: confirmed ones first,
+    /// then the most recently checked.
+    pub fn pruned(&self, oldest: Timestamp, most: usize) -> DnsCache {
+        let mut kept: Vec<(&IpAddr, &DnsRecord)> = self
+            .records
+            .iter()
+            .filter(|(_, record)| record.checked_at >= oldest)
+            .collect();
+        if kept.len() > most {
+            kept.sort_by_key(|(_, record)| {
+                (
+                    std::cmp::Reverse(record.confirmed),
+                    std::cmp::Reverse(record.checked_at),
+                )
+            });
+            kept.truncate(most);
+        }
+        DnsCache {
+            records: kept
+                .into_iter()
+                .map(|(ip, record)| (*ip, record.clone()))
+                .collect(),
+        }
+    }
+
     /// The record of `ip`, if cached.
     pub fn get(&self, ip: IpAddr) -> Option<&DnsRecord> {
         self.records.get(&ip.to_canonical())
@@ -833,6 +865,22 @@ impl DnsVerifier {
     pub fn with_budget(mut self, budget: Duration) -> Self {
         self.budget = Some(budget);
         self
+    }
+
+    /// The cache as a run writes it back: without the entries checked more than
+    /// [`KEPT_FOR_TTLS`] times the TTL ago, which an online run would look up again anyway, and
+    /// at most [`MAX_CACHE_ENTRIES`] (confirmed ones first, then the most recently checked).
+    /// Every new address is an entry, and a stranger can send from as many addresses as an
+    /// IPv6 prefix holds: without these bounds the file, read whole at the start of every run,
+    /// would grow without end.
+    pub fn cache_to_keep(&self) -> DnsCache {
+        let now = whole_seconds(Timestamp::now());
+        let kept_for = self
+            .ttl
+            .checked_mul(KEPT_FOR_TTLS)
+            .unwrap_or(SignedDuration::MAX);
+        let oldest = now.checked_sub(kept_for).unwrap_or(Timestamp::MIN);
+        self.cache.pruned(oldest, MAX_CACHE_ENTRIES)
     }
 
     /// The addresses this run did not look up because its budget was spent.

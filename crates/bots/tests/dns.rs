@@ -12,7 +12,8 @@ use nix::sys::resource::{UsageWho, getrusage};
 use nix::sys::time::TimeValLike;
 use robots_audit_bots::dns::{
     DnsCache, DnsClaim, DnsConfig, DnsError, DnsRecord, DnsResolver, DnsVerdict, DnsVerifier,
-    NameServers, Refutation, SHOWN_FORWARD_ADDRESSES, UnknownCause,
+    KEPT_FOR_TTLS, MAX_CACHE_ENTRIES, NameServers, Refutation, SHOWN_FORWARD_ADDRESSES,
+    UnknownCause,
 };
 use robots_audit_testdns::{RecordType, TestServer, Zones};
 
@@ -787,5 +788,45 @@ fn a_spent_budget_asks_nothing() {
         );
         assert_eq!(server.total_queries(), 0);
         assert_eq!(verifier.not_asked(), 2);
+    });
+}
+
+/// What a run writes back: entries checked more than [`KEPT_FOR_TTLS`] TTLs ago are dropped,
+/// and past the most kept ([`MAX_CACHE_ENTRIES`] for a run), confirmed entries go first, then
+/// the most recently checked.
+#[test]
+fn the_cache_written_back_is_bounded() {
+    let record = |confirmed: bool, days_ago: i64| DnsRecord {
+        ptr: Some("crawl.googlebot.com".into()),
+        confirmed,
+        checked_at: Timestamp::now() - SignedDuration::from_hours(24 * days_ago),
+    };
+    let mut cache = DnsCache::new();
+    cache.insert(ip("192.0.2.1"), record(true, 3));
+    cache.insert(ip("192.0.2.2"), record(false, 1));
+    cache.insert(ip("192.0.2.3"), record(true, 5));
+    cache.insert(ip("192.0.2.4"), record(false, 2));
+    let kept = |cache: &DnsCache| {
+        cache
+            .iter()
+            .map(|(ip, _)| ip.to_string())
+            .collect::<Vec<_>>()
+    };
+    let oldest = Timestamp::now() - SignedDuration::from_hours(24 * 4);
+    assert_eq!(
+        kept(&cache.pruned(oldest, 10)),
+        ["192.0.2.1", "192.0.2.2", "192.0.2.4"]
+    );
+    assert_eq!(kept(&cache.pruned(oldest, 2)), ["192.0.2.1", "192.0.2.2"]);
+    assert_eq!(kept(&cache.pruned(Timestamp::MIN, 1)), ["192.0.2.1"]);
+
+    within(TEST_LIMIT, move || {
+        let server = start_world();
+        let one_day = Duration::from_secs(86_400);
+        let verifier = DnsVerifier::online(server.resolver(2), cache, one_day);
+        assert_eq!(
+            kept(&verifier.cache_to_keep()),
+            ["192.0.2.1", "192.0.2.2", "192.0.2.4"]
+        );
     });
 }
