@@ -255,6 +255,8 @@ impl fmt::Display for DnsVerdict {
 /// assert!(suffix_matches("googlebot.com", ".googlebot.com."));
 /// assert!(!suffix_matches("evilgooglebot.com", "googlebot.com"));
 /// assert!(!suffix_matches("googlebot.com.evil.example", "googlebot.com"));
+/// assert!(!suffix_matches(r"crawl\.googlebot.com", "googlebot.com"));
+/// assert!(suffix_matches(r"a\\.googlebot.com", "googlebot.com"));
 /// ```
 pub fn suffix_matches(name: &str, suffix: &str) -> bool {
     let name = name.strip_suffix('.').unwrap_or(name).as_bytes();
@@ -264,7 +266,11 @@ pub fn suffix_matches(name: &str, suffix: &str) -> bool {
         return false;
     }
     let (head, tail) = name.split_at(name.len() - suffix.len());
-    tail.eq_ignore_ascii_case(suffix) && (head.is_empty() || head.ends_with(b"."))
+    // A dot a label holds is written `\.`: `crawl\.googlebot.com` is one label under `com`.
+    let at_a_label = head
+        .strip_suffix(b".")
+        .is_some_and(|before| before.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0);
+    tail.eq_ignore_ascii_case(suffix) && (head.is_empty() || at_a_label)
 }
 
 /// What a lookup of one IP found: the record to cache, and the addresses its PTR name resolved
@@ -425,17 +431,19 @@ impl DnsResolver {
         let Some(answer) = self.bounded(self.resolver.reverse_lookup(reverse)).await? else {
             return Ok((None, Vec::new()));
         };
-        let names: Vec<String> = answer
+        // The name as the answer holds it is what is asked forward: its text escapes any byte
+        // a stranger's zone put in a label, and would not read back as the same name.
+        let names: Vec<(String, &Name)> = answer
             .answers()
             .iter()
             .filter_map(|record| match &record.data {
-                RData::PTR(ptr) => Some(host_name(&ptr.0)),
+                RData::PTR(ptr) => Some((host_name(&ptr.0), &ptr.0)),
                 _ => None,
             })
             .collect();
-        let Some(ptr) = names
+        let Some((ptr, name)) = names
             .iter()
-            .find(|name| suffixes.iter().any(|suffix| suffix_matches(name, suffix)))
+            .find(|(text, _)| suffixes.iter().any(|suffix| suffix_matches(text, suffix)))
             .or(names.first())
         else {
             return Ok((None, Vec::new()));
@@ -444,19 +452,17 @@ impl DnsResolver {
             IpAddr::V4(_) => RecordType::A,
             IpAddr::V6(_) => RecordType::AAAA,
         };
-        let forward = self.addresses(ptr, record_type).await?;
+        let forward = self.addresses((*name).clone(), record_type).await?;
         Ok((Some(ptr.clone()), forward))
     }
 
-    /// The addresses (of `record_type`, A or AAAA) `host` resolves to; none when DNS says it
+    /// The addresses (of `record_type`, A or AAAA) `name` resolves to; none when DNS says it
     /// has no such record.
     async fn addresses(
         &self,
-        host: &str,
+        mut name: Name,
         record_type: RecordType,
     ) -> Result<Vec<IpAddr>, UnknownCause> {
-        let mut name = Name::from_ascii(host)
-            .map_err(|error| UnknownCause::Failure(format!("host name {host}: {error}")))?;
         name.set_fqdn(true);
         let Some(answer) = self
             .bounded(self.resolver.lookup(name, record_type))
@@ -479,10 +485,12 @@ impl DnsResolver {
     /// addresses are an answer even when the other's lookup failed; no address at all is an
     /// answer only when both lookups were answered.
     fn host_addresses(&self, host: &str) -> Result<Vec<IpAddr>, UnknownCause> {
+        let name = Name::from_ascii(host)
+            .map_err(|error| UnknownCause::Failure(format!("host name {host}: {error}")))?;
         let (v4, v6) = self.runtime.block_on(async {
             futures_util::future::join(
-                self.addresses(host, RecordType::A),
-                self.addresses(host, RecordType::AAAA),
+                self.addresses(name.clone(), RecordType::A),
+                self.addresses(name, RecordType::AAAA),
             )
             .await
         });

@@ -830,3 +830,26 @@ fn the_cache_written_back_is_bounded() {
         );
     });
 }
+
+/// PTR names a stranger's zone may hold: bytes a host name does not have are asked forward as
+/// the name they are (here unanswered: a mismatch, so refuted), not dropped as no answer, which
+/// a spoofer could choose over `spoofed`; and a dot inside a label is no label boundary, so
+/// `crawl\.googlebot.com` is not under `googlebot.com`.
+#[test]
+fn odd_ptr_names_are_judged_as_the_names_they_are() {
+    within(TEST_LIMIT, || {
+        let mut zones = Zones::new();
+        zones
+            .ptr_labels(ip("45.0.0.1"), &[b"=cmd|calc", b"googlebot", b"com"])
+            .ptr_labels(ip("45.0.0.2"), &[b"crawl.googlebot", b"com"])
+            // The zones the forward questions go to, which know neither name.
+            .host("googlebot.com.", "crawl-1.googlebot.com.", ip("66.249.66.1"))
+            .host("com.", "example.com.", ip("192.0.2.1"));
+        let server = TestServer::start(&zones);
+        let suffixes = google();
+        let mut verifier = DnsVerifier::online(server.resolver(2), DnsCache::new(), Duration::MAX);
+        let verdicts = verifier.verify_at(&claims(&["45.0.0.1", "45.0.0.2"], &suffixes), now());
+        assert_eq!(verdicts[0], mismatch(r"\=cmd\|calc.googlebot.com"));
+        assert_eq!(verdicts[1], outside(r"crawl\.googlebot.com"));
+    });
+}

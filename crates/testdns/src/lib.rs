@@ -54,7 +54,20 @@ impl Zones {
 
     /// A PTR record: `address` reverse-resolves to `host` (several calls give several names).
     pub fn ptr(&mut self, address: IpAddr, host: &str) -> &mut Self {
-        let record = (Name::from(address), RData::PTR(PTR(name(host))));
+        self.ptr_name(address, name(host))
+    }
+
+    /// A PTR record whose name is given by its labels, which may hold any bytes, as a
+    /// stranger's zone may write them (`host` names only what a host name may hold).
+    pub fn ptr_labels(&mut self, address: IpAddr, labels: &[&[u8]]) -> &mut Self {
+        let mut host = Name::from_labels(labels.iter().copied())
+            .unwrap_or_else(|error| panic!("bad DNS labels {labels:?}: {error}"));
+        host.set_fqdn(true);
+        self.ptr_name(address, host)
+    }
+
+    fn ptr_name(&mut self, address: IpAddr, host: Name) -> &mut Self {
+        let record = (Name::from(address), RData::PTR(PTR(host)));
         match address {
             IpAddr::V4(_) => self.reverse_v4.push(record),
             IpAddr::V6(_) => self.reverse_v6.push(record),
