@@ -488,6 +488,35 @@ fn a_forwarded_list_of_several_public_addresses_is_not_verified() {
     assert_eq!(by_ip["66.249.66.5, 10.0.0.2"], "verified_dns", "{rows:?}");
     assert_eq!(server.ptr_queries_of(ip("66.249.66.1")), 0);
     assert_eq!(server.ptr_queries_of(ip("203.0.113.5")), 0);
+    // explain says why.
+    let line = format!("{}:1", log.display());
+    let output = robots_audit()
+        .args([
+            "explain",
+            "--format",
+            "envoy",
+            "--origin",
+            "https://example.com",
+        ])
+        .arg("--robots")
+        .arg(&robots)
+        .args([
+            "--verify",
+            "dns",
+            "--dns-server",
+            &server_arg,
+            "--line",
+            &line,
+        ])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("a list of several public addresses"),
+        "{text}"
+    );
+    assert_eq!(server.ptr_queries_of(ip("66.249.66.1")), 0);
 }
 
 /// `--dns-budget` bounds a night whose new addresses are never answered: once the lookups

@@ -843,7 +843,11 @@ fn odd_ptr_names_are_judged_as_the_names_they_are() {
             .ptr_labels(ip("45.0.0.1"), &[b"=cmd|calc", b"googlebot", b"com"])
             .ptr_labels(ip("45.0.0.2"), &[b"crawl.googlebot", b"com"])
             // The zones the forward questions go to, which know neither name.
-            .host("googlebot.com.", "crawl-1.googlebot.com.", ip("66.249.66.1"))
+            .host(
+                "googlebot.com.",
+                "crawl-1.googlebot.com.",
+                ip("66.249.66.1"),
+            )
             .host("com.", "example.com.", ip("192.0.2.1"));
         let server = TestServer::start(&zones);
         let suffixes = google();
