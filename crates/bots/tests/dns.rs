@@ -12,8 +12,7 @@ use nix::sys::resource::{UsageWho, getrusage};
 use nix::sys::time::TimeValLike;
 use robots_audit_bots::dns::{
     DnsCache, DnsClaim, DnsConfig, DnsError, DnsRecord, DnsResolver, DnsVerdict, DnsVerifier,
-    KEPT_FOR_TTLS, MAX_CACHE_ENTRIES, NameServers, Refutation, SHOWN_FORWARD_ADDRESSES,
-    UnknownCause,
+    NameServers, Refutation, SHOWN_FORWARD_ADDRESSES, UnknownCause,
 };
 use robots_audit_testdns::{RecordType, TestServer, Zones};
 
@@ -791,9 +790,8 @@ fn a_spent_budget_asks_nothing() {
     });
 }
 
-/// What a run writes back: entries checked more than [`KEPT_FOR_TTLS`] TTLs ago are dropped,
-/// and past the most kept ([`MAX_CACHE_ENTRIES`] for a run), confirmed entries go first, then
-/// the most recently checked.
+/// What a run writes back: entries checked more than four TTLs ago are dropped, and past the
+/// most kept, confirmed entries go first, then the most recently checked.
 #[test]
 fn the_cache_written_back_is_bounded() {
     let record = |confirmed: bool, days_ago: i64| DnsRecord {
