@@ -628,12 +628,16 @@ const INDEX: &str = r#"[["timestamp","statuscode","digest"],
 ["20240107000000","200","AAA"]]"#;
 
 fn import_wayback(server: &Server, into: &Path) -> assert_cmd::Command {
+    import_wayback_with_delay(server, into, "0s")
+}
+
+fn import_wayback_with_delay(server: &Server, into: &Path, delay: &str) -> assert_cmd::Command {
     let mut cmd = robots_audit_local();
     cmd.args(["import", "--wayback", "--wayback-url"])
         .arg(server.origin())
         .args([
             "--delay",
-            "0s",
+            delay,
             "--backoff",
             "10ms",
             "--timeout",
@@ -691,20 +695,25 @@ fn wayback_one_row_per_change_of_content() {
     assert!(rows.iter().all(|r| r["origin"] == "https://example.com"));
 
     let targets = server.targets();
-    let index = &targets[0];
-    for part in [
-        "url=example.com/robots.txt",
-        "output=json",
-        "fl=timestamp,statuscode,digest",
-        "from=2024",
-        "to=20241231",
-    ] {
-        assert!(index.contains(part), "{part} missing from {index}");
+    for (index, collapse) in targets
+        .iter()
+        .zip(["collapse=digest", "collapse=statuscode"])
+    {
+        for part in [
+            "/cdx/search/cdx?url=example.com/robots.txt",
+            "output=json",
+            "fl=timestamp,statuscode,digest",
+            "from=2024",
+            "to=20241231",
+            collapse,
+        ] {
+            assert!(index.contains(part), "{part} missing from {index}");
+        }
     }
-    assert!(!index.contains("collapse"), "{index}");
-    // Each content is read once; nothing outside the period, no redirect, no error status.
+    // This service does not collapse: a capture both answers list counts once, and each
+    // content is read once; nothing outside the period, no redirect, no error status.
     assert_eq!(
-        targets[1..],
+        targets[2..],
         [
             "/web/20240101000000id_/https://example.com/robots.txt",
             "/web/20240104000000id_/https://example.com/robots.txt",
@@ -726,39 +735,71 @@ fn wayback_one_row_per_change_of_content() {
     assert_eq!(fs::read(into.join("manifest.csv")).unwrap(), manifest);
 }
 
+/// A capture a test's CDX service lists: its timestamp, status and digest.
+type CdxRow = (String, &'static str, &'static str);
+
+/// A CDX index answer as the Wayback Machine makes it for `target`: `collapse=digest` or
+/// `collapse=statuscode` drops each row whose field is the one of the row before it, and at most
+/// `max_rows` rows are listed (the Wayback Machine lists at most 150,000), cut without a word.
+fn collapsed_index(target: &str, captures: &[CdxRow], max_rows: usize) -> Reply {
+    let collapsed_field: Option<fn(&CdxRow) -> &'static str> = if target.contains("collapse=digest")
+    {
+        Some(|row| row.2)
+    } else if target.contains("collapse=statuscode") {
+        Some(|row| row.1)
+    } else {
+        None
+    };
+    let mut rows = vec![r#"["timestamp","statuscode","digest"]"#.to_owned()];
+    let mut last: Option<&CdxRow> = None;
+    for capture in captures {
+        let repeated = collapsed_field
+            .zip(last)
+            .is_some_and(|(field, last)| field(last) == field(capture));
+        last = Some(capture);
+        if !repeated && rows.len() <= max_rows {
+            let (stamp, status, digest) = capture;
+            rows.push(format!(r#"["{stamp}","{status}","{digest}"]"#));
+        }
+    }
+    ok(format!("[{}]", rows.join(",")))
+}
+
+/// The index requests among `targets`, and the others.
+fn index_and_copies(targets: Vec<String>) -> (Vec<String>, Vec<String>) {
+    targets
+        .into_iter()
+        .partition(|t| t.starts_with("/cdx/search/cdx?"))
+}
+
+/// An empty 503 and an empty 200 have the same digest, the SHA-1 of nothing.
+const EMPTY_DIGEST: &str = "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ";
+
 #[test]
 fn wayback_the_same_content_with_another_status_is_a_change() {
-    // An empty 503 and an empty 200 have the same digest, the SHA-1 of nothing.
-    const EMPTY: &str = "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ";
     let captures = [
         ("20240101000000", "200", "AAA"),
-        ("20240201000000", "503", EMPTY),
-        ("20240301000000", "200", EMPTY),
-        ("20240401000000", "503", EMPTY),
+        // Only the digest changes: collapse=statuscode alone would drop it.
+        ("20240115000000", "200", "BBB"),
+        // Only the status changes from here on: collapse=digest alone would drop them.
+        ("20240201000000", "503", EMPTY_DIGEST),
+        ("20240301000000", "200", EMPTY_DIGEST),
+        ("20240401000000", "503", EMPTY_DIGEST),
         // Revisits of the empty content, which the archive replays as the 200 it holds.
-        ("20240501000000", "-", EMPTY),
-        ("20240601000000", "-", EMPTY),
-    ];
+        ("20240501000000", "-", EMPTY_DIGEST),
+        ("20240601000000", "-", EMPTY_DIGEST),
+    ]
+    .map(|(stamp, status, digest)| (stamp.to_owned(), status, digest));
     let server = Server::start(move |target| {
         if target.starts_with("/cdx/search/cdx?") {
-            // As the Wayback Machine does: collapse=digest drops each row whose digest is the
-            // one of the row before it.
-            let collapse = target.contains("collapse=digest");
-            let mut rows = vec![r#"["timestamp","statuscode","digest"]"#.to_owned()];
-            let mut last = None;
-            for (stamp, status, digest) in captures {
-                if !(collapse && last == Some(digest)) {
-                    rows.push(format!(r#"["{stamp}","{status}","{digest}"]"#));
-                }
-                last = Some(digest);
-            }
-            return ok(format!("[{}]", rows.join(",")));
+            return collapsed_index(target, &captures, 150_000);
         }
         match target
             .strip_prefix("/web/")
             .and_then(|r| r.split_once("id_/"))
         {
             Some(("20240101000000", _)) => ok("User-agent: *\nDisallow: /private/\n"),
+            Some(("20240115000000", _)) => ok("User-agent: *\nDisallow: /other/\n"),
             Some(_) => ok(""),
             None => status(404),
         }
@@ -778,22 +819,102 @@ fn wayback_the_same_content_with_another_status_is_a_change() {
         got,
         [
             ("2024-01-01T00:00:00Z", "200"),
+            ("2024-01-15T00:00:00Z", "200"),
             ("2024-02-01T00:00:00Z", "503"),
             ("2024-03-01T00:00:00Z", "200"),
             ("2024-04-01T00:00:00Z", "503"),
             ("2024-05-01T00:00:00Z", "200"),
         ]
     );
-    assert_eq!(fs::read(into.join(&rows[2]["file"])).unwrap(), b"");
-    assert_eq!(rows[4]["file"], rows[2]["file"]);
+    assert_eq!(fs::read(into.join(&rows[3]["file"])).unwrap(), b"");
+    assert_eq!(rows[5]["file"], rows[3]["file"]);
+    let (index, copies) = index_and_copies(server.targets());
+    assert_eq!(index.len(), 2, "{index:?}");
     // The revisits' status is the one the empty content was read with: no copy asked again.
     assert_eq!(
-        server.targets()[1..],
+        copies,
         [
             "/web/20240101000000id_/https://example.com/robots.txt",
+            "/web/20240115000000id_/https://example.com/robots.txt",
             "/web/20240301000000id_/https://example.com/robots.txt",
         ]
     );
+}
+
+#[test]
+fn wayback_a_change_after_a_long_run_of_the_same_capture_is_found() {
+    // Runs of 500 hourly captures, more than the service lists in one answer: asked without
+    // collapse, the index would stop in the first run.
+    const RUN: usize = 500;
+    let runs = [
+        ("200", EMPTY_DIGEST),
+        // Only the status changes, twice.
+        ("503", EMPTY_DIGEST),
+        ("200", EMPTY_DIGEST),
+        // Only the digest changes.
+        ("200", "BBB"),
+    ];
+    let stamp = |hour: usize| {
+        jiff::Timestamp::from_second(1_704_067_200 + 3600 * i64::try_from(hour).unwrap())
+            .unwrap()
+            .strftime("%Y%m%d%H%M%S")
+            .to_string()
+    };
+    let captures: Vec<CdxRow> = runs
+        .iter()
+        .flat_map(|&(status, digest)| std::iter::repeat_n((status, digest), RUN))
+        .enumerate()
+        .map(|(hour, (status, digest))| (stamp(hour), status, digest))
+        .collect();
+    let server = Server::start(move |target| {
+        if target.starts_with("/cdx/search/cdx?") {
+            return collapsed_index(target, &captures, 100);
+        }
+        match target.strip_prefix(&format!("/web/{}", stamp(3 * RUN))) {
+            Some(_) => ok("User-agent: *\nDisallow: /b/\n"),
+            None => ok(""),
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    let delay = Duration::from_millis(400);
+    let started = Instant::now();
+    import_wayback_with_delay(&server, &into, &format!("{}ms", delay.as_millis()))
+        .arg("https://example.com")
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "4 captures (0 redirects skipped), 2 copies read, 4 new rows",
+        ));
+    let rows = manifest_rows(&into);
+    let got: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["valid_from"].as_str(), r["status"].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("2024-01-01T00:00:00Z", "200"),
+            ("2024-01-21T20:00:00Z", "503"),
+            ("2024-02-11T16:00:00Z", "200"),
+            ("2024-03-03T12:00:00Z", "200"),
+        ]
+    );
+    assert_eq!(rows[2]["file"], rows[0]["file"]);
+    assert_eq!(
+        fs::read_to_string(into.join(&rows[3]["file"])).unwrap(),
+        "User-agent: *\nDisallow: /b/\n"
+    );
+    let (index, copies) = index_and_copies(server.targets());
+    assert_eq!(index.len(), 2, "{index:?}");
+    assert_eq!(
+        copies,
+        [0, 3 * RUN].map(|hour| format!("/web/{}id_/https://example.com/robots.txt", stamp(hour)))
+    );
+    // Two index requests and two copies: three waits of --delay, one between the index requests.
+    // Measured here, as the client waits: the server sees each request some time after it starts.
+    let took = started.elapsed();
+    assert!(took >= 3 * delay, "{took:?}");
 }
 
 #[test]
@@ -819,7 +940,7 @@ fn wayback_backs_off_on_429_and_5xx_then_succeeds() {
         .arg("example.com")
         .assert()
         .success();
-    assert_eq!(server.targets().len(), 4, "{:?}", server.targets());
+    assert_eq!(server.targets().len(), 5, "{:?}", server.targets());
     assert_eq!(copy_calls.load(Ordering::SeqCst), 2);
     let rows = manifest_rows(&into);
     assert_eq!(rows.len(), 1);
@@ -841,6 +962,26 @@ fn wayback_that_keeps_failing_is_a_clear_error() {
                 .and(predicates::str::contains("https://example.com")),
         );
     assert_eq!(server.targets().len(), 3, "retries are bounded");
+    assert!(!into.join("manifest.csv").exists());
+
+    // The index collapsed on the digest is read, the one collapsed on the status is not.
+    let second_fails = wayback_service(
+        |call| match call {
+            0 => ok(INDEX),
+            _ => status(500),
+        },
+        HashMap::new(),
+    );
+    import_wayback(&second_fails, &into)
+        .args(["--retries", "0", "https://example.com"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicates::str::contains("collapse=statuscode").and(predicates::str::contains(
+                "answered 500, 1 time in a row; giving up",
+            )),
+        );
+    assert_eq!(second_fails.targets().len(), 2, "no copy is read");
     assert!(!into.join("manifest.csv").exists());
 
     // A service that is not a CDX index.

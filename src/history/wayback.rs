@@ -10,11 +10,17 @@
 //! redirect, not a robots.txt: it is skipped (Google would have followed it to another URL,
 //! whose history is that URL's own), and counted so the user knows.
 //!
-//! The index is asked without `collapse=digest`: the service would drop every capture whose
-//! digest equals the one before it whatever its status, and an empty 503 and an empty 200 have
-//! the same digest, so the site's return from the 503 would be lost and the history would
-//! disallow everything from then on. Captures are compared here, by status and digest; the index
-//! is larger for it (a row is some 60 bytes), and is still read only up to 64 MiB.
+//! The index is asked twice, with `collapse=digest` and with `collapse=statuscode`, and the
+//! captures are the rows of both answers. `collapse=digest` alone drops a capture whose digest
+//! is the one before it whatever its status: an empty 503 and an empty 200 have the same digest,
+//! so the site's return from the 503 would be lost and the history would disallow everything
+//! from then on. Not collapsing at all lists every capture of the period, and the Wayback
+//! Machine answers at most 150,000 rows: the later versions of a robots.txt captured more often
+//! would be cut off without a word. A capture whose status or digest differs from the one
+//! before it is kept by the answer collapsed on the field that changed, so every change is in
+//! one of the two answers, and each answer holds only the changes of its field. Captures are
+//! still compared here, by status and digest (a service may not collapse), and each answer is
+//! read only up to 64 MiB.
 //!
 //! Streaming: each observation is pushed into the history as it is made, so memory does not
 //! grow with the number of copies. Of each content read, only its status and SHA-256 are kept;
@@ -47,7 +53,7 @@ use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 /// The Wayback Machine.
 pub const DEFAULT_SERVICE: &str = "https://web.archive.org";
 
-/// The largest CDX answer read (a listing of every capture of one robots.txt is far smaller).
+/// The largest CDX answer read (a collapsed listing of one robots.txt is far smaller).
 const MAX_INDEX_BYTES: usize = 64 << 20;
 
 /// The longest `Retry-After` honoured; a longer one waits this long.
@@ -108,7 +114,7 @@ pub struct Capture {
 pub struct Imported {
     /// Observations made: one per change of status or digest in the period.
     pub observations: usize,
-    /// Captures listed by the index in the period.
+    /// Captures listed by the index in the period (by either of its two answers, once).
     pub captures: usize,
     /// 3xx captures skipped.
     pub redirects: usize,
@@ -473,27 +479,36 @@ impl Client {
             None => format!("{}/robots.txt", origin.host()),
         };
         let service = self.options.service.trim_end_matches('/').to_owned();
-        let mut url = format!(
+        let mut index_url = format!(
             "{service}/cdx/search/cdx?url={}&output=json&fl=timestamp,statuscode,digest",
             query_escape(&target)
         );
         if let Some(from) = &self.options.from {
-            url.push_str(&format!("&from={from}"));
+            index_url.push_str(&format!("&from={from}"));
         }
         if let Some(to) = &self.options.to {
-            url.push_str(&format!("&to={to}"));
+            index_url.push_str(&format!("&to={to}"));
         }
-        let index = self.get(&url, MAX_INDEX_BYTES)?;
-        if !(200..=299).contains(&index.status) {
-            return Err(WaybackError::IndexStatus {
-                url,
-                status: index.status,
+        let mut captures = Vec::new();
+        for collapse in ["digest", "statuscode"] {
+            let url = format!("{index_url}&collapse={collapse}");
+            let index = self.get(&url, MAX_INDEX_BYTES)?;
+            if !(200..=299).contains(&index.status) {
+                return Err(WaybackError::IndexStatus {
+                    url,
+                    status: index.status,
+                }
+                .into());
             }
-            .into());
+            captures.extend(
+                parse_index(&index.body).map_err(|source| WaybackError::Index { url, source })?,
+            );
         }
-        let captures =
-            parse_index(&index.body).map_err(|source| WaybackError::Index { url, source })?;
-        drop(index);
+        // Sorted on all three fields, a capture listed by both answers lies next to itself and
+        // is kept once, and captures of one second keep one order whichever answer listed them.
+        captures
+            .sort_by(|a, b| (&a.stamp, a.status, &a.digest).cmp(&(&b.stamp, b.status, &b.digest)));
+        captures.dedup();
         let (from, to) = (self.options.from.clone(), self.options.to.clone());
         let mut imported = Imported::default();
         // Of each content read: the status it was read with and its SHA-256 (never its body).
