@@ -1,10 +1,13 @@
 //! Manifests are recognised by their header, columns in any order (docs/contract.md, robots
 //! sources): a misspelt or extra column is an error naming the manifest and the column, never a
-//! robots.txt without rules.
+//! robots.txt without rules. Rows naming the same file, or files with the same bytes, are
+//! versions of their own in every report.
 
 use crate::common::*;
 use std::fs;
 use std::path::Path;
+
+const AHREFS: &str = "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)";
 
 const LOG: &str = "203.0.113.9 - - [20/Nov/2026:10:00:00 +0000] \"GET /private/x HTTP/1.1\" 200 10 \"-\" \"Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)\"\n";
 
@@ -128,4 +131,99 @@ fn grace_in_days_and_weeks() {
             .assert()
             .code(code);
     }
+}
+
+/// A history alternating between two files (a site load-balanced over two servers, as the
+/// Wayback Machine archives it), the first file named again under another name: versions with
+/// the same file share its parsed rules, yet each keeps its own rows, counts and label, and a
+/// version with the same file as the one before it grants no grace.
+#[test]
+fn versions_with_the_same_file_keep_their_own_rows_and_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = "User-agent: *\nDisallow: /a/\n";
+    write(dir.path(), "robots/a.txt", a);
+    write(dir.path(), "robots/a-again.txt", a);
+    write(dir.path(), "robots/b.txt", "User-agent: *\nDisallow: /b/\n");
+    write(
+        dir.path(),
+        "history.csv",
+        "origin,valid_from,status,file\n\
+         https://example.com,,200,robots/a.txt\n\
+         https://example.com,2026-11-20T10:00:00Z,200,robots/b.txt\n\
+         https://example.com,2026-11-20T11:00:00Z,200,robots/a.txt\n\
+         https://example.com,2026-11-20T12:00:00Z,200,robots/a-again.txt\n",
+    );
+    let requests = [
+        ("09:30", "/a/1"),
+        ("10:05", "/b/2"),
+        ("10:30", "/b/3"),
+        ("10:40", "/a/4"),
+        ("11:30", "/a/5"),
+        ("11:35", "/b/6"),
+        ("12:05", "/a/7"),
+        ("12:10", "/b/8"),
+    ];
+    let log: String = requests
+        .iter()
+        .map(|(time, path)| {
+            format!(
+                "203.0.113.9 - - [20/Nov/2026:{time}:00 +0000] \"GET {path} HTTP/1.1\" 200 10 \"-\" \"{AHREFS}\"\n"
+            )
+        })
+        .collect();
+    write(dir.path(), "access.log", log);
+    audit(dir.path()).args(["--grace", "15m"]).assert().code(0);
+    let out = dir.path().join("out");
+    let report = |name: &str| fs::read_to_string(out.join(name)).unwrap();
+    assert_eq!(
+        report("robots.csv"),
+        "origin,robots_version,status,source,bytes,truncated,lines,groups,rules,ignored_lines\n\
+         https://example.com,initial,200,robots/a.txt,28,false,2,1,1,0\n\
+         https://example.com,2026-11-20T10:00:00Z,200,robots/b.txt,28,false,2,1,1,0\n\
+         https://example.com,2026-11-20T11:00:00Z,200,robots/a.txt,28,false,2,1,1,0\n\
+         https://example.com,2026-11-20T12:00:00Z,200,robots/a-again.txt,28,false,2,1,1,0\n"
+    );
+    assert_eq!(
+        report("rules.csv"),
+        "origin,robots_version,group,line,rule,decided,violations,agents\n\
+         https://example.com,initial,*,2,Disallow: /a/,1,1,AhrefsBot\n\
+         https://example.com,2026-11-20T10:00:00Z,*,2,Disallow: /b/,2,1,AhrefsBot\n\
+         https://example.com,2026-11-20T11:00:00Z,*,2,Disallow: /a/,1,1,AhrefsBot\n\
+         https://example.com,2026-11-20T12:00:00Z,*,2,Disallow: /a/,1,1,AhrefsBot\n"
+    );
+    let violations: Vec<String> = read_csv(&out.join("violations.csv"))
+        .iter()
+        .map(|v| format!("{} {} {}", v["path"], v["rule"], v["robots_version"]))
+        .collect();
+    assert_eq!(
+        violations,
+        [
+            "/a/1 Disallow: /a/ initial",
+            "/b/3 Disallow: /b/ 2026-11-20T10:00:00Z",
+            "/a/5 Disallow: /a/ 2026-11-20T11:00:00Z",
+            "/a/7 Disallow: /a/ 2026-11-20T12:00:00Z",
+        ]
+    );
+    let agents = read_csv(&out.join("agents.csv"));
+    let ahrefs = row(&agents, "agent", "AhrefsBot");
+    assert_eq!(
+        ["allowed", "disallowed", "grace"].map(|column| ahrefs[column].as_str()),
+        ["3", "4", "1"]
+    );
+    let state: serde_json::Value = serde_json::from_str(&report("state.json")).unwrap();
+    let rules: Vec<&serde_json::Value> = state["payload"]["robots"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|version| &version["decides"]["rules"][0]["text"])
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "Disallow: /a/",
+            "Disallow: /b/",
+            "Disallow: /a/",
+            "Disallow: /a/"
+        ]
+    );
 }

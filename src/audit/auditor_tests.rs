@@ -60,7 +60,7 @@ fn versions() -> VersionSet {
         origin: "a.example".into(),
         valid_from: None,
         status: FetchStatus::Http(200),
-        robots: Some(Robots::parse(body)),
+        robots: Some(Robots::parse(body).into()),
         source: "a.txt".into(),
         bytes: body.len() as u64,
         sha256: None,

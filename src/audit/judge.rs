@@ -602,7 +602,7 @@ mod tests {
                     origin: "a.example".into(),
                     valid_from: from.map(|t| t.parse().unwrap()),
                     status: FetchStatus::Http(200),
-                    robots: Some(Robots::parse(body.as_bytes())),
+                    robots: Some(Robots::parse(body.as_bytes()).into()),
                     source: "test".into(),
                     bytes: body.len() as u64,
                     sha256: None,

@@ -1097,7 +1097,7 @@ mod tests {
                         valid_from: Some(Timestamp::from_second(at as i64).unwrap()),
                         status,
                         robots: (status == FetchStatus::Http(200))
-                            .then(|| Robots::parse(body.as_bytes())),
+                            .then(|| Robots::parse(body.as_bytes()).into()),
                         source: "test".into(),
                         bytes: body.len() as u64,
                         sha256: None,

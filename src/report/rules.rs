@@ -50,7 +50,7 @@ pub fn write(dir: &Path, view: &View<'_>) -> io::Result<()> {
                 rows.rule_row(&mut version_cells, rule, &Decided::of(view, counts(None)));
             }
             Decides::Rules(rules) => {
-                for (index, rule) in (0..).zip(rules) {
+                for (index, rule) in (0..).zip(rules.iter()) {
                     let rule_cells = (rule.group.as_str(), Some(rule.line), rule.text.as_str());
                     let decided = Decided::of(view, counts(Some(index)));
                     rows.rule_row(&mut version_cells, rule_cells, &decided);

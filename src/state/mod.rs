@@ -437,7 +437,7 @@ impl State {
             .map(|origin| ("an origin", origin.as_str(), limits::FIELD));
         let versions = self.robots.versions.iter().flat_map(|version| {
             let rules = match &version.decides {
-                Decides::Rules(rules) => rules.as_slice(),
+                Decides::Rules(rules) => &rules[..],
                 _ => &[],
             };
             [

@@ -5,11 +5,22 @@
 //! `docs/guide/robots-sources.md` ([`source`]): one file with `--origin`, a directory with dated
 //! versions, or a
 //! manifest CSV that also records fetch failures.
+//!
+//! Invariant: versions whose files have the same bytes (the same `sha256`, parsed with the same
+//! options) hold one shared [`Robots`], parsed and compiled once: a site load-balanced over two
+//! servers is archived as hundreds of versions alternating between two files, and memory and
+//! compilation follow the distinct files. A version stays a version of its own in time, label
+//! and reports; everything counted or kept per version is therefore keyed by its [`VersionId`]
+//! (the judge's selection cache, the rule counters, the summary's rows), never by the
+//! [`Robots`] or its address. Only what follows from the bytes alone may be shared by the
+//! [`Robots`]: the summary's rules, and the state a [`Robots`] keeps inside (its groups
+//! compiled on first use, their lazy DFA caches and thrash flag), which changes no verdict.
 
 pub mod source;
 pub mod summary;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use robots_audit_engine::Robots;
@@ -69,8 +80,9 @@ pub struct Version {
     pub valid_from: Option<Timestamp>,
     /// What the robots.txt fetch answered.
     pub status: FetchStatus,
-    /// The parsed and compiled file, for 2xx versions.
-    pub robots: Option<Robots>,
+    /// The parsed and compiled file, for 2xx versions: shared by every version with the same
+    /// content (module docs).
+    pub robots: Option<Arc<Robots>>,
     /// Where it was read from (a path), or the manifest line that declared it.
     pub source: String,
     /// Size of the file in bytes (before the 500 KiB cut).

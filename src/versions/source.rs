@@ -3,8 +3,10 @@
 //! Every failure here is fatal for the run and names the file (and, for a manifest, the line):
 //! an audit against the wrong robots.txt is worse than no audit.
 
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use robots_audit_engine::{GOOGLEBOT_MAX_BYTES, ParseOptions, Robots};
@@ -84,16 +86,16 @@ impl Default for LoadOptions {
 /// A path is a directory (`<host>.txt` and `<host>/<RFC3339>.txt`), a manifest CSV (recognised
 /// by its header row), or a single robots.txt file, which needs `options.origin`.
 pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<VersionSet, SourceError> {
-    let mut set = VersionSet::new();
+    let mut loading = Loading::default();
     for path in paths {
         let meta = fs::metadata(path)
             .map_err(|e| SourceError(format!("robots source {}: {e}", path.display())))?;
         if meta.is_dir() {
-            load_directory(&mut set, path, options)?;
+            load_directory(&mut loading, path, options)?;
         } else {
             let body = read(path)?;
             if is_manifest(path, &body) {
-                load_manifest(&mut set, path, &body, options)?;
+                load_manifest(&mut loading, path, &body, options)?;
             } else {
                 let Some(origin) = &options.origin else {
                     return Err(SourceError(format!(
@@ -103,7 +105,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<VersionSet, Sour
                     )));
                 };
                 add(
-                    &mut set,
+                    &mut loading,
                     origin.to_string(),
                     None,
                     FetchStatus::Http(200),
@@ -114,8 +116,19 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<VersionSet, Sour
             }
         }
     }
+    let mut set = loading.set;
     set.sort_versions();
     Ok(set)
+}
+
+/// A [`VersionSet`] being loaded, with every file parsed so far by its content: versions with
+/// the same bytes, parsed with the same options, share one [`Robots`] (module docs of
+/// [`crate::versions`]). A site served by two servers with different files is archived as a
+/// history alternating between them, and costs two parses and compilations, not one per version.
+#[derive(Default)]
+struct Loading {
+    set: VersionSet,
+    parsed: HashMap<([u8; 32], ParseOptions), Arc<Robots>>,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, SourceError> {
@@ -182,7 +195,7 @@ fn manifest_columns(header: &csv::ByteRecord) -> Result<[usize; 4], FieldError> 
 }
 
 fn add(
-    set: &mut VersionSet,
+    loading: &mut Loading,
     origin: String,
     valid_from: Option<Timestamp>,
     status: FetchStatus,
@@ -190,24 +203,30 @@ fn add(
     source: &Path,
     options: &LoadOptions,
 ) -> Result<(), SourceError> {
-    let robots = body.map(|b| {
-        Robots::parse_with(
-            b,
-            &ParseOptions {
-                max_bytes: options.max_bytes,
-            },
+    let parse_options = ParseOptions {
+        max_bytes: options.max_bytes,
+    };
+    let sha256: Option<[u8; 32]> = body.map(|b| Sha256::digest(b).into());
+    let robots = body.zip(sha256).map(|(body, sha256)| {
+        Arc::clone(
+            loading
+                .parsed
+                .entry((sha256, parse_options))
+                .or_insert_with(|| Arc::new(Robots::parse_with(body, &parse_options))),
         )
     });
-    set.add(Version {
-        origin,
-        valid_from,
-        status,
-        robots,
-        source: source.display().to_string(),
-        bytes: body.map_or(0, |b| b.len() as u64),
-        sha256: body.map(|b| Sha256::digest(b).into()),
-    })
-    .map_err(|e| SourceError(e.to_string()))?;
+    loading
+        .set
+        .add(Version {
+            origin,
+            valid_from,
+            status,
+            robots,
+            source: source.display().to_string(),
+            bytes: body.map_or(0, |b| b.len() as u64),
+            sha256,
+        })
+        .map_err(|e| SourceError(e.to_string()))?;
     Ok(())
 }
 
@@ -268,7 +287,7 @@ pub fn manifest_origin_key(origin: &str) -> Result<String, FieldError> {
 }
 
 fn load_directory(
-    set: &mut VersionSet,
+    loading: &mut Loading,
     dir: &Path,
     options: &LoadOptions,
 ) -> Result<(), SourceError> {
@@ -300,12 +319,12 @@ fn load_directory(
         }
         if path.is_dir() {
             let key = host_key_from_name(name).map_err(|e| err(&path, e.to_string()))?;
-            load_dated_versions(set, &path, &key, options)?;
+            load_dated_versions(loading, &path, &key, options)?;
         } else if let Some(host) = name.strip_suffix(".txt") {
             let key = host_key_from_name(host).map_err(|e| err(&path, e.to_string()))?;
             let body = read(&path)?;
             add(
-                set,
+                loading,
                 key,
                 None,
                 FetchStatus::Http(200),
@@ -319,7 +338,7 @@ fn load_directory(
 }
 
 fn load_dated_versions(
-    set: &mut VersionSet,
+    loading: &mut Loading,
     dir: &Path,
     key: &str,
     options: &LoadOptions,
@@ -350,7 +369,7 @@ fn load_dated_versions(
         })?;
         let body = read(&path)?;
         add(
-            set,
+            loading,
             key.to_owned(),
             Some(valid_from),
             FetchStatus::Http(200),
@@ -363,7 +382,7 @@ fn load_dated_versions(
 }
 
 fn load_manifest(
-    set: &mut VersionSet,
+    loading: &mut Loading,
     path: &Path,
     body: &[u8],
     options: &LoadOptions,
@@ -419,7 +438,7 @@ fn load_manifest(
             base.join(file)
         };
         add(
-            set,
+            loading,
             key,
             valid_from,
             status,
@@ -435,6 +454,57 @@ fn load_manifest(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Versions whose files have the same bytes hold one parsed and compiled `Robots`, whatever
+    /// the file is named and whichever source names it; other bytes have their own.
+    #[test]
+    fn versions_with_the_same_bytes_share_one_robots() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, body: &str| {
+            let path = dir.path().join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, body).unwrap();
+            path
+        };
+        let a = "User-agent: *\nDisallow: /a/\n";
+        write("a.txt", a);
+        write("a-again.txt", a);
+        write("b.txt", "User-agent: *\nDisallow: /b/\n");
+        let manifest = write(
+            "history.csv",
+            "origin,valid_from,status,file\n\
+             https://a.example,,200,a.txt\n\
+             https://a.example,2026-01-01T00:00:00Z,200,b.txt\n\
+             https://a.example,2026-01-02T00:00:00Z,200,a.txt\n\
+             https://a.example,2026-01-03T00:00:00Z,503,\n\
+             https://a.example,2026-01-04T00:00:00Z,200,a-again.txt\n",
+        );
+        write("sites/b.example.txt", a);
+        let paths = [manifest, dir.path().join("sites")];
+        let set = load(&paths, &LoadOptions::default()).unwrap();
+        let versions: Vec<(String, Option<&Arc<Robots>>)> = set
+            .versions()
+            .iter()
+            .map(|v| (format!("{} {}", v.origin, v.label()), v.robots.as_ref()))
+            .collect();
+        let robots_of = |label: &str| {
+            let (_, robots) = versions.iter().find(|(l, _)| l == label).unwrap();
+            robots.unwrap()
+        };
+        let first = robots_of("https://a.example initial");
+        for same in [
+            "https://a.example 2026-01-02T00:00:00Z",
+            "https://a.example 2026-01-04T00:00:00Z",
+            "b.example initial",
+        ] {
+            assert!(Arc::ptr_eq(first, robots_of(same)), "{same}");
+        }
+        assert!(!Arc::ptr_eq(
+            first,
+            robots_of("https://a.example 2026-01-01T00:00:00Z")
+        ));
+        assert_eq!(versions.iter().filter(|(_, r)| r.is_none()).count(), 1);
+    }
 
     #[test]
     fn host_keys() {

@@ -6,7 +6,11 @@
 //! sources. Invariant: `versions` is in the set's load order, so a [`VersionId`] of the run
 //! indexes it.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use jiff::Timestamp;
+use robots_audit_engine::Robots;
 use serde::{Deserialize, Serialize};
 
 use super::{Effect, Version, VersionId, VersionSet};
@@ -42,8 +46,10 @@ pub struct RuleSummary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decides {
-    /// By its rules, in the engine's order (a rule's position is its `RuleId`).
-    Rules(Vec<RuleSummary>),
+    /// By its rules, in the engine's order (a rule's position is its `RuleId`). Versions that
+    /// share their file share them too: `state.json` writes them out for each version all the
+    /// same.
+    Rules(Arc<[RuleSummary]>),
     /// Everything is disallowed by the fetch status (`status 503`).
     Status(String),
     /// Everything is allowed: no row.
@@ -71,22 +77,30 @@ pub struct VersionSummary {
     pub decides: Decides,
 }
 
+/// The rules of each file already summarised, by the address of its shared [`Robots`]: the
+/// [`VersionSet`] summarised holds every one of them, so no two files can have the same
+/// address meanwhile.
+type RulesByFile = HashMap<*const Robots, Arc<[RuleSummary]>>;
+
 impl VersionSummary {
-    /// The summary of `version`.
-    pub fn of(version: &Version) -> VersionSummary {
+    /// The summary of `version`, its rules taken from `summarised` when another version with
+    /// the same file was summarised before.
+    fn of(version: &Version, summarised: &mut RulesByFile) -> VersionSummary {
         let decides = match (&version.robots, version.effect()) {
             (_, Effect::DisallowAll) => Decides::Status(version.status_rule()),
-            (Some(robots), Effect::Rules) => Decides::Rules(
-                robots
-                    .rules()
-                    .iter()
-                    .map(|rule| RuleSummary {
-                        group: robots.group_label(rule.group),
-                        line: rule.line,
-                        text: rule.text.clone(),
-                    })
-                    .collect(),
-            ),
+            (Some(robots), Effect::Rules) => Decides::Rules(Arc::clone(
+                summarised.entry(Arc::as_ptr(robots)).or_insert_with(|| {
+                    robots
+                        .rules()
+                        .iter()
+                        .map(|rule| RuleSummary {
+                            group: robots.group_label(rule.group),
+                            line: rule.line,
+                            text: rule.text.clone(),
+                        })
+                        .collect()
+                }),
+            )),
             _ => Decides::AllowAll,
         };
         VersionSummary {
@@ -147,8 +161,13 @@ pub struct RobotsSummary {
 impl RobotsSummary {
     /// The summary of every version of `set`.
     pub fn of(set: &VersionSet) -> RobotsSummary {
+        let mut summarised = RulesByFile::new();
         RobotsSummary {
-            versions: set.versions().iter().map(VersionSummary::of).collect(),
+            versions: set
+                .versions()
+                .iter()
+                .map(|version| VersionSummary::of(version, &mut summarised))
+                .collect(),
         }
     }
 
@@ -201,6 +220,41 @@ mod tests {
     use crate::versions::FetchStatus;
     use robots_audit_engine::Robots;
 
+    /// Versions sharing one `Robots` share their summarised rules, which `state.json` still
+    /// writes out for each of them; a version with other bytes has rules of its own.
+    #[test]
+    fn versions_sharing_a_file_share_its_rules() {
+        let shared = Arc::new(Robots::parse(b"User-agent: *\nDisallow: /a/\n"));
+        let other = Arc::new(Robots::parse(b"User-agent: *\nDisallow: /a/\n"));
+        let mut set = VersionSet::new();
+        for (day, robots) in [(1, &shared), (2, &other), (3, &shared)] {
+            set.add(Version {
+                origin: "https://e.com".into(),
+                valid_from: Some(Timestamp::from_second(day * 86_400).unwrap()),
+                status: FetchStatus::Http(200),
+                robots: Some(Arc::clone(robots)),
+                source: "e.txt".into(),
+                bytes: 0,
+                sha256: None,
+            })
+            .unwrap();
+        }
+        let summary = RobotsSummary::of(&set);
+        let rules: Vec<&Arc<[RuleSummary]>> = summary
+            .versions
+            .iter()
+            .map(|v| match &v.decides {
+                Decides::Rules(rules) => rules,
+                decides => panic!("{decides:?}"),
+            })
+            .collect();
+        assert!(Arc::ptr_eq(rules[0], rules[2]));
+        assert!(!Arc::ptr_eq(rules[0], rules[1]));
+        let json = serde_json::to_string(&summary).unwrap();
+        let rule = r#"{"rules":[{"group":"*","line":2,"text":"Disallow: /a/"}]}"#;
+        assert_eq!(json.matches(rule).count(), 3, "{json}");
+    }
+
     #[test]
     fn a_version_summarised_keeps_what_the_reports_show() {
         let body = b"User-agent: a\nDisallow: /x\n";
@@ -209,7 +263,7 @@ mod tests {
             origin: "https://e.com".into(),
             valid_from: None,
             status: FetchStatus::Http(200),
-            robots: Some(Robots::parse(body)),
+            robots: Some(Robots::parse(body).into()),
             source: "e.txt".into(),
             bytes: body.len() as u64,
             sha256: Some([7; 32]),
