@@ -187,6 +187,13 @@ fn manifest_rows(dir: &Path) -> Vec<std::collections::BTreeMap<String, String>> 
     read_csv(&dir.join("manifest.csv"))
 }
 
+/// Each manifest row's `valid_from` and `status`.
+fn times_and_statuses(rows: &[std::collections::BTreeMap<String, String>]) -> Vec<(&str, &str)> {
+    rows.iter()
+        .map(|r| (r["valid_from"].as_str(), r["status"].as_str()))
+        .collect()
+}
+
 fn options(timeout: Duration) -> FetchOptions {
     FetchOptions {
         timeout,
@@ -673,10 +680,7 @@ fn wayback_one_row_per_change_of_content() {
         .stdout("")
         .stderr(predicates::str::contains("1 redirect skipped"));
     let rows = manifest_rows(&into);
-    let got: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|r| (r["valid_from"].as_str(), r["status"].as_str()))
-        .collect();
+    let got = times_and_statuses(&rows);
     assert_eq!(
         got,
         [
@@ -811,10 +815,7 @@ fn wayback_the_same_content_with_another_status_is_a_change() {
         .assert()
         .success();
     let rows = manifest_rows(&into);
-    let got: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|r| (r["valid_from"].as_str(), r["status"].as_str()))
-        .collect();
+    let got = times_and_statuses(&rows);
     assert_eq!(
         got,
         [
@@ -887,10 +888,7 @@ fn wayback_a_change_after_a_long_run_of_the_same_capture_is_found() {
             "4 captures (0 redirects skipped), 2 copies read, 4 new rows",
         ));
     let rows = manifest_rows(&into);
-    let got: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|r| (r["valid_from"].as_str(), r["status"].as_str()))
-        .collect();
+    let got = times_and_statuses(&rows);
     assert_eq!(
         got,
         [
@@ -1091,10 +1089,7 @@ fn git_one_row_per_commit_that_changed_the_path() {
             "4 versions of public/robots.txt in git, 4 new rows",
         ));
     let rows = manifest_rows(&into);
-    let got: Vec<(&str, &str)> = rows
-        .iter()
-        .map(|r| (r["valid_from"].as_str(), r["status"].as_str()))
-        .collect();
+    let got = times_and_statuses(&rows);
     assert_eq!(
         got,
         [

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, UdpSocket};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::common::{read_csv, robots_audit, row, write};
@@ -353,19 +353,26 @@ fn strangers(count: u16) -> Vec<String> {
         .collect()
 }
 
+/// A night of `count` new addresses ([`strangers`]) and a name server that never answers:
+/// its socket (kept open for the test), its address, the robots.txt and the log.
+fn unanswered_night(dir: &Path, count: u16) -> (UdpSocket, String, PathBuf, PathBuf) {
+    let silent = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let server_arg = silent.local_addr().unwrap().to_string();
+    let addresses = strangers(count);
+    let (robots, log) = night(
+        dir,
+        &addresses.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    (silent, server_arg, robots, log)
+}
+
 /// The new addresses of a night are looked up together, up to 64 at once, not one
 /// after another: 60 addresses a silent server leaves unanswered for 1 s each take about a
 /// second, where one at a time they took a minute.
 #[test]
 fn new_addresses_are_looked_up_together() {
-    let silent = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let addresses = strangers(60);
-    let (robots, log) = night(
-        dir.path(),
-        &addresses.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
-    let server_arg = silent.local_addr().unwrap().to_string();
+    let (_silent, server_arg, robots, log) = unanswered_night(dir.path(), 60);
     let started = std::time::Instant::now();
     let rows = audit(
         dir.path(),
@@ -382,7 +389,7 @@ fn new_addresses_are_looked_up_together() {
     );
     let took = started.elapsed();
     assert!(took < Duration::from_secs(20), "{took:?}");
-    assert_eq!(rows.len(), 3 * addresses.len());
+    assert_eq!(rows.len(), 3 * 60);
     assert!(rows.iter().all(|r| r["verification"] == "unverified"));
 }
 
@@ -523,14 +530,8 @@ fn a_forwarded_list_of_several_public_addresses_is_not_verified() {
 /// have taken it, the addresses met after are not looked up, and standard error says how many.
 #[test]
 fn the_dns_budget_bounds_a_night_of_unanswered_addresses() {
-    let silent = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let addresses = strangers(1_000);
-    let (robots, log) = night(
-        dir.path(),
-        &addresses.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
-    let server_arg = silent.local_addr().unwrap().to_string();
+    let (_silent, server_arg, robots, log) = unanswered_night(dir.path(), 1_000);
     let started = std::time::Instant::now();
     let output = robots_audit()
         .args(["audit", "--decisions", "--no-html", "--threads", "1"])

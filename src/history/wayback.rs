@@ -673,6 +673,14 @@ mod tests {
         assert!(!in_period("20240701000000", None, Some("202406")));
     }
 
+    /// Each capture's stamp, status and digest.
+    fn fields(captures: &[Capture]) -> Vec<(&str, Option<u16>, &str)> {
+        captures
+            .iter()
+            .map(|c| (c.stamp.as_str(), c.status, c.digest.as_str()))
+            .collect()
+    }
+
     #[test]
     fn index_rows() {
         let body = br#"[["timestamp","statuscode","digest"],
@@ -681,10 +689,7 @@ mod tests {
             ["20240103000000","404","CCC"]]"#;
         let captures = parse_index(body).unwrap();
         assert_eq!(
-            captures
-                .iter()
-                .map(|c| (c.stamp.as_str(), c.status, c.digest.as_str()))
-                .collect::<Vec<_>>(),
+            fields(&captures),
             [
                 ("20240101000000", None, "BBB"),
                 ("20240102030405", Some(200), "AAA"),
@@ -716,10 +721,7 @@ mod tests {
             ["B\"B","","20240101000000","-","?"]]"#;
         let captures = parse_index(body).unwrap();
         assert_eq!(
-            captures
-                .iter()
-                .map(|c| (c.stamp.as_str(), c.status, c.digest.as_str()))
-                .collect::<Vec<_>>(),
+            fields(&captures),
             [
                 ("20240101000000", None, "B\"B"),
                 ("20240102030405", Some(301), "AAA"),
