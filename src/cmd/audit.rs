@@ -16,6 +16,7 @@ use robots_audit::commit::Staging;
 use robots_audit::error::Error;
 use robots_audit::logs::{FieldMap, Format, LocalZone};
 use robots_audit::origin::Origin;
+use robots_audit::report::notes::count;
 use robots_audit::report::summary;
 use robots_audit::report::{Reports, View};
 use robots_audit::state::Settings;
@@ -520,10 +521,9 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
         if dns.not_asked() > 0 {
             say(format_args!(
                 "robots-audit: warning: --verify dns: the lookups took their whole --dns-budget \
-                 ({}); {} address{} met after it {} not looked up",
+                 ({}); {} met after it {} not looked up",
                 args.dns.dns_budget,
-                dns.not_asked(),
-                if dns.not_asked() == 1 { "" } else { "es" },
+                count(dns.not_asked() as u64, "address", "addresses"),
                 if dns.not_asked() == 1 { "was" } else { "were" },
             ));
         }

@@ -825,8 +825,6 @@ pub struct DnsVerifier {
     budget: Option<Duration>,
     /// The time this run's lookups have taken.
     spent: Duration,
-    /// The addresses not looked up because the budget was spent.
-    not_asked: usize,
 }
 
 impl DnsVerifier {
@@ -843,7 +841,6 @@ impl DnsVerifier {
             stop: None,
             budget: None,
             spent: Duration::ZERO,
-            not_asked: 0,
         }
     }
 
@@ -861,7 +858,6 @@ impl DnsVerifier {
             stop: None,
             budget: None,
             spent: Duration::ZERO,
-            not_asked: 0,
         }
     }
 
@@ -893,7 +889,10 @@ impl DnsVerifier {
 
     /// The addresses this run did not look up because its budget was spent.
     pub fn not_asked(&self) -> usize {
-        self.not_asked
+        self.unknown
+            .values()
+            .filter(|cause| **cause == UnknownCause::BudgetSpent)
+            .count()
     }
 
     /// From when `stop` is raised, no lookup starts: what is not known then stays unknown.
@@ -980,7 +979,6 @@ impl DnsVerifier {
                         || self.unknown.contains_key(&claim.ip);
                     if !looked_up {
                         self.unknown.insert(claim.ip, UnknownCause::BudgetSpent);
-                        self.not_asked += 1;
                     }
                 }
             }
