@@ -8,8 +8,9 @@ use std::path::Path;
 use crate::common::*;
 
 /// Cell prefixes a spreadsheet evaluates or acts on, each followed by something of its own.
-const PREFIXES: [&str; 7] = [
+const PREFIXES: [&str; 8] = [
     "=1+1",
+    "  =2+2",
     "+SUM(1)",
     "-2+3",
     "@A1",
@@ -76,10 +77,11 @@ fn cells(out: &Path) -> Vec<(String, String)> {
     all
 }
 
-/// What a spreadsheet evaluates: a cell that starts with `=`, `+`, `-`, `@`, TAB or CR, unless
-/// it is a number.
+/// What a spreadsheet evaluates: a cell that starts with `=`, `+`, `-`, `@`, TAB or CR, after
+/// any spaces (which some programs trim), unless it is a number.
 fn is_formula(cell: &str) -> bool {
-    cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && cell.parse::<f64>().is_err()
+    let trimmed = cell.trim_start_matches(' ');
+    trimmed.starts_with(['=', '+', '-', '@', '\t', '\r']) && trimmed.parse::<f64>().is_err()
 }
 
 #[test]

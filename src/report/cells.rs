@@ -7,9 +7,9 @@
 //! 1. every control byte (0x00 to 0x1F, and 0x7F) of a cell is written visibly as `\xHH` (two
 //!    lower-case hex digits: a NUL is `\x00`, a TAB `\x09`), so no cell holds a byte a
 //!    spreadsheet or a terminal acts on; this comes first, so a TAB or CR never starts a cell;
-//! 2. a cell that then starts with `=`, `+`, `-` or `@`, and is not a number, gets a leading
-//!    `'`, which spreadsheets read as "text" and do not show. A lone `-` or `+` (the logs' own
-//!    mark of a missing field) computes nothing and is left as it is.
+//! 2. a cell that then starts with `=`, `+`, `-` or `@`, after any spaces, and is not a number,
+//!    gets a leading `'`, which spreadsheets read as "text" and do not show. A lone `-` or `+`
+//!    (the logs' own mark of a missing field) computes nothing and is left as it is.
 //!
 //! Numbers, times and fixed words the tool writes never start with one of those (except a
 //! negative number, which is not a formula). `--raw-csv` writes cells as read, for pipelines
@@ -26,6 +26,10 @@ pub fn is_control(byte: u8) -> bool {
 /// Whether `cell` (its control bytes already written visibly) would be read as a formula.
 #[inline]
 pub fn starts_formula(cell: &[u8]) -> bool {
+    // Some programs and import dialogs trim a cell's leading spaces before they look at it, so
+    // ` =1+1` counts as the formula it becomes there.
+    let first = cell.iter().position(|&b| b != b' ').unwrap_or(cell.len());
+    let cell = &cell[first..];
     matches!(
         cell.first(),
         Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r')
@@ -86,7 +90,7 @@ mod tests {
 
     #[test]
     fn formulas_get_a_quote_and_control_bytes_are_written_visibly() {
-        let cases: [(&[u8], &[u8]); 14] = [
+        let cases: [(&[u8], &[u8]); 20] = [
             (b"Mozilla/5.0", b"Mozilla/5.0"),
             (
                 b"=HYPERLINK(\"http://x\",\"y\")",
@@ -104,6 +108,12 @@ mod tests {
             (b"\x1b[31m", b"\\x1b[31m"),
             (b"", b""),
             (b"-", b"-"),
+            (b" =1+1", b"' =1+1"),
+            (b"   @SUM(A1)", b"'   @SUM(A1)"),
+            (b" -12", b" -12"),
+            (b" -", b" -"),
+            (b" a=1", b" a=1"),
+            (b"   ", b"   "),
         ];
         for (cell, written) in cases {
             assert_eq!(
@@ -119,10 +129,12 @@ mod tests {
         /// Whatever a cell holds, what is written has no control byte and starts no formula.
         #[test]
         fn no_cell_holds_a_control_byte_or_starts_a_formula(
+            spaces in 0usize..3,
             prefix in proptest::sample::select(vec![b'=', b'+', b'-', b'@', b'\t', b'\r', b'a', b'1', 0u8, 0x7f]),
             rest in proptest::collection::vec(proptest::num::u8::ANY, 0..20),
         ) {
-            let mut cell = vec![prefix];
+            let mut cell = vec![b' '; spaces];
+            cell.push(prefix);
             cell.extend(rest);
             let written = safe(&cell);
             proptest::prop_assert!(!written.iter().any(|&b| is_control(b)));
