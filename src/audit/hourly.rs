@@ -262,6 +262,11 @@ impl Hourly {
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
     }
+
+    /// How many (hour, agent) pairs were counted.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
 }
 
 /// Two counters are equal when they hold the same counts, whatever order the threads saw the
