@@ -496,7 +496,27 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
     let text = fs::read_to_string(night.all.join(json::FILE)).unwrap();
     // The last hour a time can fall in, and the one after it.
     let last_hour = jiff::Timestamp::MAX.as_second().div_euclid(3600);
-    let cases: [(&str, Damage, &str); 8] = [
+    let far_agent = u32::MAX - 1;
+    let far_agent_refused = format!("agent {far_agent} is not in the state's agents");
+    let cases: [(&str, Damage, &str); 9] = [
+        (
+            // Once read by sizing a cache by the id: a 64 GiB allocation that aborted the merge.
+            "an hour of an agent id near u32::MAX",
+            Box::new(|d: &Path| {
+                let state = resigned_state(&text, |payload| {
+                    let rows = payload["inputs"][0]["stats"]["hourly"]
+                        .as_array_mut()
+                        .unwrap();
+                    let mut row = rows[0].clone();
+                    row[1] = far_agent.into();
+                    rows.push(row);
+                    // Another content, so that the input is kept and its ids renumbered.
+                    payload["inputs"][0]["fingerprint"] = "0123456789abcdef0123456789abcdef".into();
+                });
+                fs::write(d.join(json::FILE), state).unwrap()
+            }),
+            &far_agent_refused,
+        ),
         (
             "an hour after the last time",
             Box::new(|d: &Path| {

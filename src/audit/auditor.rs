@@ -717,9 +717,9 @@ impl<'c, S: Sink> BlockAuditor<'c, S> {
 }
 
 impl<S> BlockAuditor<'_, S> {
-    /// At the end of a block: moves what this thread counted under the agents and origins
-    /// retired since its last block to their fold rows, and forgets what it cached of them
-    /// (`src/audit/fold.rs`).
+    /// At the end of a block: forgets what this thread cached of the agents and origins
+    /// retired since its last block, and has its tally move what it counted under them to
+    /// their fold rows, now or once its counters have grown (`src/audit/fold.rs`).
     fn fold_retired(&mut self) {
         if let Some(folding) = self.auditor.context.retired_since(&mut self.retired_seen) {
             self.auditor.forget(&folding);

@@ -12,10 +12,12 @@
 //! During a run, [`Admission`] keeps the smallest names seen so far: a name whose hash is above
 //! the current `limit`-th goes straight to the fold row and is never stored; a name pushed out
 //! by a smaller one is retired: its table forgets it and logs its id ([`Retired`]), and each
-//! worker thread, at the end of its next block, moves what it counted under that id to the
-//! fold row and forgets what it cached of it ([`Folding`]), so that names arriving in an order
-//! that pushes out one name per line (decreasing hashes) cost no more memory than any other
-//! order. What a thread counted after its last block is moved when the run ends.
+//! worker thread, at the end of its next block, forgets what it cached of it and, once its
+//! counters have doubled since it last did, moves what it counted under the retired ids to the
+//! fold row ([`Folding`], `Tally::fold_retired` in `src/audit/tally.rs`), so that names arriving
+//! in an order that pushes out one name per line (decreasing hashes) cost at most twice the
+//! memory of any other order, and moving costs each entry a few times in all rather than once
+//! per block. What a thread did not move is moved when the run ends.
 //! How many names were folded is counted by a [`FoldSketch`]: the smallest `limit` hashes of
 //! the folded names, exact while it is not full and an estimate from the largest of its hashes
 //! once it is, mergeable by the same argument.
@@ -182,6 +184,15 @@ impl Folding {
     pub fn origins(&mut self, ids: &[OriginId], other: Option<OriginId>) {
         self.origins.extend(ids.iter().copied());
         self.other_origin = other.or(self.other_origin);
+    }
+
+    /// Adds the retired ids of `other`, whose fold rows are the same as these (a run has one of
+    /// each kind).
+    pub fn extend(&mut self, other: &Folding) {
+        self.agents.extend(other.agents.iter().copied());
+        self.origins.extend(other.origins.iter().copied());
+        self.other_agent = other.other_agent.or(self.other_agent);
+        self.other_origin = other.other_origin.or(self.other_origin);
     }
 
     /// Whether no id is retired.

@@ -201,22 +201,30 @@ impl Hourly {
         let hour = hour_of(time);
         let slot = match self.recent.get(agent.index()) {
             Some(&(last, slot)) if last == hour => slot,
-            _ => self.slot(hour, agent),
+            _ => self.recent_slot(hour, agent),
         };
         if let Some((_, counts)) = self.slots.get_mut(slot as usize) {
             counts.record(outcome, status, verification, conflict);
         }
     }
 
-    /// The slot of (`hour`, `agent`), created on first use, remembered as the agent's recent one.
-    #[cold]
+    /// The slot of (`hour`, `agent`), created on first use.
     fn slot(&mut self, hour: Hour, agent: AgentId) -> u32 {
         let slots = &mut self.slots;
-        let slot = *self.index.entry((hour, agent)).or_insert_with(|| {
+        *self.index.entry((hour, agent)).or_insert_with(|| {
             slots.push(((hour, agent), HourCounts::default()));
             // Four thousand million (hour, agent) pairs would not fit in memory long before.
             u32::try_from(slots.len() - 1).unwrap_or(u32::MAX)
-        });
+        })
+    }
+
+    /// The slot of (`hour`, `agent`), created on first use, remembered as the agent's recent one.
+    /// Only counting a request remembers it: the audit's agent ids index its own table, while
+    /// the ids of a `state.json` being read are not checked yet, and one near `u32::MAX` would
+    /// make `recent` tens of gigabytes.
+    #[cold]
+    fn recent_slot(&mut self, hour: Hour, agent: AgentId) -> u32 {
+        let slot = self.slot(hour, agent);
         let at = agent.index();
         if self.recent.len() <= at {
             self.recent.resize(at + 1, (NO_HOUR, 0));
@@ -253,6 +261,11 @@ impl Hourly {
     /// Whether nothing was counted.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
+    }
+
+    /// How many (hour, agent) pairs were counted.
+    pub fn len(&self) -> usize {
+        self.slots.len()
     }
 }
 
@@ -389,6 +402,30 @@ mod tests {
                 (1, agent(1), expect(1, 0, 0, 0, 1, 0, 0)),
             ]
         );
+    }
+
+    /// The agent ids of a `state.json` are checked against its table only after it is read
+    /// (`merge` renumbers them), so reading must not size anything by an id: a row naming agent
+    /// 50,000,000 once made the cache of recent hours 800 MB, and one near `u32::MAX` (a 2 KB
+    /// file) an allocation of 64 GiB that aborted the run.
+    #[test]
+    fn an_agent_id_read_costs_its_row_not_its_value() {
+        let rows = format!(
+            "[[0,50000000,[1,0,0,1,0,0,0,1,0,0]],[1,{},[1,0,0,1,0,0,0,1,0,0]]]",
+            u32::MAX - 1
+        );
+        let mut read: Hourly = serde_json::from_str(&rows).unwrap();
+        assert_eq!(read.rows().len(), 2);
+        assert!(
+            read.recent.len() < 1_000,
+            "{} recent slots",
+            read.recent.len()
+        );
+        let mut sum = Hourly::default();
+        sum.merge(&read).unwrap();
+        read.merge(&sum).unwrap();
+        assert!(sum.recent.len() + read.recent.len() < 1_000);
+        assert_eq!(read.rows()[0].2.requests, 2);
     }
 
     proptest! {

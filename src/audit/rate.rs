@@ -638,6 +638,11 @@ impl Rates {
         self.keys.iter()
     }
 
+    /// How many keys were counted.
+    pub fn key_count(&self) -> usize {
+        self.keys.len()
+    }
+
     fn recharge(&self) -> usize {
         self.keys
             .values()

@@ -203,6 +203,12 @@ impl Stats {
         counts.agents.insert(agent);
     }
 
+    /// How many counters there are (per pair, rule, hour and crawl-rate key): what
+    /// [`Stats::remap`] goes through.
+    pub fn entries(&self) -> usize {
+        self.pairs.len() + self.rules.len() + self.hourly.len() + self.rates.key_count()
+    }
+
     /// Checks that each agent's counters summed over its origins fit (what `agents.csv` adds).
     pub fn check_agent_sums(&self) -> Result<(), CountError> {
         let mut agents: AHashMap<AgentId, Counts> = AHashMap::new();
