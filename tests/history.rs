@@ -1433,6 +1433,121 @@ fn wayback_an_origin_that_fails_half_way_adds_nothing() {
     );
 }
 
+/// The archive's `id_` URL of a capture of https://example.com/robots.txt.
+fn copy_target(stamp: &str) -> String {
+    format!("/web/{stamp}id_/https://example.com/robots.txt")
+}
+
+/// A copy is read from the archive only: a redirect it answers is followed while it stays on
+/// the archive's origin and under its `/web/` path. A redirect anywhere else (a site's revisit
+/// replayed as its redirect, say) is not followed, and the origin is not imported, as when a
+/// copy is missing: what is recorded as the archived robots.txt never comes from elsewhere.
+#[test]
+fn wayback_copies_follow_redirects_only_inside_the_archive() {
+    let elsewhere = Server::start(|_| ok("User-agent: *\nDisallow: /planted/\n"));
+    let other = elsewhere.origin();
+    let other_host = other.trim_start_matches("http://").to_owned();
+    let index = r#"[["timestamp","statuscode","digest"],
+        ["20240101000000","200","AAA"],
+        ["20240102000000","-","BBB"]]"#;
+    // Where the revisit's copy redirects to, and whether that is still the archive's copy.
+    let cases = [
+        (format!("{other}/robots.txt"), false),
+        (
+            format!("//{other_host}/web/20240102000000id_/https://example.com/robots.txt"),
+            false,
+        ),
+        ("/robots.txt".to_owned(), false),
+        ("/web/../robots.txt".to_owned(), false),
+        ("/web/%2e%2e/robots.txt".to_owned(), false),
+        (copy_target("20240102000005"), true),
+    ];
+    for (location, inside) in cases {
+        let to = location.clone();
+        let archive = Server::start(move |target| {
+            if target.starts_with("/cdx/search/cdx?") {
+                return ok(index);
+            }
+            if target == copy_target("20240101000000") {
+                ok("User-agent: *\nDisallow: /a/\n")
+            } else if target == copy_target("20240102000000") {
+                Reply::Answer(302, vec![("Location", to.clone())], Vec::new())
+            } else if target == copy_target("20240102000005") {
+                ok("User-agent: *\nDisallow: /b/\n")
+            } else {
+                ok("User-agent: *\nDisallow: /planted/\n")
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let into = dir.path().join("history");
+        let output = import_wayback(&archive, &into)
+            .args(["--retries", "0", "https://example.com"])
+            .output()
+            .unwrap();
+        let stderr = stderr_text(&output);
+        assert!(elsewhere.targets().is_empty(), "{location}: {stderr}");
+        if inside {
+            assert_eq!(output.status.code(), Some(0), "{location}: {stderr}");
+            let rows = manifest_rows(&into);
+            assert_eq!(rows.len(), 2, "{location}: {rows:?}");
+            assert_eq!(
+                fs::read_to_string(into.join(&rows[1]["file"])).unwrap(),
+                "User-agent: *\nDisallow: /b/\n",
+                "{location}"
+            );
+            continue;
+        }
+        assert_eq!(output.status.code(), Some(1), "{location}: {stderr}");
+        for part in [
+            "nothing imported",
+            &copy_target("20240102000000"),
+            "redirected to",
+            &format!("outside {}/web/", archive.origin()),
+        ] {
+            assert!(
+                stderr.contains(part),
+                "{location}: {part:?} missing in {stderr}"
+            );
+        }
+        assert!(!into.join("manifest.csv").exists(), "{location}");
+        assert!(
+            archive
+                .targets()
+                .iter()
+                .all(|t| !t.contains("planted") && t != "/robots.txt"),
+            "{location}: {:?}",
+            archive.targets()
+        );
+    }
+
+    // A redirect inside the archive is followed a bounded number of times.
+    let looping = Server::start(|target| {
+        if target.starts_with("/cdx/search/cdx?") {
+            return ok(r#"[["timestamp","statuscode","digest"],["20240101000000","-","AAA"]]"#);
+        }
+        Reply::Answer(302, vec![("Location", target.to_owned())], Vec::new())
+    });
+    let dir = tempfile::tempdir().unwrap();
+    import_wayback(&looping, &dir.path().join("history"))
+        .arg("https://example.com")
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "still a redirect after 5 redirects",
+        ));
+    assert_eq!(looping.targets().len(), 2 + 6, "{:?}", looping.targets());
+
+    // The index's redirects stay on the archive's origin too.
+    let archive = Server::start(move |_| redirect(format!("{other}/cdx/search/cdx")));
+    let dir = tempfile::tempdir().unwrap();
+    import_wayback(&archive, &dir.path().join("history"))
+        .args(["--retries", "0", "https://example.com"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("redirected to"));
+    assert!(elsewhere.targets().is_empty());
+}
+
 /// The peak resident memory of a running child, in KiB, read from `/proc` until it exits
 /// (Linux only: elsewhere `None`). Its own memory only, not that of the programs it runs.
 fn peak_memory_kib(child: &mut std::process::Child) -> (std::process::ExitStatus, Option<u64>) {

@@ -41,7 +41,8 @@ pub struct ImportArgs {
     /// With --wayback: the last day of the period, included.
     #[arg(long, value_name = "DATE", requires = "wayback")]
     pub to: Option<String>,
-    /// With --wayback: the service's base URL.
+    /// With --wayback: the service's base URL. Copies are read under its /web/ path, and a
+    /// redirect that leads off it (or off its origin, for the index) is not followed.
     #[arg(long, default_value = DEFAULT_SERVICE, value_name = "URL", requires = "wayback")]
     pub wayback_url: String,
     /// With --wayback: the least time between two requests to the service.
@@ -163,14 +164,8 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
         timeout: super::duration_flag("--timeout", &args.timeout, true)?,
         user_agent: args.user_agent.clone().unwrap_or_else(default_user_agent),
     };
-    if !args.wayback_url.starts_with("http://") && !args.wayback_url.starts_with("https://") {
-        return Err(Error::Usage(format!(
-            "--wayback-url {:?} must be an http:// or https:// URL",
-            args.wayback_url
-        )));
-    }
+    let mut client = Client::new(options).map_err(|e| Error::Usage(e.to_string()))?;
     let mut manifest = super::open_history(&args.into, args.wait)?;
-    let mut client = Client::new(options);
     let mut failures = Vec::new();
     for origin in &origins {
         // Each copy is recorded (its file written) as it arrives; an origin that fails half-way

@@ -31,6 +31,12 @@
 //! error is retried a bounded number of times, each after the longer of a back-off that doubles
 //! each time and the service's `Retry-After` (at most a minute, and never doubled); then the
 //! import of that origin fails with an error that says why.
+//!
+//! Redirects: a site decides what the archive replays of it, a redirect included (a revisit of
+//! a capture that was one), and a copy's content is trusted for every capture of its digest. So
+//! a copy follows redirects only while they stay on the service's origin and under its `/web/`
+//! path, and the index only on its origin; a redirect elsewhere fails the origin's import as a
+//! missing copy does. At most [`MAX_REDIRECTS`] are followed, each a request of its own.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -44,6 +50,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 
 use super::error::{CdxError, PeriodError, RequestFailure, WaybackError};
+use super::fetch::MAX_REDIRECTS;
 use super::{HistoryError, Observation, PerSecond, Record, read_prefix, robots_url, sha256};
 use crate::origin::Origin;
 use crate::shown::shown;
@@ -401,6 +408,10 @@ fn in_period(stamp: &str, from: Option<&str>, to: Option<&str>) -> bool {
 pub struct Client {
     agent: ureq::Agent,
     options: WaybackOptions,
+    /// `options.service`, parsed: the origin every request and redirect stays on.
+    service: url::Url,
+    /// The path every copy and its redirects stay under: the service's, then `/web/`.
+    copies: String,
     last: Option<Instant>,
 }
 
@@ -410,25 +421,107 @@ struct Answer {
     body: Vec<u8>,
 }
 
+/// What one request got: an answer, or a redirect to follow (its `Location`, as sent).
+enum Reply {
+    Answer(Answer),
+    Redirect(String),
+}
+
+/// Where the redirects of a request may lead. A site controls what the archive replays of it,
+/// a redirect included (a revisit of a capture that was one), so a redirect followed out of the
+/// archive would record whatever another server sends as the archived robots.txt, and every
+/// later capture of that digest would reuse it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// The index: the archive's origin.
+    Archive,
+    /// A copy: the archive's origin, under its `/web/` path.
+    Copies,
+}
+
 impl Client {
-    /// A client for `options.service`.
-    pub fn new(options: WaybackOptions) -> Client {
+    /// A client for `options.service`, which must be an `http://` or `https://` URL.
+    pub fn new(options: WaybackOptions) -> Result<Client, WaybackError> {
+        let bad = |problem: &str| WaybackError::Service {
+            url: shown(&options.service),
+            problem: problem.to_owned(),
+        };
+        let service = url::Url::parse(options.service.trim_end_matches('/'))
+            .map_err(|e| bad(&e.to_string()))?;
+        if !matches!(service.scheme(), "http" | "https") || service.host().is_none() {
+            return Err(bad("not an http:// or https:// URL with a host"));
+        }
+        let copies = format!("{}/web/", service.path().trim_end_matches('/'));
+        // Redirects are followed here, one request at a time, each checked against its scope:
+        // ureq's own following has no policy of where a redirect may lead.
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .max_redirects(super::fetch::MAX_REDIRECTS)
+            .max_redirects(0)
             .timeout_global(Some(options.timeout))
             .user_agent(options.user_agent.as_str())
             .build()
             .into();
-        Client {
+        Ok(Client {
             agent,
             options,
+            service,
+            copies,
             last: None,
+        })
+    }
+
+    /// GET, following at most [`MAX_REDIRECTS`] redirects while they stay in `scope`; a
+    /// redirect out of it is an error, never a request.
+    fn get(&mut self, url: &str, limit: usize, scope: Scope) -> Result<Answer, WaybackError> {
+        let mut asked = url.to_owned();
+        let mut followed = 0;
+        loop {
+            let location = match self.get_once(&asked, limit)? {
+                Reply::Answer(answer) => return Ok(answer),
+                Reply::Redirect(location) => location,
+            };
+            let next =
+                self.inside(&asked, &location, scope)
+                    .ok_or_else(|| WaybackError::Redirected {
+                        url: url.to_owned(),
+                        location: shown(&location),
+                        scope: self.scope_text(scope),
+                    })?;
+            if followed == MAX_REDIRECTS {
+                return Err(WaybackError::Redirects {
+                    url: url.to_owned(),
+                    followed,
+                });
+            }
+            followed += 1;
+            asked = next;
         }
     }
 
-    /// GET with the delay and the retries; any status other than 429 and 5xx is an answer.
-    fn get(&mut self, url: &str, limit: usize) -> Result<Answer, WaybackError> {
+    /// `location` resolved against `asked`, when it is in `scope`. The check is made on the URL
+    /// as the request will be sent, dot segments (`/web/../`, `%2e%2e`) resolved and user info
+    /// split off the host.
+    fn inside(&self, asked: &str, location: &str, scope: Scope) -> Option<String> {
+        let next = url::Url::parse(asked).ok()?.join(location).ok()?;
+        let path_ok = match scope {
+            Scope::Archive => true,
+            Scope::Copies => next.path().starts_with(&self.copies),
+        };
+        (next.origin() == self.service.origin() && path_ok).then(|| next.into())
+    }
+
+    /// What `scope` allows, as an error says it.
+    fn scope_text(&self, scope: Scope) -> String {
+        let origin = self.service.origin().ascii_serialization();
+        match scope {
+            Scope::Archive => origin,
+            Scope::Copies => format!("{origin}{}", self.copies),
+        }
+    }
+
+    /// One GET, with the delay and the retries; any status other than 429 and 5xx is an answer,
+    /// a redirect (a 3xx but 304, with a `Location`, as ureq tells them) is returned unread.
+    fn get_once(&mut self, url: &str, limit: usize) -> Result<Reply, WaybackError> {
         let mut backoff = Backoff::new(self.options.backoff);
         let mut attempt = 0;
         loop {
@@ -443,9 +536,17 @@ impl Client {
             let failure = match self.agent.get(url).call() {
                 Ok(mut response) => {
                     let status = response.status().as_u16();
+                    let location = response
+                        .headers()
+                        .get("location")
+                        .filter(|_| response.status().is_redirection() && status != 304)
+                        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+                    if let Some(location) = location {
+                        return Ok(Reply::Redirect(location));
+                    }
                     if status != 429 && !(500..=599).contains(&status) {
                         match read_prefix(response.body_mut().as_reader(), limit) {
-                            Ok(body) => return Ok(Answer { status, body }),
+                            Ok(body) => return Ok(Reply::Answer(Answer { status, body })),
                             Err(e) => RequestFailure::CutOff(e),
                         }
                     } else {
@@ -492,7 +593,7 @@ impl Client {
         let mut captures = Vec::new();
         for collapse in ["digest", "statuscode"] {
             let url = format!("{index_url}&collapse={collapse}");
-            let index = self.get(&url, MAX_INDEX_BYTES)?;
+            let index = self.get(&url, MAX_INDEX_BYTES, Scope::Archive)?;
             if !(200..=299).contains(&index.status) {
                 return Err(WaybackError::IndexStatus {
                     url,
@@ -580,7 +681,7 @@ impl Client {
         archived: Option<u16>,
     ) -> Result<(u16, Vec<u8>), WaybackError> {
         let url = format!("{service}/web/{}id_/{}", capture.stamp, robots_url(origin));
-        let answer = self.get(&url, GOOGLEBOT_MAX_BYTES)?;
+        let answer = self.get(&url, GOOGLEBOT_MAX_BYTES, Scope::Copies)?;
         match archived {
             Some(code) if (200..=299).contains(&answer.status) => Ok((code, answer.body)),
             Some(code) => Err(WaybackError::CopyStatus {
