@@ -1548,6 +1548,124 @@ fn wayback_copies_follow_redirects_only_inside_the_archive() {
     assert!(elsewhere.targets().is_empty());
 }
 
+/// A history of 12 captures that needs 6 copies: contents read once and met again, a 4xx and a
+/// 5xx (no copy), two captures in one second, revisits known and not, a redirect.
+const LONG_INDEX: &str = r#"[["timestamp","statuscode","digest"],
+["20240101000000","200","A"],
+["20240102000000","200","A"],
+["20240103000000","404","N"],
+["20240104000000","200","B"],
+["20240104000000","200","C"],
+["20240105000000","-","A"],
+["20240106000000","-","D"],
+["20240107000000","503","E"],
+["20240108000000","200","F"],
+["20240109000000","301","R"],
+["20240110000000","-","F"],
+["20240111000000","200","G"]]"#;
+
+/// The copies of [`LONG_INDEX`], by timestamp.
+fn long_history_copies() -> HashMap<&'static str, &'static str> {
+    HashMap::from([
+        ("20240101000000", "User-agent: *\nDisallow: /a/\n"),
+        ("20240104000000", "User-agent: *\nDisallow: /b/\n"),
+        ("20240106000000", "User-agent: *\nDisallow: /d/\n"),
+        ("20240108000000", "User-agent: *\nDisallow: /f/\n"),
+        ("20240111000000", "User-agent: *\nDisallow: /g/\n"),
+    ])
+}
+
+/// The copies a server was asked for since it had been asked `since` requests.
+fn copies_asked(server: &Server, since: usize) -> Vec<String> {
+    index_and_copies(server.targets()[since..].to_vec()).1
+}
+
+/// `--max-copies` bounds what one run reads of an origin; the run says so, even with --quiet,
+/// and exits 3; each next run reads only copies no run has read, goes on where the last one
+/// stopped, and the runs end with the manifest one run without a cap writes.
+#[test]
+fn wayback_reads_at_most_max_copies_a_run_and_the_next_run_goes_on() {
+    let server = wayback_service(|_| ok(LONG_INDEX), long_history_copies());
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, capped) = (dir.path().join("whole"), dir.path().join("capped"));
+    import_wayback(&server, &whole)
+        .arg("https://example.com")
+        .assert()
+        .code(0)
+        .stderr(predicates::str::contains(
+            "12 captures (1 redirect skipped), 6 copies read, 8 new rows",
+        ));
+    let all_copies = copies_asked(&server, 0);
+    assert_eq!(all_copies.len(), 6, "{all_copies:?}");
+
+    let stops = [
+        Some("8 of the period's 12 captures left for the next run, from 2024-01-04T00:00:00Z"),
+        Some("4 of the period's 12 captures left for the next run, from 2024-01-08T00:00:00Z"),
+        None,
+    ];
+    let mut copies = Vec::new();
+    for stop in stops {
+        let asked = server.targets().len();
+        let output = import_wayback(&server, &capped)
+            .args(["-q", "--max-copies", "2", "https://example.com"])
+            .output()
+            .unwrap();
+        let stderr = stderr_text(&output);
+        let run_copies = copies_asked(&server, asked);
+        assert_eq!(run_copies.len(), 2, "{run_copies:?}");
+        copies.extend(run_copies);
+        match stop {
+            Some(left) => {
+                assert_eq!(output.status.code(), Some(3), "{stderr}");
+                let warning = format!(
+                    "robots-audit: import: https://example.com: stopped after 2 copies \
+                     (--max-copies 2): {left}"
+                );
+                assert!(stderr.contains(&warning), "{warning:?} missing in {stderr}");
+                assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            }
+            None => {
+                assert_eq!(output.status.code(), Some(0), "{stderr}");
+                assert_eq!(stderr, "");
+            }
+        }
+    }
+    assert_eq!(
+        copies, all_copies,
+        "each copy read once, in the order of one run"
+    );
+    assert_eq!(
+        fs::read(capped.join("manifest.csv")).unwrap(),
+        fs::read(whole.join("manifest.csv")).unwrap()
+    );
+
+    // Nothing is left: a run reads no copy and adds nothing.
+    for into in [&capped, &whole] {
+        let asked = server.targets().len();
+        let manifest = fs::read(into.join("manifest.csv")).unwrap();
+        import_wayback(&server, into)
+            .args(["--max-copies", "1", "https://example.com"])
+            .assert()
+            .code(0)
+            .stderr(predicates::str::contains("0 copies read, 0 new rows"));
+        assert_eq!(copies_asked(&server, asked), Vec::<String>::new());
+        assert_eq!(fs::read(into.join("manifest.csv")).unwrap(), manifest);
+    }
+
+    robots_audit_local()
+        .args([
+            "import",
+            "--wayback",
+            "--max-copies",
+            "0",
+            "--into",
+            "x",
+            "a.example",
+        ])
+        .assert()
+        .code(2);
+}
+
 /// The peak resident memory of a running child, in KiB, read from `/proc` until it exits
 /// (Linux only: elsewhere `None`). Its own memory only, not that of the programs it runs.
 fn peak_memory_kib(child: &mut std::process::Child) -> (std::process::ExitStatus, Option<u64>) {
@@ -1627,6 +1745,8 @@ fn wayback_memory_does_not_grow_with_the_copies() {
             "--wayback",
             "--delay",
             "0s",
+            "--max-copies",
+            &COPIES.to_string(),
             "--wayback-url",
         ])
         .arg(server.origin())

@@ -23,9 +23,18 @@
 //! read only up to 64 MiB.
 //!
 //! Streaming: each observation is pushed into the history as it is made, so memory does not
-//! grow with the number of copies. Of each content read, only its status and SHA-256 are kept;
-//! when the archive replays it again (a revisit, or a change back), its body is read back from
+//! grow with the number of copies. Of each content read, only its status and SHA-256 are kept
+//! (in the directory's [`CopyLog`], for the next runs too); when the archive replays it again
+//! (a revisit, or a change back, or a capture an earlier run read), its body is read back from
 //! the history ([`Record::recorded_body`]) instead of asking the archive again.
+//!
+//! Bounds: a site can make its archived history as long as it likes (Save Page Now, with
+//! content that changes each time), and each copy may be 500 KiB. At most `max_copies` copies
+//! of one origin are read in one run, which bounds the files it writes and its requests; the
+//! import then stops before the next capture that needs a copy, and records what came before.
+//! The next run knows every copy read so far from the copy log, reads none of them again, and
+//! goes on where this one stopped: runs until none stops end with the rows of one run without
+//! a cap.
 //!
 //! Politeness: requests are sequential, at least `delay` apart; a 429, a 5xx or a transport
 //! error is retried a bounded number of times, each after the longer of a back-off that doubles
@@ -39,7 +48,6 @@
 //! missing copy does. At most [`MAX_REDIRECTS`] are followed, each a request of its own.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -49,6 +57,7 @@ use jiff::civil::DateTime;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 
+use super::copies::CopyLog;
 use super::error::{CdxError, PeriodError, RequestFailure, WaybackError};
 use super::fetch::MAX_REDIRECTS;
 use super::{HistoryError, Observation, PerSecond, Record, read_prefix, robots_url, sha256};
@@ -59,6 +68,13 @@ use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// The Wayback Machine.
 pub const DEFAULT_SERVICE: &str = "https://web.archive.org";
+
+/// The most copies of one origin read in one run unless `--max-copies` says otherwise. At most
+/// 500 KiB each, that is at most 512 MB of files and, at the default `--delay` of 1 s, at least
+/// 17 minutes of a night per origin: a history of up to 1,000 distinct contents is read in one
+/// run, a longer one over several, and one a site grows by thousands of copies a day never takes
+/// more than that of a night.
+pub const DEFAULT_MAX_COPIES: usize = 1000;
 
 /// The largest CDX answer read (a collapsed listing of one robots.txt is far smaller).
 const MAX_INDEX_BYTES: usize = 64 << 20;
@@ -86,6 +102,8 @@ pub struct WaybackOptions {
     pub timeout: Duration,
     /// The `User-Agent` header sent.
     pub user_agent: String,
+    /// The most archived copies read for one origin in one run.
+    pub max_copies: usize,
 }
 
 impl Default for WaybackOptions {
@@ -99,6 +117,7 @@ impl Default for WaybackOptions {
             backoff: Duration::from_secs(2),
             timeout: Duration::from_secs(30),
             user_agent: super::default_user_agent(),
+            max_copies: DEFAULT_MAX_COPIES,
         }
     }
 }
@@ -127,6 +146,11 @@ pub struct Imported {
     pub redirects: usize,
     /// Archived copies read.
     pub copies: usize,
+    /// Captures of the period not gone through: `max_copies` copies were read and the next one
+    /// needed one more. The next import goes through them.
+    pub left: usize,
+    /// The time of the first capture left.
+    pub resume: Option<Timestamp>,
 }
 
 /// Turns `--from`/`--to` into a CDX timestamp prefix: `2024`, `2024-05`, `2024-05-01`, an
@@ -569,11 +593,15 @@ impl Client {
     }
 
     /// Reads the index for `origin`'s robots.txt and the copy of each change of content,
-    /// pushing each observation into `history` as it is made.
+    /// pushing each observation into `history` as it is made. A copy `copies` knows (read by
+    /// this run or an earlier one) is not read again; each one read is added to it. After
+    /// `options.max_copies` copies, the import stops before the next capture that needs one
+    /// ([`Imported::left`]).
     pub fn import<R: Record + ?Sized>(
         &mut self,
         origin: &Origin,
         history: &mut PerSecond<'_, R>,
+        copies: &mut CopyLog,
     ) -> Result<Imported, HistoryError> {
         let target = match origin.port() {
             Some(port) => format!("{}:{port}/robots.txt", origin.host()),
@@ -610,46 +638,58 @@ impl Client {
         captures
             .sort_by(|a, b| (&a.stamp, a.status, &a.digest).cmp(&(&b.stamp, b.status, &b.digest)));
         captures.dedup();
-        let (from, to) = (self.options.from.clone(), self.options.to.clone());
-        let mut imported = Imported::default();
-        // Of each content read: the status it was read with and its SHA-256 (never its body).
-        let mut contents: HashMap<String, (u16, [u8; 32])> = HashMap::new();
+        let (from, to) = (self.options.from.as_deref(), self.options.to.as_deref());
+        captures.retain(|capture| in_period(&capture.stamp, from, to));
+        let mut imported = Imported {
+            captures: captures.len(),
+            ..Imported::default()
+        };
+        let (service_key, origin_key) = (self.service.to_string(), origin.to_string());
         // The status and digest of the last observation: the same content with another status
         // (an empty 503, then an empty 200) is a change.
         let mut previous: Option<(u16, &str)> = None;
-        for capture in &captures {
-            if !in_period(&capture.stamp, from.as_deref(), to.as_deref()) {
-                continue;
-            }
-            imported.captures += 1;
+        for (at, capture) in captures.iter().enumerate() {
             if capture.status.is_some_and(|s| (300..=399).contains(&s)) {
                 imported.redirects += 1;
                 continue;
             }
             let digest = capture.digest.as_str();
+            let read = copies.get(&service_key, &origin_key, digest);
             // A revisit's status is the replayed one: known without asking when that content
             // was read before.
-            let known = capture
-                .status
-                .or_else(|| contents.get(digest).map(|&(status, _)| status));
+            let known = capture.status.or(read.map(|(status, _)| status));
             if known.is_some_and(|status| previous == Some((status, digest))) {
                 continue;
             }
             let (status, body) = match capture.status {
                 Some(code) if !(200..=299).contains(&code) => (code, None),
                 archived => {
-                    let again = match contents.get(&capture.digest) {
-                        Some(&(status, sha)) => {
-                            history.recorded_body(&sha)?.map(|body| (status, body))
+                    let again = match read {
+                        // Only a 2xx body is kept: the status is all that is needed.
+                        Some((status, _)) if !(200..=299).contains(&status) => {
+                            Some((status, Vec::new()))
                         }
+                        Some((status, sha)) => history
+                            .recorded_body(origin, &sha)?
+                            .map(|body| (status, body)),
                         None => None,
                     };
                     let (status, body) = match again {
                         Some(known) => known,
+                        None if imported.copies >= self.options.max_copies => {
+                            imported.left = captures.len() - at;
+                            imported.resume = Some(capture.at);
+                            break;
+                        }
                         None => {
-                            let (status, body) = self.copy(&service, capture, origin, archived)?;
+                            let (status, body) = self.copy(capture, origin, archived)?;
                             imported.copies += 1;
-                            contents.insert(capture.digest.clone(), (status, sha256(&body)));
+                            let sha = if (200..=299).contains(&status) {
+                                history.keep(origin, &body)?
+                            } else {
+                                sha256(&body)
+                            };
+                            copies.insert(&service_key, &origin_key, digest, (status, sha));
                             (status, body)
                         }
                     };
@@ -675,12 +715,16 @@ impl Client {
     /// one) and content.
     fn copy(
         &mut self,
-        service: &str,
         capture: &Capture,
         origin: &Origin,
         archived: Option<u16>,
     ) -> Result<(u16, Vec<u8>), WaybackError> {
-        let url = format!("{service}/web/{}id_/{}", capture.stamp, robots_url(origin));
+        let url = format!(
+            "{}/web/{}id_/{}",
+            self.options.service.trim_end_matches('/'),
+            capture.stamp,
+            robots_url(origin)
+        );
         let answer = self.get(&url, GOOGLEBOT_MAX_BYTES, Scope::Copies)?;
         match archived {
             Some(code) if (200..=299).contains(&answer.status) => Ok((code, answer.body)),
