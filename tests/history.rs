@@ -1433,6 +1433,239 @@ fn wayback_an_origin_that_fails_half_way_adds_nothing() {
     );
 }
 
+/// The archive's `id_` URL of a capture of https://example.com/robots.txt.
+fn copy_target(stamp: &str) -> String {
+    format!("/web/{stamp}id_/https://example.com/robots.txt")
+}
+
+/// A copy is read from the archive only: a redirect it answers is followed while it stays on
+/// the archive's origin and under its `/web/` path. A redirect anywhere else (a site's revisit
+/// replayed as its redirect, say) is not followed, and the origin is not imported, as when a
+/// copy is missing: what is recorded as the archived robots.txt never comes from elsewhere.
+#[test]
+fn wayback_copies_follow_redirects_only_inside_the_archive() {
+    let elsewhere = Server::start(|_| ok("User-agent: *\nDisallow: /planted/\n"));
+    let other = elsewhere.origin();
+    let other_host = other.trim_start_matches("http://").to_owned();
+    let index = r#"[["timestamp","statuscode","digest"],
+        ["20240101000000","200","AAA"],
+        ["20240102000000","-","BBB"]]"#;
+    // Where the revisit's copy redirects to, and whether that is still the archive's copy.
+    let cases = [
+        (format!("{other}/robots.txt"), false),
+        (
+            format!("//{other_host}/web/20240102000000id_/https://example.com/robots.txt"),
+            false,
+        ),
+        ("/robots.txt".to_owned(), false),
+        ("/web/../robots.txt".to_owned(), false),
+        ("/web/%2e%2e/robots.txt".to_owned(), false),
+        (copy_target("20240102000005"), true),
+    ];
+    for (location, inside) in cases {
+        let to = location.clone();
+        let archive = Server::start(move |target| {
+            if target.starts_with("/cdx/search/cdx?") {
+                return ok(index);
+            }
+            if target == copy_target("20240101000000") {
+                ok("User-agent: *\nDisallow: /a/\n")
+            } else if target == copy_target("20240102000000") {
+                Reply::Answer(302, vec![("Location", to.clone())], Vec::new())
+            } else if target == copy_target("20240102000005") {
+                ok("User-agent: *\nDisallow: /b/\n")
+            } else {
+                ok("User-agent: *\nDisallow: /planted/\n")
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let into = dir.path().join("history");
+        let output = import_wayback(&archive, &into)
+            .args(["--retries", "0", "https://example.com"])
+            .output()
+            .unwrap();
+        let stderr = stderr_text(&output);
+        assert!(elsewhere.targets().is_empty(), "{location}: {stderr}");
+        if inside {
+            assert_eq!(output.status.code(), Some(0), "{location}: {stderr}");
+            let rows = manifest_rows(&into);
+            assert_eq!(rows.len(), 2, "{location}: {rows:?}");
+            assert_eq!(
+                fs::read_to_string(into.join(&rows[1]["file"])).unwrap(),
+                "User-agent: *\nDisallow: /b/\n",
+                "{location}"
+            );
+            continue;
+        }
+        assert_eq!(output.status.code(), Some(1), "{location}: {stderr}");
+        for part in [
+            "nothing imported",
+            &copy_target("20240102000000"),
+            "redirected to",
+            &format!("outside {}/web/", archive.origin()),
+        ] {
+            assert!(
+                stderr.contains(part),
+                "{location}: {part:?} missing in {stderr}"
+            );
+        }
+        assert!(!into.join("manifest.csv").exists(), "{location}");
+        assert!(
+            archive
+                .targets()
+                .iter()
+                .all(|t| !t.contains("planted") && t != "/robots.txt"),
+            "{location}: {:?}",
+            archive.targets()
+        );
+    }
+
+    // A redirect inside the archive is followed a bounded number of times.
+    let looping = Server::start(|target| {
+        if target.starts_with("/cdx/search/cdx?") {
+            return ok(r#"[["timestamp","statuscode","digest"],["20240101000000","-","AAA"]]"#);
+        }
+        Reply::Answer(302, vec![("Location", target.to_owned())], Vec::new())
+    });
+    let dir = tempfile::tempdir().unwrap();
+    import_wayback(&looping, &dir.path().join("history"))
+        .arg("https://example.com")
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "still a redirect after 5 redirects",
+        ));
+    assert_eq!(looping.targets().len(), 2 + 6, "{:?}", looping.targets());
+
+    // The index's redirects stay on the archive's origin too.
+    let archive = Server::start(move |_| redirect(format!("{other}/cdx/search/cdx")));
+    let dir = tempfile::tempdir().unwrap();
+    import_wayback(&archive, &dir.path().join("history"))
+        .args(["--retries", "0", "https://example.com"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("redirected to"));
+    assert!(elsewhere.targets().is_empty());
+}
+
+/// A history of 12 captures that needs 6 copies: contents read once and met again, a 4xx and a
+/// 5xx (no copy), two captures in one second, revisits known and not, a redirect.
+const LONG_INDEX: &str = r#"[["timestamp","statuscode","digest"],
+["20240101000000","200","A"],
+["20240102000000","200","A"],
+["20240103000000","404","N"],
+["20240104000000","200","B"],
+["20240104000000","200","C"],
+["20240105000000","-","A"],
+["20240106000000","-","D"],
+["20240107000000","503","E"],
+["20240108000000","200","F"],
+["20240109000000","301","R"],
+["20240110000000","-","F"],
+["20240111000000","200","G"]]"#;
+
+/// The copies of [`LONG_INDEX`], by timestamp.
+fn long_history_copies() -> HashMap<&'static str, &'static str> {
+    HashMap::from([
+        ("20240101000000", "User-agent: *\nDisallow: /a/\n"),
+        ("20240104000000", "User-agent: *\nDisallow: /b/\n"),
+        ("20240106000000", "User-agent: *\nDisallow: /d/\n"),
+        ("20240108000000", "User-agent: *\nDisallow: /f/\n"),
+        ("20240111000000", "User-agent: *\nDisallow: /g/\n"),
+    ])
+}
+
+/// The copies a server was asked for since it had been asked `since` requests.
+fn copies_asked(server: &Server, since: usize) -> Vec<String> {
+    index_and_copies(server.targets()[since..].to_vec()).1
+}
+
+/// `--max-copies` bounds what one run reads of an origin; the run says so, even with --quiet,
+/// and exits 3; each next run reads only copies no run has read, goes on where the last one
+/// stopped, and the runs end with the manifest one run without a cap writes.
+#[test]
+fn wayback_reads_at_most_max_copies_a_run_and_the_next_run_goes_on() {
+    let server = wayback_service(|_| ok(LONG_INDEX), long_history_copies());
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, capped) = (dir.path().join("whole"), dir.path().join("capped"));
+    import_wayback(&server, &whole)
+        .arg("https://example.com")
+        .assert()
+        .code(0)
+        .stderr(predicates::str::contains(
+            "12 captures (1 redirect skipped), 6 copies read, 8 new rows",
+        ));
+    let all_copies = copies_asked(&server, 0);
+    assert_eq!(all_copies.len(), 6, "{all_copies:?}");
+
+    let stops = [
+        Some("8 of the period's 12 captures left for the next run, from 2024-01-04T00:00:00Z"),
+        Some("4 of the period's 12 captures left for the next run, from 2024-01-08T00:00:00Z"),
+        None,
+    ];
+    let mut copies = Vec::new();
+    for stop in stops {
+        let asked = server.targets().len();
+        let output = import_wayback(&server, &capped)
+            .args(["-q", "--max-copies", "2", "https://example.com"])
+            .output()
+            .unwrap();
+        let stderr = stderr_text(&output);
+        let run_copies = copies_asked(&server, asked);
+        assert_eq!(run_copies.len(), 2, "{run_copies:?}");
+        copies.extend(run_copies);
+        match stop {
+            Some(left) => {
+                assert_eq!(output.status.code(), Some(3), "{stderr}");
+                let warning = format!(
+                    "robots-audit: import: https://example.com: stopped after 2 copies \
+                     (--max-copies 2): {left}"
+                );
+                assert!(stderr.contains(&warning), "{warning:?} missing in {stderr}");
+                assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            }
+            None => {
+                assert_eq!(output.status.code(), Some(0), "{stderr}");
+                assert_eq!(stderr, "");
+            }
+        }
+    }
+    assert_eq!(
+        copies, all_copies,
+        "each copy read once, in the order of one run"
+    );
+    assert_eq!(
+        fs::read(capped.join("manifest.csv")).unwrap(),
+        fs::read(whole.join("manifest.csv")).unwrap()
+    );
+
+    // Nothing is left: a run reads no copy and adds nothing.
+    for into in [&capped, &whole] {
+        let asked = server.targets().len();
+        let manifest = fs::read(into.join("manifest.csv")).unwrap();
+        import_wayback(&server, into)
+            .args(["--max-copies", "1", "https://example.com"])
+            .assert()
+            .code(0)
+            .stderr(predicates::str::contains("0 copies read, 0 new rows"));
+        assert_eq!(copies_asked(&server, asked), Vec::<String>::new());
+        assert_eq!(fs::read(into.join("manifest.csv")).unwrap(), manifest);
+    }
+
+    robots_audit_local()
+        .args([
+            "import",
+            "--wayback",
+            "--max-copies",
+            "0",
+            "--into",
+            "x",
+            "a.example",
+        ])
+        .assert()
+        .code(2);
+}
+
 /// The peak resident memory of a running child, in KiB, read from `/proc` until it exits
 /// (Linux only: elsewhere `None`). Its own memory only, not that of the programs it runs.
 fn peak_memory_kib(child: &mut std::process::Child) -> (std::process::ExitStatus, Option<u64>) {
@@ -1512,6 +1745,8 @@ fn wayback_memory_does_not_grow_with_the_copies() {
             "--wayback",
             "--delay",
             "0s",
+            "--max-copies",
+            &COPIES.to_string(),
             "--wayback-url",
         ])
         .arg(server.origin())

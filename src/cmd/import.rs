@@ -3,10 +3,14 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{ArgGroup, Args};
 use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_OK, Error};
+use robots_audit::history::copies::CopyLog;
 use robots_audit::history::git::{GitSource, import as import_git};
-use robots_audit::history::wayback::{Client, DEFAULT_SERVICE, WaybackOptions, cdx_time};
+use robots_audit::history::wayback::{
+    Client, DEFAULT_MAX_COPIES, DEFAULT_SERVICE, Imported, WaybackOptions, cdx_time,
+};
 use robots_audit::history::{PerSecond, default_user_agent};
 use robots_audit::origin::Origin;
 
@@ -41,7 +45,8 @@ pub struct ImportArgs {
     /// With --wayback: the last day of the period, included.
     #[arg(long, value_name = "DATE", requires = "wayback")]
     pub to: Option<String>,
-    /// With --wayback: the service's base URL.
+    /// With --wayback: the service's base URL. Copies are read under its /web/ path, and a
+    /// redirect that leads off it (or off its origin, for the index) is not followed.
     #[arg(long, default_value = DEFAULT_SERVICE, value_name = "URL", requires = "wayback")]
     pub wayback_url: String,
     /// With --wayback: the least time between two requests to the service.
@@ -72,6 +77,12 @@ pub struct ImportArgs {
         requires = "wayback"
     )]
     pub timeout: String,
+    /// With --wayback: the most archived copies read for one origin in one run. The import of an
+    /// origin that needs more stops there and says so (exit 3); the next run goes on from there
+    /// without reading those copies again.
+    #[arg(long, default_value_t = DEFAULT_MAX_COPIES, value_name = "N", requires = "wayback",
+          value_parser = clap::value_parser!(u64).range(1..).map(|n| usize::try_from(n).unwrap_or(usize::MAX)))]
+    pub max_copies: usize,
     /// With --wayback: the User-Agent header sent [default: robots-audit/VERSION (robots.txt history)].
     #[arg(long, value_name = "UA", requires = "wayback")]
     pub user_agent: Option<String>,
@@ -162,23 +173,20 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
         backoff: super::duration_flag("--backoff", &args.backoff, false)?,
         timeout: super::duration_flag("--timeout", &args.timeout, true)?,
         user_agent: args.user_agent.clone().unwrap_or_else(default_user_agent),
+        max_copies: args.max_copies,
     };
-    if !args.wayback_url.starts_with("http://") && !args.wayback_url.starts_with("https://") {
-        return Err(Error::Usage(format!(
-            "--wayback-url {:?} must be an http:// or https:// URL",
-            args.wayback_url
-        )));
-    }
+    let mut client = Client::new(options).map_err(|e| Error::Usage(e.to_string()))?;
     let mut manifest = super::open_history(&args.into, args.wait)?;
-    let mut client = Client::new(options);
+    let mut copies = CopyLog::load(manifest.dir())?;
     let mut failures = Vec::new();
+    let mut stopped = 0;
     for origin in &origins {
         // Each copy is recorded (its file written) as it arrives; an origin that fails half-way
         // gets its rows back as they were, so the manifest never holds half of its history.
         let saved = manifest.save(origin);
         let mut history = PerSecond::new(&mut manifest);
         let imported = client
-            .import(origin, &mut history)
+            .import(origin, &mut history, &mut copies)
             .and_then(|imported| Ok((imported, history.finish()?)));
         match imported {
             Ok((imported, tally)) => {
@@ -197,6 +205,10 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
                         tally.unchanged
                     ));
                 }
+                if imported.left > 0 {
+                    stopped += 1;
+                    warn_stopped(origin, &imported, args.max_copies);
+                }
             }
             Err(e) => {
                 manifest.restore(saved);
@@ -207,7 +219,10 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
             }
         }
     }
-    // What was imported is kept even when some origin failed.
+    // What was imported is kept even when some origin failed, and so is what the copies read
+    // held, which a failed origin's next import then need not read again. The copy log is
+    // written first, while the directory's lock is held.
+    copies.commit()?;
     manifest.commit()?;
     if failures.len() == origins.len() {
         return Err(Error::Fatal(format!(
@@ -215,9 +230,26 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
             failures.join("; ")
         )));
     }
-    Ok(if failures.is_empty() {
+    Ok(if failures.is_empty() && stopped == 0 {
         EXIT_OK
     } else {
         EXIT_INPUT_ERRORS
     })
+}
+
+/// Says, even with `--quiet`, that an origin's import stopped at `--max-copies` and what is left
+/// for the next run: an unattended run's log must show that the history is not complete yet.
+fn warn_stopped(origin: &robots_audit::origin::Origin, imported: &Imported, max_copies: usize) {
+    let resume = imported
+        .resume
+        .map_or_else(String::new, |at| format!(", from {at}"));
+    super::say(format_args!(
+        "robots-audit: import: {origin}: stopped after {} cop{} (--max-copies {max_copies}): {} of \
+         the period's {} captures left for the next run{resume}; the history is complete up to \
+         there, and the same import run again goes on from there",
+        imported.copies,
+        if imported.copies == 1 { "y" } else { "ies" },
+        imported.left,
+        imported.captures,
+    ));
 }

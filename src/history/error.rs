@@ -142,6 +142,33 @@ pub enum WaybackError {
         /// What is wrong with the answer.
         source: CdxError,
     },
+    /// `--wayback-url` is not a URL requests can be sent to.
+    #[error("--wayback-url {url:?}: {problem}")]
+    Service {
+        /// As given.
+        url: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The archive redirected a request out of where it may lead: off the archive's origin,
+    /// or, for a copy, out of its `/web/` path. The redirect is not followed.
+    #[error("{url}: redirected to {location}, outside {scope}; not followed")]
+    Redirected {
+        /// The URL asked.
+        url: String,
+        /// The redirect's `Location`, as shown.
+        location: String,
+        /// Where its redirects may lead.
+        scope: String,
+    },
+    /// The archive redirected more times than are followed.
+    #[error("{url}: still a redirect after {followed} redirects; not followed further")]
+    Redirects {
+        /// The URL asked.
+        url: String,
+        /// How many were followed.
+        followed: u32,
+    },
     /// The archived copy of a 2xx capture is missing.
     #[error("{url}: the archived copy of a {code} capture answered {status}")]
     CopyStatus {

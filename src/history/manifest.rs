@@ -111,6 +111,11 @@ impl Manifest {
         Ok(manifest)
     }
 
+    /// The history directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The manifest's path.
     pub fn path(&self) -> PathBuf {
         self.dir.join(MANIFEST_NAME)
@@ -255,9 +260,19 @@ impl Record for Manifest {
         Manifest::record(self, observation)
     }
 
-    /// Reads back a file this manifest wrote or compared with in this run, and checks that it
-    /// still holds that content (it is `None` otherwise).
-    fn recorded_body(&mut self, sha256_wanted: &[u8; 32]) -> Result<Option<Vec<u8>>, HistoryError> {
+    /// Reads back the file of `origin`'s content by its name (`<host>[_<port>]/<sha256>.txt`,
+    /// where [`Record::keep`] and every new row put it), or else a file this manifest wrote or
+    /// compared with in this run, and checks that it still holds that content (it is `None`
+    /// otherwise).
+    fn recorded_body(
+        &mut self,
+        origin: &Origin,
+        sha256_wanted: &[u8; 32],
+    ) -> Result<Option<Vec<u8>>, HistoryError> {
+        let named = format!("{}/{}.txt", host_dir(origin), hex(sha256_wanted));
+        if let Some(body) = self.read_verified(&named, sha256_wanted, true)? {
+            return Ok(Some(body));
+        }
         let Some(file) = self
             .digests
             .iter()
@@ -266,16 +281,40 @@ impl Record for Manifest {
         else {
             return Ok(None);
         };
-        let path = self.dir.join(&file);
+        self.read_verified(&file, sha256_wanted, false)
+    }
+
+    fn keep(&mut self, origin: &Origin, body: &[u8]) -> Result<[u8; 32], HistoryError> {
+        let digest = sha256(body);
+        let name = format!("{}/{}.txt", host_dir(origin), hex(&digest));
+        store(&self.dir, &name, body, digest)?;
+        self.digests.insert(name, digest);
+        Ok(digest)
+    }
+}
+
+impl Manifest {
+    /// The first 500 KiB of `file` when they hash to `wanted`. A file that is not there is
+    /// `None` when `may_be_missing`, and an error otherwise (the manifest names it).
+    fn read_verified(
+        &self,
+        file: &str,
+        wanted: &[u8; 32],
+        may_be_missing: bool,
+    ) -> Result<Option<Vec<u8>>, HistoryError> {
+        let path = self.dir.join(file);
         let mut body = Vec::new();
-        File::open(&path)
-            .and_then(|f| f.take(GOOGLEBOT_MAX_BYTES as u64).read_to_end(&mut body))
-            .map_err(|source| HistoryError::NamedFile {
+        let read = File::open(&path)
+            .and_then(|f| f.take(GOOGLEBOT_MAX_BYTES as u64).read_to_end(&mut body));
+        match read {
+            Ok(_) => Ok((sha256(&body) == *wanted).then_some(body)),
+            Err(e) if may_be_missing && e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(HistoryError::NamedFile {
                 manifest: self.path(),
                 file: path,
                 source,
-            })?;
-        Ok((sha256(&body) == *sha256_wanted).then_some(body))
+            }),
+        }
     }
 }
 
@@ -319,7 +358,8 @@ fn host_dir(origin: &Origin) -> String {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lower-case hex, as the files are named.
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -347,7 +387,7 @@ fn store(dir: &Path, name: &str, body: &[u8], digest: [u8; 32]) -> Result<(), Hi
 }
 
 /// Makes a rename inside `dir` durable.
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
+pub(super) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     File::open(dir)?.sync_all()
 }
 

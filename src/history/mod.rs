@@ -20,6 +20,7 @@
 //! The manifest format and the meaning of each status are in `docs/contract.md` ("Robots
 //! sources"); the choices made here are in `docs/guide/robots-sources.md` ("Robots history").
 
+pub mod copies;
 mod error;
 pub mod fetch;
 pub mod git;
@@ -98,11 +99,20 @@ pub trait Record {
     /// it.
     fn record(&mut self, observation: &Observation) -> Result<Recorded, HistoryError>;
 
-    /// The body of a content this recorder recorded (or found already recorded), by its
-    /// SHA-256; `None` when it has none. A producer that meets a content again (the Wayback
-    /// Machine's revisits) reads it back here instead of keeping every body in memory or asking
-    /// the source twice.
-    fn recorded_body(&mut self, sha256: &[u8; 32]) -> Result<Option<Vec<u8>>, HistoryError>;
+    /// The body of a content of `origin` this recorder recorded, kept (in this run or an
+    /// earlier one) or found already recorded, by its SHA-256; `None` when it has none. A
+    /// producer that meets a content again (the Wayback Machine's revisits, and the copies an
+    /// earlier import read) reads it back here instead of keeping every body in memory or
+    /// asking the source twice.
+    fn recorded_body(
+        &mut self,
+        origin: &Origin,
+        sha256: &[u8; 32],
+    ) -> Result<Option<Vec<u8>>, HistoryError>;
+
+    /// Stores a content of `origin` where [`Record::recorded_body`] finds it, whether or not a
+    /// row will name it, and returns its SHA-256. Stored before this returns.
+    fn keep(&mut self, origin: &Origin, body: &[u8]) -> Result<[u8; 32], HistoryError>;
 }
 
 /// How many observations recording added or changed, and how many it found already there.
@@ -159,9 +169,18 @@ impl<'r, R: Record + ?Sized> PerSecond<'r, R> {
     }
 
     /// [`Record::recorded_body`] of the recorder. The observation held back is not recorded
-    /// yet: its body is not among them.
-    pub fn recorded_body(&mut self, sha256: &[u8; 32]) -> Result<Option<Vec<u8>>, HistoryError> {
-        self.recorder.recorded_body(sha256)
+    /// yet: its body is not among them unless it was kept.
+    pub fn recorded_body(
+        &mut self,
+        origin: &Origin,
+        sha256: &[u8; 32],
+    ) -> Result<Option<Vec<u8>>, HistoryError> {
+        self.recorder.recorded_body(origin, sha256)
+    }
+
+    /// [`Record::keep`] of the recorder.
+    pub fn keep(&mut self, origin: &Origin, body: &[u8]) -> Result<[u8; 32], HistoryError> {
+        self.recorder.keep(origin, body)
     }
 
     /// Records the observation held back and returns what recording did in all.
@@ -257,8 +276,16 @@ mod tests {
             Ok(Recorded::Added)
         }
 
-        fn recorded_body(&mut self, _: &[u8; 32]) -> Result<Option<Vec<u8>>, HistoryError> {
+        fn recorded_body(
+            &mut self,
+            _: &Origin,
+            _: &[u8; 32],
+        ) -> Result<Option<Vec<u8>>, HistoryError> {
             Ok(None)
+        }
+
+        fn keep(&mut self, _: &Origin, body: &[u8]) -> Result<[u8; 32], HistoryError> {
+            Ok(sha256(body))
         }
     }
 

@@ -23,17 +23,31 @@
 //! read only up to 64 MiB.
 //!
 //! Streaming: each observation is pushed into the history as it is made, so memory does not
-//! grow with the number of copies. Of each content read, only its status and SHA-256 are kept;
-//! when the archive replays it again (a revisit, or a change back), its body is read back from
+//! grow with the number of copies. Of each content read, only its status and SHA-256 are kept
+//! (in the directory's [`CopyLog`], for the next runs too); when the archive replays it again
+//! (a revisit, or a change back, or a capture an earlier run read), its body is read back from
 //! the history ([`Record::recorded_body`]) instead of asking the archive again.
+//!
+//! Bounds: a site can make its archived history as long as it likes (Save Page Now, with
+//! content that changes each time), and each copy may be 500 KiB. At most `max_copies` copies
+//! of one origin are read in one run, which bounds the files it writes and its requests; the
+//! import then stops before the next capture that needs a copy, and records what came before.
+//! The next run knows every copy read so far from the copy log, reads none of them again, and
+//! goes on where this one stopped: runs until none stops end with the rows of one run without
+//! a cap.
 //!
 //! Politeness: requests are sequential, at least `delay` apart; a 429, a 5xx or a transport
 //! error is retried a bounded number of times, each after the longer of a back-off that doubles
 //! each time and the service's `Retry-After` (at most a minute, and never doubled); then the
 //! import of that origin fails with an error that says why.
+//!
+//! Redirects: a site decides what the archive replays of it, a redirect included (a revisit of
+//! a capture that was one), and a copy's content is trusted for every capture of its digest. So
+//! a copy follows redirects only while they stay on the service's origin and under its `/web/`
+//! path, and the index only on its origin; a redirect elsewhere fails the origin's import as a
+//! missing copy does. At most [`MAX_REDIRECTS`] are followed, each a request of its own.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -43,7 +57,9 @@ use jiff::civil::DateTime;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 
+use super::copies::CopyLog;
 use super::error::{CdxError, PeriodError, RequestFailure, WaybackError};
+use super::fetch::MAX_REDIRECTS;
 use super::{HistoryError, Observation, PerSecond, Record, read_prefix, robots_url, sha256};
 use crate::origin::Origin;
 use crate::shown::shown;
@@ -52,6 +68,13 @@ use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// The Wayback Machine.
 pub const DEFAULT_SERVICE: &str = "https://web.archive.org";
+
+/// The most copies of one origin read in one run unless `--max-copies` says otherwise. At most
+/// 500 KiB each, that is at most 512 MB of files and, at the default `--delay` of 1 s, at least
+/// 17 minutes of a night per origin: a history of up to 1,000 distinct contents is read in one
+/// run, a longer one over several, and one a site grows by thousands of copies a day never takes
+/// more than that of a night.
+pub const DEFAULT_MAX_COPIES: usize = 1000;
 
 /// The largest CDX answer read (a collapsed listing of one robots.txt is far smaller).
 const MAX_INDEX_BYTES: usize = 64 << 20;
@@ -79,6 +102,8 @@ pub struct WaybackOptions {
     pub timeout: Duration,
     /// The `User-Agent` header sent.
     pub user_agent: String,
+    /// The most archived copies read for one origin in one run.
+    pub max_copies: usize,
 }
 
 impl Default for WaybackOptions {
@@ -92,6 +117,7 @@ impl Default for WaybackOptions {
             backoff: Duration::from_secs(2),
             timeout: Duration::from_secs(30),
             user_agent: super::default_user_agent(),
+            max_copies: DEFAULT_MAX_COPIES,
         }
     }
 }
@@ -120,6 +146,11 @@ pub struct Imported {
     pub redirects: usize,
     /// Archived copies read.
     pub copies: usize,
+    /// Captures of the period not gone through: `max_copies` copies were read and the next one
+    /// needed one more. The next import goes through them.
+    pub left: usize,
+    /// The time of the first capture left.
+    pub resume: Option<Timestamp>,
 }
 
 /// Turns `--from`/`--to` into a CDX timestamp prefix: `2024`, `2024-05`, `2024-05-01`, an
@@ -401,6 +432,10 @@ fn in_period(stamp: &str, from: Option<&str>, to: Option<&str>) -> bool {
 pub struct Client {
     agent: ureq::Agent,
     options: WaybackOptions,
+    /// `options.service`, parsed: the origin every request and redirect stays on.
+    service: url::Url,
+    /// The path every copy and its redirects stay under: the service's, then `/web/`.
+    copies: String,
     last: Option<Instant>,
 }
 
@@ -410,25 +445,107 @@ struct Answer {
     body: Vec<u8>,
 }
 
+/// What one request got: an answer, or a redirect to follow (its `Location`, as sent).
+enum Reply {
+    Answer(Answer),
+    Redirect(String),
+}
+
+/// Where the redirects of a request may lead. A site controls what the archive replays of it,
+/// a redirect included (a revisit of a capture that was one), so a redirect followed out of the
+/// archive would record whatever another server sends as the archived robots.txt, and every
+/// later capture of that digest would reuse it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// The index: the archive's origin.
+    Archive,
+    /// A copy: the archive's origin, under its `/web/` path.
+    Copies,
+}
+
 impl Client {
-    /// A client for `options.service`.
-    pub fn new(options: WaybackOptions) -> Client {
+    /// A client for `options.service`, which must be an `http://` or `https://` URL.
+    pub fn new(options: WaybackOptions) -> Result<Client, WaybackError> {
+        let bad = |problem: &str| WaybackError::Service {
+            url: shown(&options.service),
+            problem: problem.to_owned(),
+        };
+        let service = url::Url::parse(options.service.trim_end_matches('/'))
+            .map_err(|e| bad(&e.to_string()))?;
+        if !matches!(service.scheme(), "http" | "https") || service.host().is_none() {
+            return Err(bad("not an http:// or https:// URL with a host"));
+        }
+        let copies = format!("{}/web/", service.path().trim_end_matches('/'));
+        // Redirects are followed here, one request at a time, each checked against its scope:
+        // ureq's own following has no policy of where a redirect may lead.
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .max_redirects(super::fetch::MAX_REDIRECTS)
+            .max_redirects(0)
             .timeout_global(Some(options.timeout))
             .user_agent(options.user_agent.as_str())
             .build()
             .into();
-        Client {
+        Ok(Client {
             agent,
             options,
+            service,
+            copies,
             last: None,
+        })
+    }
+
+    /// GET, following at most [`MAX_REDIRECTS`] redirects while they stay in `scope`; a
+    /// redirect out of it is an error, never a request.
+    fn get(&mut self, url: &str, limit: usize, scope: Scope) -> Result<Answer, WaybackError> {
+        let mut asked = url.to_owned();
+        let mut followed = 0;
+        loop {
+            let location = match self.get_once(&asked, limit)? {
+                Reply::Answer(answer) => return Ok(answer),
+                Reply::Redirect(location) => location,
+            };
+            let next =
+                self.inside(&asked, &location, scope)
+                    .ok_or_else(|| WaybackError::Redirected {
+                        url: url.to_owned(),
+                        location: shown(&location),
+                        scope: self.scope_text(scope),
+                    })?;
+            if followed == MAX_REDIRECTS {
+                return Err(WaybackError::Redirects {
+                    url: url.to_owned(),
+                    followed,
+                });
+            }
+            followed += 1;
+            asked = next;
         }
     }
 
-    /// GET with the delay and the retries; any status other than 429 and 5xx is an answer.
-    fn get(&mut self, url: &str, limit: usize) -> Result<Answer, WaybackError> {
+    /// `location` resolved against `asked`, when it is in `scope`. The check is made on the URL
+    /// as the request will be sent, dot segments (`/web/../`, `%2e%2e`) resolved and user info
+    /// split off the host.
+    fn inside(&self, asked: &str, location: &str, scope: Scope) -> Option<String> {
+        let next = url::Url::parse(asked).ok()?.join(location).ok()?;
+        let path_ok = match scope {
+            Scope::Archive => true,
+            Scope::Copies => next.path().starts_with(&self.copies),
+        };
+        (next.origin() == self.service.origin() && path_ok).then(|| next.into())
+    }
+
+    /// What `scope` allows, as an error says it.
+    fn scope_text(&self, scope: Scope) -> String {
+        let origin = self.service.origin().ascii_serialization();
+        match scope {
+            Scope::Archive => origin,
+            Scope::Copies => format!("{origin}{}", self.copies),
+        }
+    }
+
+    /// One GET, with the delay and the retries; any status other than 429 and 5xx is an answer,
+    /// a redirect (a 3xx but 304, with a `Location`, as ureq tells them) is returned unread.
+    fn get_once(&mut self, url: &str, limit: usize) -> Result<Reply, WaybackError> {
         let mut backoff = Backoff::new(self.options.backoff);
         let mut attempt = 0;
         loop {
@@ -443,9 +560,17 @@ impl Client {
             let failure = match self.agent.get(url).call() {
                 Ok(mut response) => {
                     let status = response.status().as_u16();
+                    let location = response
+                        .headers()
+                        .get("location")
+                        .filter(|_| response.status().is_redirection() && status != 304)
+                        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+                    if let Some(location) = location {
+                        return Ok(Reply::Redirect(location));
+                    }
                     if status != 429 && !(500..=599).contains(&status) {
                         match read_prefix(response.body_mut().as_reader(), limit) {
-                            Ok(body) => return Ok(Answer { status, body }),
+                            Ok(body) => return Ok(Reply::Answer(Answer { status, body })),
                             Err(e) => RequestFailure::CutOff(e),
                         }
                     } else {
@@ -468,11 +593,15 @@ impl Client {
     }
 
     /// Reads the index for `origin`'s robots.txt and the copy of each change of content,
-    /// pushing each observation into `history` as it is made.
+    /// pushing each observation into `history` as it is made. A copy `copies` knows (read by
+    /// this run or an earlier one) is not read again; each one read is added to it. After
+    /// `options.max_copies` copies, the import stops before the next capture that needs one
+    /// ([`Imported::left`]).
     pub fn import<R: Record + ?Sized>(
         &mut self,
         origin: &Origin,
         history: &mut PerSecond<'_, R>,
+        copies: &mut CopyLog,
     ) -> Result<Imported, HistoryError> {
         let target = match origin.port() {
             Some(port) => format!("{}:{port}/robots.txt", origin.host()),
@@ -492,7 +621,7 @@ impl Client {
         let mut captures = Vec::new();
         for collapse in ["digest", "statuscode"] {
             let url = format!("{index_url}&collapse={collapse}");
-            let index = self.get(&url, MAX_INDEX_BYTES)?;
+            let index = self.get(&url, MAX_INDEX_BYTES, Scope::Archive)?;
             if !(200..=299).contains(&index.status) {
                 return Err(WaybackError::IndexStatus {
                     url,
@@ -509,46 +638,58 @@ impl Client {
         captures
             .sort_by(|a, b| (&a.stamp, a.status, &a.digest).cmp(&(&b.stamp, b.status, &b.digest)));
         captures.dedup();
-        let (from, to) = (self.options.from.clone(), self.options.to.clone());
-        let mut imported = Imported::default();
-        // Of each content read: the status it was read with and its SHA-256 (never its body).
-        let mut contents: HashMap<String, (u16, [u8; 32])> = HashMap::new();
+        let (from, to) = (self.options.from.as_deref(), self.options.to.as_deref());
+        captures.retain(|capture| in_period(&capture.stamp, from, to));
+        let mut imported = Imported {
+            captures: captures.len(),
+            ..Imported::default()
+        };
+        let (service_key, origin_key) = (self.service.to_string(), origin.to_string());
         // The status and digest of the last observation: the same content with another status
         // (an empty 503, then an empty 200) is a change.
         let mut previous: Option<(u16, &str)> = None;
-        for capture in &captures {
-            if !in_period(&capture.stamp, from.as_deref(), to.as_deref()) {
-                continue;
-            }
-            imported.captures += 1;
+        for (at, capture) in captures.iter().enumerate() {
             if capture.status.is_some_and(|s| (300..=399).contains(&s)) {
                 imported.redirects += 1;
                 continue;
             }
             let digest = capture.digest.as_str();
+            let read = copies.get(&service_key, &origin_key, digest);
             // A revisit's status is the replayed one: known without asking when that content
             // was read before.
-            let known = capture
-                .status
-                .or_else(|| contents.get(digest).map(|&(status, _)| status));
+            let known = capture.status.or(read.map(|(status, _)| status));
             if known.is_some_and(|status| previous == Some((status, digest))) {
                 continue;
             }
             let (status, body) = match capture.status {
                 Some(code) if !(200..=299).contains(&code) => (code, None),
                 archived => {
-                    let again = match contents.get(&capture.digest) {
-                        Some(&(status, sha)) => {
-                            history.recorded_body(&sha)?.map(|body| (status, body))
+                    let again = match read {
+                        // Only a 2xx body is kept: the status is all that is needed.
+                        Some((status, _)) if !(200..=299).contains(&status) => {
+                            Some((status, Vec::new()))
                         }
+                        Some((status, sha)) => history
+                            .recorded_body(origin, &sha)?
+                            .map(|body| (status, body)),
                         None => None,
                     };
                     let (status, body) = match again {
                         Some(known) => known,
+                        None if imported.copies >= self.options.max_copies => {
+                            imported.left = captures.len() - at;
+                            imported.resume = Some(capture.at);
+                            break;
+                        }
                         None => {
-                            let (status, body) = self.copy(&service, capture, origin, archived)?;
+                            let (status, body) = self.copy(capture, origin, archived)?;
                             imported.copies += 1;
-                            contents.insert(capture.digest.clone(), (status, sha256(&body)));
+                            let sha = if (200..=299).contains(&status) {
+                                history.keep(origin, &body)?
+                            } else {
+                                sha256(&body)
+                            };
+                            copies.insert(&service_key, &origin_key, digest, (status, sha));
                             (status, body)
                         }
                     };
@@ -574,13 +715,17 @@ impl Client {
     /// one) and content.
     fn copy(
         &mut self,
-        service: &str,
         capture: &Capture,
         origin: &Origin,
         archived: Option<u16>,
     ) -> Result<(u16, Vec<u8>), WaybackError> {
-        let url = format!("{service}/web/{}id_/{}", capture.stamp, robots_url(origin));
-        let answer = self.get(&url, GOOGLEBOT_MAX_BYTES)?;
+        let url = format!(
+            "{}/web/{}id_/{}",
+            self.options.service.trim_end_matches('/'),
+            capture.stamp,
+            robots_url(origin)
+        );
+        let answer = self.get(&url, GOOGLEBOT_MAX_BYTES, Scope::Copies)?;
         match archived {
             Some(code) if (200..=299).contains(&answer.status) => Ok((code, answer.body)),
             Some(code) => Err(WaybackError::CopyStatus {
