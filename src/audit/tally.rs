@@ -56,7 +56,14 @@ impl InputTally {
     }
 
     /// Adds another thread's tally of the same input.
-    fn merge(&mut self, other: InputTally) -> Result<(), CountError> {
+    fn merge(&mut self, mut other: InputTally) -> Result<(), CountError> {
+        if self.stats.pairs.is_empty() {
+            // The first part's table of pairs becomes the sum's instead of being copied into
+            // it: the copy was a third table of every pair beside two threads' at the run's
+            // peak. A thread's counters merged into empty ones are themselves (none of their
+            // sums can overflow: each is at most the lines read).
+            std::mem::swap(&mut self.stats.pairs, &mut other.stats.pairs);
+        }
         self.file.merge(other.file);
         self.zone_assumed |= other.zone_assumed;
         self.stats.merge(other.stats)?;

@@ -25,13 +25,13 @@ pub fn row(view: &View<'_>, (agent, origin): (AgentId, OriginId), c: &Counts) ->
         c.requests.to_string(),
         c.robots_fetches.to_string(),
         statuses.join(";"),
-        time(c.first_robots_fetch),
+        time(c.first_robots_fetch()),
     ];
     row.extend(verdict_columns(c));
     row.extend([
-        time(c.first_seen),
-        time(c.last_seen),
-        time(c.first_violation),
+        time(c.first_seen()),
+        time(c.last_seen()),
+        time(c.first_violation()),
         c.preference_conflicts.to_string(),
     ]);
     row

@@ -103,8 +103,8 @@ pub fn row(view: &View<'_>, t: &AgentTotals) -> Vec<String> {
         c.verified.to_string(),
         c.spoofed.to_string(),
         c.unverified.to_string(),
-        time(c.first_seen),
-        time(c.last_seen),
+        time(c.first_seen()),
+        time(c.last_seen()),
         c.preference_conflicts.to_string(),
     ]);
     row

@@ -102,8 +102,16 @@ pub fn render(view: &View<'_>) -> io::Result<String> {
 
 /// The first request to the last, over the bots.
 fn period(view: &View<'_>) -> String {
-    let first = view.agents.iter().filter_map(|t| t.counts.first_seen).min();
-    let last = view.agents.iter().filter_map(|t| t.counts.last_seen).max();
+    let first = view
+        .agents
+        .iter()
+        .filter_map(|t| t.counts.first_seen())
+        .min();
+    let last = view
+        .agents
+        .iter()
+        .filter_map(|t| t.counts.last_seen())
+        .max();
     match (first, last) {
         (Some(_), Some(_)) => format!("{} to {}", time(first), time(last)),
         _ => "No bot requests.".to_owned(),

@@ -21,7 +21,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::seconds;
 use crate::audit::hourly::{Hour, HourCounts, Hourly, is_hour};
-use crate::audit::stats::{Counts, RuleCounts, RuleKey};
+use crate::audit::stats::{Counts, FetchStatuses, RuleCounts, RuleKey};
 use crate::ids::{AgentId, VersionId};
 
 /// A time as [`seconds`] writes it.
@@ -78,10 +78,10 @@ impl Serialize for Counts {
             row.serialize_field(&n)?;
         }
         for time in [
-            c.first_seen,
-            c.last_seen,
-            c.first_violation,
-            c.first_robots_fetch,
+            c.first_seen(),
+            c.last_seen(),
+            c.first_violation(),
+            c.first_robots_fetch(),
         ] {
             row.serialize_field(&Seconds(time))?;
         }
@@ -112,26 +112,23 @@ impl<'de> Deserialize<'de> for Counts {
             first_robots_fetch,
             robots_fetch_statuses,
         ) = CountsRow::deserialize(deserializer)?;
-        Ok(Counts {
-            requests,
-            robots_fetches,
-            allowed,
-            disallowed,
-            disallowed_verified,
-            grace,
-            exempt,
-            unjudged,
-            violations_served,
-            verified,
-            spoofed,
-            unverified,
-            preference_conflicts,
-            first_seen,
-            last_seen,
-            first_violation,
-            first_robots_fetch,
-            robots_fetch_statuses,
-        })
+        let mut counts = Counts::default();
+        counts.requests = requests;
+        counts.robots_fetches = robots_fetches;
+        counts.allowed = allowed;
+        counts.disallowed = disallowed;
+        counts.disallowed_verified = disallowed_verified;
+        counts.grace = grace;
+        counts.exempt = exempt;
+        counts.unjudged = unjudged;
+        counts.violations_served = violations_served;
+        counts.verified = verified;
+        counts.spoofed = spoofed;
+        counts.unverified = unverified;
+        counts.preference_conflicts = preference_conflicts;
+        counts.robots_fetch_statuses = FetchStatuses::from_map(robots_fetch_statuses);
+        counts.set_times([first_seen, last_seen, first_violation, first_robots_fetch]);
+        Ok(counts)
     }
 }
 
