@@ -427,6 +427,10 @@ pub fn merge_dirs(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
     merger.finish()
 }
 
+/// The longest header line a streamed report may start with: far more than any the tool
+/// writes.
+const MAX_HEADER_BYTES: u64 = 64 << 10;
+
 /// Writes streamed report `name` (one of [`files::STREAMED`]) into `out` (a staging
 /// directory): the header of the first report's file, then, report by report in order, the
 /// byte range of every kept input. Report files are opened without following a symlink. A file
@@ -458,7 +462,20 @@ pub fn copy_streamed(
             let size = file.metadata().map_err(fail)?.len();
             let mut reader = BufReader::with_capacity(1 << 20, file);
             let mut first_line = Vec::new();
-            io::BufRead::read_until(&mut reader, b'\n', &mut first_line).map_err(fail)?;
+            // The header is the tool's own line of a few hundred bytes: a file that has none
+            // within the bound is not one of its reports, and is not read into memory whole.
+            io::BufRead::read_until(
+                &mut (&mut reader).take(MAX_HEADER_BYTES),
+                b'\n',
+                &mut first_line,
+            )
+            .map_err(fail)?;
+            if !first_line.ends_with(b"\n") && first_line.len() as u64 == MAX_HEADER_BYTES {
+                return Err(file_error(
+                    &path,
+                    format!("has no header line within its first {MAX_HEADER_BYTES} bytes"),
+                ));
+            }
             let rows = report
                 .shares
                 .iter()

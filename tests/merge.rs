@@ -498,7 +498,7 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
     let last_hour = jiff::Timestamp::MAX.as_second().div_euclid(3600);
     let far_agent = u32::MAX - 1;
     let far_agent_refused = format!("agent {far_agent} is not in the state's agents");
-    let cases: [(&str, Damage, &str); 9] = [
+    let cases: [(&str, Damage, &str); 10] = [
         (
             // Once read by sizing a cache by the id: a 64 GiB allocation that aborted the merge.
             "an hour of an agent id near u32::MAX",
@@ -587,6 +587,12 @@ fn corrupt_tampered_newer_or_mismatched_reports_are_refused() {
                 fs::write(d.join("violations.csv"), rows).unwrap()
             }),
             "is not the file its state.json describes",
+        ),
+        (
+            // Once read into memory whole, whatever its length, before its size was checked.
+            "no header line",
+            Box::new(|d: &Path| fs::write(d.join("violations.csv"), vec![b'a'; 1 << 20]).unwrap()),
+            "has no header line within its first 65536 bytes",
         ),
     ];
     for (name, damage, expected) in cases {
