@@ -8,7 +8,7 @@
 //!
 //! A night of many virtual hosts holds a [`Counts`] for every bot on every host in every worker
 //! thread, so its size is most of the run's memory. Its times are kept as their parts with a
-//! sentinel for none ([`Times`]: 48 bytes rather than four `Option<Timestamp>` of 24), and its
+//! sentinel for none (`Times`: 48 bytes rather than four `Option<Timestamp>` of 24), and its
 //! robots fetches by status inline while there is one status ([`FetchStatuses`]: no B-tree node
 //! of about 140 bytes for the common single `200`). Invariants: a time held reads back exactly
 //! as recorded or read; a [`FetchStatuses`] holds a B-tree only for two or more statuses; and
