@@ -28,8 +28,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::HistoryError;
-use super::manifest::{hex, sync_dir};
+use super::manifest::sync_dir;
 use crate::commit::AtomicFile;
+use crate::versions::summary::hex;
 
 /// The file's name inside the history directory.
 pub const COPIES_NAME: &str = ".wayback-copies.csv";
@@ -220,7 +221,7 @@ mod tests {
     #[test]
     fn rows_that_cannot_be_read_are_left_out() {
         let dir = tempfile::tempdir().unwrap();
-        let good = hex(&sha256(b"a"));
+        let good = hex(sha256(b"a"));
         let text = format!(
             "service,origin,digest,status,sha256\n\
              s,o,A,200,{good}\n\

@@ -22,6 +22,7 @@ use crate::versions::FetchStatus;
 use crate::versions::source::{
     MANIFEST_HEADER, manifest_origin_key, manifest_status, manifest_valid_from,
 };
+use crate::versions::summary::hex;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
 
 /// The manifest's file name inside the history directory.
@@ -236,7 +237,7 @@ impl Manifest {
         let file = match &observation.body {
             Some(body) => {
                 let digest = sha256(body);
-                let name = format!("{}/{}.txt", host_dir(&observation.origin), hex(&digest));
+                let name = format!("{}/{}.txt", host_dir(&observation.origin), hex(digest));
                 store(&self.dir, &name, body, digest)?;
                 self.digests.insert(name.clone(), digest);
                 name
@@ -286,7 +287,7 @@ impl Record for Manifest {
 
     fn keep(&mut self, origin: &Origin, body: &[u8]) -> Result<[u8; 32], HistoryError> {
         let digest = sha256(body);
-        let name = format!("{}/{}.txt", host_dir(origin), hex(&digest));
+        let name = format!("{}/{}.txt", host_dir(origin), hex(digest));
         store(&self.dir, &name, body, digest)?;
         self.digests.insert(name, digest);
         Ok(digest)
@@ -356,11 +357,6 @@ fn host_dir(origin: &Origin) -> String {
         Some(port) => format!("{}_{port}", origin.host()),
         None => origin.host().to_owned(),
     }
-}
-
-/// Lower-case hex, as the files are named.
-pub(super) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Writes `dir/name` unless a file with that content is already there: to a temporary name,
@@ -497,8 +493,8 @@ mod tests {
         );
         assert!(manifest.commit().unwrap());
         let first = manifest_text(dir.path());
-        let a = hex(&sha256(b"a"));
-        let b = hex(&sha256(b"b"));
+        let a = hex(sha256(b"a"));
+        let b = hex(sha256(b"b"));
         assert_eq!(
             first,
             format!(
