@@ -8,8 +8,16 @@
 //! X-Forwarded-For list as logged, or none; which of its addresses is the client is the
 //! verifier's to say (`crates/bots/src/verify/client.rs`), as for any client field. The host is the `:authority` (HTTP/1's Host); no scheme
 //! is logged. Istio's default adds unquoted and quoted fields around the byte counts and after
-//! the upstream host; the five quoted fields from X-Forwarded-For to the upstream host are found
-//! as the first run of five quoted fields after the status, so both layouts read alike.
+//! the upstream host; the five quoted fields from X-Forwarded-For to the upstream host start at
+//! the first quoted field that follows four unquoted ones after the status (the byte counts, the
+//! duration and the upstream time), so both layouts read alike.
+//!
+//! Envoy escapes nothing in a header value (envoyproxy/envoy#4191): a client that sends
+//! `X-Forwarded-For: 66.249.66.1" "Googlebot/2.1` writes quoted fields of its own, and Envoy's
+//! own address, which it appends to that header, lands in a later field. Before the
+//! X-Forwarded-For field everything is Envoy's, and a line whose header values hold no quote
+//! has exactly ten quotes from there to its end; a line with more is read, but its client
+//! field cannot be told from what the client wrote, and it is given none.
 
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text};
@@ -41,6 +49,24 @@ pub(crate) fn looks_like(line: &[u8]) -> bool {
 struct Field<'a> {
     value: &'a [u8],
     quoted: bool,
+    /// The line from the field's first byte (its opening quote) to its end.
+    from: &'a [u8],
+}
+
+/// The quotes of the five fields from X-Forwarded-For to the upstream host, when no header
+/// value holds one.
+const RUN_QUOTES: usize = 10;
+
+/// A quoted field at the start of `input`: its content and what follows the closing quote, the
+/// first quote followed by a space or the line's end. A backslash escapes nothing: Envoy writes
+/// a header value ending in one (`x\`) as it came, before its closing quote.
+fn quoted(input: &[u8]) -> Result<(&[u8], &[u8]), SkipReason> {
+    let body = input.strip_prefix(b"\"").ok_or(SkipReason::BadQuoting)?;
+    let close = memchr::memchr_iter(b'"', body)
+        .find(|&at| matches!(body.get(at + 1), None | Some(b' ')))
+        .ok_or(SkipReason::BadQuoting)?;
+    let (value, after) = body.split_at(close);
+    Ok((value, after.get(1..).unwrap_or_default()))
 }
 
 /// Parses one line (without its line end).
@@ -53,7 +79,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Option<Request<'_>>, SkipReason> {
     let quoted_request = line
         .get(start.len() + 3..)
         .ok_or(SkipReason::MissingField)?;
-    let (request, mut rest) = lex::quoted_field(quoted_request)?;
+    let (request, mut rest) = quoted(quoted_request)?;
     // A TCP proxy's entry has no request.
     if request == b"- - -" {
         return Err(SkipReason::NotHttp);
@@ -62,6 +88,7 @@ pub(crate) fn parse(line: &[u8]) -> Result<Option<Request<'_>>, SkipReason> {
     let mut fields = [Field {
         value: &[],
         quoted: false,
+        from: &[],
     }; MAX_FIELDS];
     let mut count = 0;
     for slot in &mut fields {
@@ -70,11 +97,13 @@ pub(crate) fn parse(line: &[u8]) -> Result<Option<Request<'_>>, SkipReason> {
             break;
         }
         *slot = if rest.starts_with(b"\"") {
-            let (value, after) = lex::quoted_field(rest)?;
+            let (value, after) = quoted(rest)?;
+            let from = rest;
             rest = after;
             Field {
                 value,
                 quoted: true,
+                from,
             }
         } else {
             let (value, after) = lex::token(rest);
@@ -82,37 +111,55 @@ pub(crate) fn parse(line: &[u8]) -> Result<Option<Request<'_>>, SkipReason> {
             Field {
                 value,
                 quoted: false,
+                from: &[],
             }
         };
         count += 1;
     }
     let fields = fields.get(..count).unwrap_or_default();
     let status = lex::status(fields.first().ok_or(SkipReason::MissingField)?.value)?;
-    let run = fields
-        .windows(5)
-        .position(|window| window.iter().all(|field| field.quoted))
+    // The run starts where Envoy's own fields end, never where a client's quote made it; its
+    // five fields must be there, all quoted.
+    let run = (5..fields.len())
+        .find(|&at| {
+            fields.get(at).is_some_and(|field| field.quoted)
+                && fields
+                    .get(at - 4..at)
+                    .is_some_and(|before| before.iter().all(|field| !field.quoted))
+        })
         .ok_or(SkipReason::MissingField)?;
+    let run_fields = fields.get(run..run + 5).ok_or(SkipReason::MissingField)?;
+    if !run_fields.iter().all(|field| field.quoted) {
+        return Err(SkipReason::BadQuoting);
+    }
     // Before the run: the byte counts, the duration and the upstream time, unquoted.
     let bytes_sent = run
         .checked_sub(3)
         .and_then(|at| fields.get(at))
         .ok_or(SkipReason::MissingField)?;
     let bytes = lex::bytes(bytes_sent.value)?;
-    let quoted = |offset: usize| fields.get(run + offset).map_or(&[][..], |f| f.value);
-    let forwarded_for = quoted(0).trim_ascii();
+    let value_at = |offset: usize| run_fields.get(offset).map_or(&[][..], |f| f.value);
+    let forwarded_for = value_at(0).trim_ascii();
+    let from = run_fields.first().map_or(&[][..], |field| field.from);
+    let quotes = memchr::memchr_iter(b'"', from).count();
+    let client_ip = if quotes == RUN_QUOTES {
+        lex::present(forwarded_for).unwrap_or_default()
+    } else {
+        &[]
+    };
     Ok(Some(Request {
         time,
-        client_ip: lex::present(forwarded_for).unwrap_or_default(),
+        client_ip,
         method,
         target,
         query: None,
         status,
         fetch_status: None,
         bytes,
-        user_agent: lex::present(quoted(1)).map_or_else(Text::default, Text::raw),
+        user_agent: lex::present(value_at(1)).map_or_else(Text::default, Text::raw),
         origin: OriginParts {
             scheme: None,
-            host: lex::present(quoted(3)),
+            host: lex::present(value_at(3)),
             port: None,
         },
         zone_assumed: false,
@@ -195,6 +242,42 @@ mod tests {
                 },
             );
             assert_eq!(read(line), want, "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    /// Envoy writes header values unescaped, so a stranger at 203.0.113.5 who sends
+    /// `X-Forwarded-For: 66.249.66.1" "Googlebot/2.1` writes quoted fields of its own, and the
+    /// address Envoy appends (`,203.0.113.5`) lands in a later one. Such a line keeps its
+    /// request but has no client, so that it is never checked as Google's address.
+    #[test]
+    fn quotes_in_header_values_never_choose_the_client() {
+        /// A line, and its client and user-agent as read.
+        type Case = (
+            &'static [u8],
+            Result<(&'static [u8], &'static [u8]), SkipReason>,
+        );
+        let client = |line: &[u8]| read(line).map(|r| (r.1, r.6));
+        let cases: &[Case] = &[
+            // As Envoy logs it when no header holds a quote.
+            (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "66.249.66.1,203.0.113.5" "Googlebot/2.1" "id" "shop.example" "10.1.2.3:8080""#,
+             Ok((b"66.249.66.1,203.0.113.5", b"Googlebot/2.1"))),
+            // One split of X-Forwarded-For, two more fields after the upstream host.
+            (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "66.249.66.1" "Googlebot/2.1" "r" "shop.example" "u,203.0.113.5" "curl/8" "id" "shop.example" "10.1.2.3:8080""#,
+             Ok((b"", b"Googlebot/2.1"))),
+            // A split of X-Forwarded-For and a user-agent ending in a backslash, which used to
+            // join the user-agent and the request id into one field, leaving five.
+            (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "66.249.66.1" "Googlebot/2.1 ,203.0.113.5" "x\" "id" "shop.example" "10.1.2.3:8080""#,
+             Ok((b"", b"Googlebot/2.1 ,203.0.113.5"))),
+            // A whole run of five made up inside the Host header, after an unquoted word.
+            (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "203.0.113.5" "curl/8" "id" "h" 1 2 3 4 "66.249.66.1" "Googlebot/2.1" "r" "h2" "10.1.2.3:8080""#,
+             Err(SkipReason::BadQuoting)),
+            // A backslash escapes nothing: the user-agent ends in one.
+            (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "66.249.66.1" "x\" "id" "shop.example" "10.1.2.3:8080""#,
+             Ok((b"66.249.66.1", br"x\"))),
+        ];
+        for (line, want) in cases {
+            let want = want.map(|(client, agent)| (client.to_vec(), agent.to_vec()));
+            assert_eq!(client(line), want, "{}", String::from_utf8_lossy(line));
         }
     }
 }
