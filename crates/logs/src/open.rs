@@ -137,6 +137,12 @@ const INPUT_BUFFER: usize = 256 * 1024;
 /// The longest magic sniffed: xz's six bytes.
 const MAGIC_LEN: usize = 6;
 
+/// The most memory the xz decoder may take: a dictionary of up to 128 MiB, as much as zstd's
+/// default window limit allows (`xz -9` writes 64 MiB), and room for the decoder's own state.
+/// A stream's header names its dictionary, up to 4 GiB, and liblzma fills all of it as it
+/// decodes: a 450 KB file of 3 GB of lines held 3 GB of memory. A bigger stream is damage.
+const XZ_MEMORY_LIMIT: u64 = (128 << 20) + (1 << 20);
+
 /// The decompressor of one input.
 enum Stream {
     Plain(Raw),
@@ -202,8 +208,13 @@ impl Decoder {
                 BufReader::with_capacity(INPUT_BUFFER, raw),
             )?)),
             Compression::Xz => {
-                Stream::Xz(Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(
+                let limited = liblzma::stream::Stream::new_stream_decoder(
+                    XZ_MEMORY_LIMIT,
+                    liblzma::stream::CONCATENATED,
+                )?;
+                Stream::Xz(Box::new(liblzma::bufread::XzDecoder::new_stream(
                     BufReader::with_capacity(INPUT_BUFFER, raw),
+                    limited,
                 )))
             }
             Compression::Bzip2 => Stream::Bzip2(Box::new(bzip2::bufread::MultiBzDecoder::new(
@@ -387,6 +398,38 @@ mod tests {
             .read_to_end(&mut out)
             .unwrap();
         out
+    }
+
+    /// `xz(data)` with the dictionary its block header names changed to the LZMA2 code
+    /// `code` (28 is 64 MiB, 32 is 256 MiB, 40 is 4 GiB), as a hostile file can name it: a
+    /// decoder takes the dictionary the header names, whatever the data needs.
+    fn xz_with_dictionary(data: &[u8], code: u8) -> Vec<u8> {
+        let mut file = xz(data);
+        // The stream header is 12 bytes; the block header follows, sized by its first byte,
+        // holding one filter (LZMA2: id 0x21, one byte of properties) and ending in its CRC32.
+        let size = (usize::from(file[12]) + 1) * 4;
+        let header = &mut file[12..12 + size];
+        assert_eq!(header[2..4], [0x21, 1], "one LZMA2 filter");
+        header[4] = code;
+        let mut crc = flate2::Crc::new();
+        crc.update(&header[..size - 4]);
+        header[size - 4..].copy_from_slice(&crc.sum().to_le_bytes());
+        file
+    }
+
+    #[test]
+    fn an_xz_dictionary_past_the_limit_is_damage_not_memory() {
+        let (_, out, _) = read_all(&xz_with_dictionary(b"a\n", 28));
+        assert_eq!(out, b"a\n");
+        for code in [32, 40] {
+            let input = xz_with_dictionary(b"a\n", code);
+            let mut decoder = Decoder::new(Box::new(Cursor::new(input))).unwrap();
+            let error = decoder.read_to_end(&mut Vec::new()).unwrap_err();
+            assert!(
+                error.to_string().contains("memory"),
+                "dictionary code {code}: {error}"
+            );
+        }
     }
 
     #[test]
