@@ -200,10 +200,18 @@ pub(crate) enum ClaimError {
     },
 }
 
-/// A range of a range file that is neither a CIDR prefix nor an address.
+/// A range of a range file that cannot be an operator's.
 #[derive(Debug, thiserror::Error)]
-#[error("{0:?} is not an IP address or CIDR prefix")]
-pub(crate) struct PrefixError(pub(crate) String);
+pub(crate) enum PrefixError {
+    /// Neither a CIDR prefix nor an address.
+    #[error("{0:?} is not an IP address or CIDR prefix")]
+    Invalid(String),
+    /// Shorter than the shortest prefix an operator's network has (the `u8`).
+    #[error(
+        "{0:?} is wider than any operator's network (shorter than /{1}): it would verify every client in it"
+    )]
+    TooWide(String, u8),
+}
 
 /// A row of a DNS cache file that cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -356,7 +364,7 @@ mod tests {
                 "range list \"X\": why",
             ),
             (
-                PrefixError("nonsense".into()).to_string(),
+                PrefixError::Invalid("nonsense".into()).to_string(),
                 "\"nonsense\" is not an IP address or CIDR prefix",
             ),
             (

@@ -282,6 +282,17 @@ fn range_file_errors() {
         ),
         (br#"{"ranges": []}"#, None, "expected a `prefixes` array"),
         (b"{ not json", None, "not valid JSON"),
+        // A broken list's catch-all would verify every client: refused, naming the entry.
+        (
+            br#"{"prefixes": [{"ipv4Prefix": "66.249.66.0/24"}, {"ipv4Prefix": "0.0.0.0/0"}]}"#,
+            Some(Position::Entry(1)),
+            "\"0.0.0.0/0\" is wider than any operator's network (shorter than /8)",
+        ),
+        (
+            b"2001:4860:4801:10::/64\n::/0\n",
+            Some(Position::Line(2)),
+            "shorter than /16",
+        ),
     ];
     for &(bytes, position, needle) in cases {
         let mut verifier = Verifier::new();

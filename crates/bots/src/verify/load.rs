@@ -427,14 +427,24 @@ fn parse_text_ranges(bytes: &[u8], file: &str) -> Result<Vec<IpNet>, LoadError> 
     Ok(nets)
 }
 
+/// The shortest IPv4 prefix a range file may hold: Apple publishes 17.0.0.0/8, its whole
+/// network. A shorter one, such as the `0.0.0.0/0` of a broken list, would verify every client.
+const SHORTEST_V4: u8 = 8;
+
+/// The shortest IPv6 prefix a range file may hold: the largest networks a registry hands one
+/// holder are about /19, and an operator's crawlers sit in a /32 or less (Google's
+/// 2001:4860::/32).
+const SHORTEST_V6: u8 = 16;
+
 /// A CIDR (host bits allowed and dropped) or a bare address; IPv4-mapped IPv6 prefixes become
-/// IPv4 prefixes, as client addresses do.
+/// IPv4 prefixes, as client addresses do. A prefix wider than any operator's network is
+/// refused.
 fn parse_net(text: &str) -> Result<IpNet, PrefixError> {
     let text = text.trim();
     let net = IpNet::from_str(text)
         .or_else(|_| IpAddr::from_str(text).map(IpNet::from))
-        .map_err(|_| PrefixError(text.to_owned()))?;
-    Ok(match net {
+        .map_err(|_| PrefixError::Invalid(text.to_owned()))?;
+    let net = match net {
         IpNet::V6(v6) => match (
             v6.network().to_ipv4_mapped(),
             v6.prefix_len().checked_sub(96),
@@ -444,7 +454,15 @@ fn parse_net(text: &str) -> Result<IpNet, PrefixError> {
         },
         v4 => v4,
     }
-    .trunc())
+    .trunc();
+    let shortest = match net {
+        IpNet::V4(_) => SHORTEST_V4,
+        IpNet::V6(_) => SHORTEST_V6,
+    };
+    if net.prefix_len() < shortest {
+        return Err(PrefixError::TooWide(text.to_owned(), shortest));
+    }
+    Ok(net)
 }
 
 #[cfg(test)]
@@ -462,6 +480,13 @@ mod tests {
             ("::ffff:192.0.2.0/120", Some("192.0.2.0/24")),
             ("192.0.2.0/33", None),
             ("nonsense", None),
+            ("17.0.0.0/8", Some("17.0.0.0/8")),
+            ("2001:4860::/16", Some("2001::/16")),
+            ("0.0.0.0/0", None),
+            ("64.0.0.0/2", None),
+            ("::/0", None),
+            ("2000::/3", None),
+            ("::ffff:0.0.0.0/96", None),
         ];
         for &(text, expected) in cases {
             let parsed = parse_net(text).ok().map(|net| net.to_string());
