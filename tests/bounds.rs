@@ -309,6 +309,100 @@ fn names_in_decreasing_hash_order_fold_as_in_any_other_order() {
     assert_eq!(agents, want);
 }
 
+/// Worker threads made to move their counters to the run's shared sum at the end of every
+/// block (`ROBOTS_AUDIT_SHARE_COUNTERS_FROM=1`), while names in decreasing hash order push a
+/// kept one out on every other line, write the reports and `state.json` of one thread that never
+/// moves them, byte for byte: counters moved under a name retired since end in its fold row.
+#[test]
+fn counters_moved_to_the_shared_sum_add_up_as_one_thread_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    robots_dir(dir.path());
+    let googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    let text: String = decreasing_hash_order(40_000)
+        .into_iter()
+        .enumerate()
+        .map(|(line, i)| {
+            let host = if line % 5 == 0 { "kept" } else { "v" };
+            let ua = if line % 2 == 0 {
+                format!("Bot{i:07}Bot/1.0 (+http://x{i}.example/)")
+            } else {
+                googlebot.to_owned()
+            };
+            format!(
+                "{host}{}.example:80 192.0.2.{} - - [20/Nov/2026:{:02}:{:02}:00 +0000] \"GET /private/{} HTTP/1.1\" 200 5 \"-\" \"{ua}\"\n",
+                line % 400,
+                line % 250,
+                line % 24,
+                line % 60,
+                line % 7
+            )
+        })
+        .collect();
+    let log = write(dir.path(), "logs/a.log", text);
+    assert!(
+        fs::metadata(&log).unwrap().len() > 4 << 20,
+        "several blocks"
+    );
+    let run = |threads: &str, share_from: Option<&str>| {
+        let out = dir.path().join(format!("out-{threads}-{share_from:?}"));
+        let mut command = robots_audit();
+        if let Some(from) = share_from {
+            command.env("ROBOTS_AUDIT_SHARE_COUNTERS_FROM", from);
+        }
+        let assert = command
+            .args([
+                "audit",
+                "-q",
+                "--no-html",
+                "--kept-names",
+                "300",
+                "--threads",
+            ])
+            .arg(threads)
+            .arg("--robots")
+            .arg(dir.path().join("robots"))
+            .arg("--out")
+            .arg(&out)
+            .arg(&log)
+            .assert();
+        let code = assert.get_output().status.code();
+        assert!(matches!(code, Some(0 | 3)), "{code:?}");
+        out
+    };
+    let one = run("1", None);
+    for (threads, from) in [("2", "1"), ("3", "1"), ("2", "500")] {
+        same_files(&one, &run(threads, Some(from)));
+    }
+    let agents = read_csv(&one.join("agents.csv"));
+    assert!(agents.iter().any(|r| r["agent"] == OTHER_AGENTS));
+    let origins = read_csv(&one.join("agent_origins.csv"));
+    assert!(origins.len() > 300, "{} pairs", origins.len());
+}
+
+/// A threshold for moving counters that is not a number is refused, not ignored.
+#[test]
+fn a_share_threshold_that_is_no_number_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    robots_dir(dir.path());
+    let log = write(dir.path(), "logs/a.log", minted_line(1));
+    let output = robots_audit()
+        .env("ROBOTS_AUDIT_SHARE_COUNTERS_FROM", "many")
+        .args(["audit", "-q", "--robots"])
+        .arg(dir.path().join("robots"))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .arg(&log)
+        .output()
+        .unwrap();
+    let err = stderr_text(&output);
+    assert!(!output.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("ROBOTS_AUDIT_SHARE_COUNTERS_FROM=\"many\" is not a number of entries"),
+        "{err}"
+    );
+}
+
 /// The peak memory of a one-million-line flood in decreasing hash order, which pushes a kept
 /// name out on every line; `cargo test --test tests -- --ignored decreasing_hash_flood_memory
 /// --nocapture` runs it (BENCHMARKS.md, "Names in decreasing hash order", has the numbers).

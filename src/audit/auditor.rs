@@ -765,6 +765,10 @@ impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
             }
         }
         self.fold_retired();
+        let context = self.auditor.context;
+        self.sink
+            .0
+            .share_if_large(work.input, |seen| context.retired_since(seen));
         self.sink
             .block_done(work.input, work.seq, lines)
             .map_err(write_failed)?;

@@ -48,7 +48,7 @@ use self::judge::Judge;
 use self::renumber::IdMap;
 use self::schedule::Schedule;
 use self::sink::Output;
-use self::tally::{RunTally, Tally};
+use self::tally::{RunTally, SharedSum, Tally};
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::origin::Origin;
 use crate::versions::VersionSet;
@@ -123,6 +123,26 @@ impl AuditConfig {
     }
 }
 
+/// The environment variable that sets the entries from which a worker thread moves its
+/// counters of an input to the run's shared sum ([`tally::SHARE_FROM`] without it): for tests
+/// that make small runs take that path.
+const SHARE_COUNTERS_FROM: &str = "ROBOTS_AUDIT_SHARE_COUNTERS_FROM";
+
+/// A [`SHARE_COUNTERS_FROM`] that is not a number of entries.
+#[derive(Debug, thiserror::Error)]
+#[error("{SHARE_COUNTERS_FROM}={0:?} is not a number of entries")]
+struct ShareFromError(std::ffi::OsString);
+
+fn share_from() -> Result<usize, ShareFromError> {
+    match std::env::var_os(SHARE_COUNTERS_FROM) {
+        None => Ok(tally::SHARE_FROM),
+        Some(value) => value
+            .to_str()
+            .and_then(|text| text.trim().parse().ok())
+            .ok_or(ShareFromError(value)),
+    }
+}
+
 /// The ids of a table's positions after [`fold::without_retired`] (`None`: as they were, `len`
 /// of them).
 fn new_ids<Id>(
@@ -165,8 +185,11 @@ pub fn run<O: Output>(
         interrupt: config.interrupt.as_deref(),
     };
     let limit = config.unknown_agents_limit;
+    let shared = Arc::new(SharedSum::default());
+    let share_from = share_from().map_err(|e| AuditError::Fatal(e.to_string()))?;
     let handlers = schedule::run(schedule, inputs, || {
-        BlockAuditor::new(&context, Tally::new(limit), output.sink())
+        let tally = Tally::new(limit).sharing(Arc::clone(&shared), share_from);
+        BlockAuditor::new(&context, tally, output.sink())
     })?;
     let tallies = handlers.into_iter().map(|handler| handler.sink.0).collect();
     let zone = config.fields.local_zone().name();

@@ -6,14 +6,20 @@
 //! Every sum of a merge is checked: counters read from report directories may be anything, and
 //! a sum past `u64::MAX` is refused ([`CountError::Overflow`]), never wrapped.
 //!
-//! A night of many virtual hosts holds a [`Counts`] for every bot on every host in every worker
-//! thread, so its size is most of the run's memory. Its times are kept as their parts with a
-//! sentinel for none (`Times`: 48 bytes rather than four `Option<Timestamp>` of 24), and its
-//! robots fetches by status inline while there is one status ([`FetchStatuses`]: no B-tree node
-//! of about 140 bytes for the common single `200`). Invariants: a time held reads back exactly
-//! as recorded or read; a [`FetchStatuses`] holds a B-tree only for two or more statuses; and
-//! neither form changes what a merge adds up or how it compares (equality is by content).
+//! A night of many virtual hosts holds a [`Counts`] for every bot on every host, so its size is
+//! most of the run's memory. Its times are kept as their parts with a sentinel for none
+//! (`Times`: 48 bytes rather than four `Option<Timestamp>` of 24), and its robots fetches by
+//! status inline while there is one status ([`FetchStatuses`]: no B-tree node of about 140 bytes
+//! for the common single `200`). The table of pairs holds each pair's counters in a box: a
+//! hash table is most of the time between half and seven eighths full, and grows, is merged
+//! into another and is renumbered by building a second table beside the first, so with 168
+//! bytes inline every one of those held two tables of 176 bytes a bucket (650,000 pairs: 185 MB
+//! each), where a box costs 16 bytes a bucket and one allocation of the counters' size, which
+//! moves with its pointer. Invariants: a time held reads back exactly as recorded or read; a
+//! [`FetchStatuses`] holds a B-tree only for two or more statuses; and neither form nor the box
+//! changes what a merge adds up or how it compares (equality is by content).
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 use ahash::AHashMap;
@@ -364,9 +370,9 @@ impl RuleCounts {
 /// [`Stats::remap`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
-    /// Per agent and origin.
+    /// Per agent and origin, each pair's counters in a box of their own (see the module docs).
     #[serde(with = "super::entries")]
-    pub pairs: IdHashMap<(AgentId, OriginId), Counts>,
+    pub pairs: IdHashMap<(AgentId, OriginId), Box<Counts>>,
     /// Per deciding rule.
     #[serde(with = "super::entries")]
     pub rules: IdHashMap<RuleKey, RuleCounts>,
@@ -380,6 +386,21 @@ impl Stats {
     /// The counters of one agent on one origin, created on first use.
     pub fn pair(&mut self, agent: AgentId, origin: OriginId) -> &mut Counts {
         self.pairs.entry((agent, origin)).or_default()
+    }
+
+    /// Adds the counters of a pair, moving them in when the pair is new here.
+    fn add_pair(
+        &mut self,
+        key: (AgentId, OriginId),
+        counts: Box<Counts>,
+    ) -> Result<(), CountError> {
+        match self.pairs.entry(key) {
+            Entry::Occupied(mut held) => held.get_mut().merge(&counts),
+            Entry::Vacant(slot) => {
+                slot.insert(counts);
+                Ok(())
+            }
+        }
     }
 
     /// Records that `rule` decided a request of `agent`.
@@ -406,15 +427,22 @@ impl Stats {
     }
 
     /// Adds `other` into `self`; `self` may be left part-added when a sum overflows.
-    pub fn merge(&mut self, other: Stats) -> Result<(), CountError> {
-        for (key, counts) in other.pairs {
-            self.pairs.entry(key).or_default().merge(&counts)?;
+    pub fn merge(&mut self, mut other: Stats) -> Result<(), CountError> {
+        self.drain_from(&mut other)
+    }
+
+    /// Adds `other` into `self` and leaves `other` empty, its table of pairs keeping its memory
+    /// for the pairs counted next (a worker thread's, moved to the run's shared sum,
+    /// `src/audit/tally.rs`); `self` may be left part-added when a sum overflows.
+    pub fn drain_from(&mut self, other: &mut Stats) -> Result<(), CountError> {
+        for (key, counts) in other.pairs.drain() {
+            self.add_pair(key, counts)?;
         }
-        for (key, counts) in other.rules {
+        for (key, counts) in std::mem::take(&mut other.rules) {
             self.rules.entry(key).or_default().merge(&counts)?;
         }
-        self.hourly.merge(&other.hourly)?;
-        self.rates.merge(other.rates)
+        self.hourly.merge(&std::mem::take(&mut other.hourly))?;
+        self.rates.merge(std::mem::take(&mut other.rates))
     }
 }
 
@@ -434,7 +462,7 @@ impl Stats {
         }
         out.pairs.reserve(pairs.len());
         for (key, counts) in pairs {
-            out.pairs.entry(key).or_default().merge(&counts)?;
+            out.add_pair(key, counts)?;
         }
         for (key, counts) in &self.rules {
             let key = RuleKey {

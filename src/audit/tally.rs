@@ -11,8 +11,18 @@
 //! Per line this is a few additions into the input's tally, found by index; a header that is not
 //! a bot's finds its slot in the input's table of unknown headers by its identity key, and is
 //! hashed only once per thread, table and key.
+//!
+//! A night of many virtual hosts gives every thread a counter for nearly every pair of agent and
+//! origin, so kept per thread until the end they cost the pairs once per thread. A thread whose
+//! counters of an input reach [`SHARE_FROM`] entries therefore moves them into the run's
+//! [`SharedSum`] at the end of a block and counts on in its emptied tables; [`fold`] adds what
+//! each thread still holds to that sum. Invariants: every event is counted exactly once, in a
+//! thread's tally or in the shared sum; counters moved under an id retired since (or not moved
+//! to the fold row yet) are moved with the shared sum's own (once its entries have doubled, as a
+//! thread does) or by the run's renumbering at its end, so the sum is the same whenever, and by
+//! whichever thread, counters were moved.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use jiff::Timestamp;
 use robots_audit_bots::Verification;
@@ -56,18 +66,23 @@ impl InputTally {
     }
 
     /// Adds another thread's tally of the same input.
-    fn merge(&mut self, mut other: InputTally) -> Result<(), CountError> {
+    fn merge(&mut self, other: InputTally) -> Result<(), CountError> {
+        self.file.merge(other.file);
+        self.zone_assumed |= other.zone_assumed;
+        self.merge_stats(other.stats)?;
+        self.unknown_agents.merge(other.unknown_agents)
+    }
+
+    /// Adds counters of this input (a thread's, or the run's shared sum of them).
+    fn merge_stats(&mut self, mut stats: Stats) -> Result<(), CountError> {
         if self.stats.pairs.is_empty() {
             // The first part's table of pairs becomes the sum's instead of being copied into
             // it: the copy was a third table of every pair beside two threads' at the run's
             // peak. A thread's counters merged into empty ones are themselves (none of their
             // sums can overflow: each is at most the lines read).
-            std::mem::swap(&mut self.stats.pairs, &mut other.stats.pairs);
+            std::mem::swap(&mut self.stats.pairs, &mut stats.pairs);
         }
-        self.file.merge(other.file);
-        self.zone_assumed |= other.zone_assumed;
-        self.stats.merge(other.stats)?;
-        self.unknown_agents.merge(other.unknown_agents)
+        self.stats.merge(stats)
     }
 
     /// Counts a parsed request at `time`, read in the assumed zone or not.
@@ -120,11 +135,93 @@ pub struct Tally {
     /// through in all (which the tests bound).
     entries_after_folding: usize,
     entries_folded: u64,
+    /// The run's sum of the counters the threads moved out of their tallies, and the entries
+    /// from which this thread moves its counters of an input there (`None`: it never does).
+    shared: Option<(Arc<SharedSum>, usize)>,
 }
 
 /// Below this many entries, a thread's counters are moved to the fold rows as soon as it learns
 /// of a retired id: it costs little, and the counters then show the fold rows at once.
 const FOLD_AT_ONCE: usize = 1 << 12;
+
+/// The entries (pairs, rules, hours and crawl-rate keys) from which a thread moves its counters
+/// of an input to the run's [`SharedSum`]. Each move takes the sum's lock and goes through the
+/// moved entries once, so this keeps runs of a few thousand pairs (the throughput benchmark's)
+/// off that path, and costs a thread at most about 14 MB of counters of its own.
+pub const SHARE_FROM: usize = 1 << 16;
+
+/// What the worker threads moved out of their tallies, by input: one sum for the run.
+#[derive(Debug, Default)]
+pub struct SharedSum(Mutex<Shared>);
+
+#[derive(Debug, Default)]
+struct Shared {
+    /// By input: the counters moved here.
+    inputs: Vec<Stats>,
+    /// Retired agents and origins whose counters here have not been moved to their fold rows.
+    unfolded: Folding,
+    /// How many retired agents and origins of the run `unfolded` has taken in.
+    retired_seen: (usize, usize),
+    /// The entries after the counters here were last moved to the fold rows.
+    entries_after_folding: usize,
+    /// Why a sum or a move to the fold rows failed, reported when the tallies are summed.
+    failed: Option<CountError>,
+}
+
+impl SharedSum {
+    /// Adds `stats`, counters of input `input`, leaving them empty; `retired_since` gives the
+    /// agents and origins the run retired past a count of them, which the sum's counters are
+    /// then moved out of once the sum has doubled since it last did (as a thread's are).
+    fn add(
+        &self,
+        input: usize,
+        stats: &mut Stats,
+        retired_since: impl FnOnce(&mut (usize, usize)) -> Option<Folding>,
+    ) {
+        let mut shared = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let shared = &mut *shared;
+        if shared.failed.is_some() {
+            *stats = Stats::default();
+            return;
+        }
+        if let Some(folding) = retired_since(&mut shared.retired_seen) {
+            shared.unfolded.extend(&folding);
+        }
+        if shared.inputs.len() <= input {
+            shared.inputs.resize_with(input + 1, Stats::default);
+        }
+        if let Err(e) = shared.inputs[input].drain_from(stats) {
+            shared.failed = Some(e);
+            return;
+        }
+        let entries: usize = shared.inputs.iter().map(Stats::entries).sum();
+        if shared.unfolded.is_empty()
+            || (entries > FOLD_AT_ONCE && entries < shared.entries_after_folding.saturating_mul(2))
+        {
+            return;
+        }
+        let folding = std::mem::take(&mut shared.unfolded);
+        for part in &mut shared.inputs {
+            match std::mem::take(part).remap(&folding) {
+                Ok(stats) => *part = stats,
+                Err(e) => {
+                    shared.failed = Some(e);
+                    return;
+                }
+            }
+        }
+        shared.entries_after_folding = shared.inputs.iter().map(Stats::entries).sum();
+    }
+
+    /// The counters moved here, by input, leaving the sum empty.
+    fn take(&self) -> Result<Vec<Stats>, CountError> {
+        let mut shared = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match shared.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(std::mem::take(&mut shared.inputs)),
+        }
+    }
+}
 
 impl Tally {
     /// An empty tally; tables of unknown headers exact up to `unknown_agents_limit`.
@@ -139,7 +236,43 @@ impl Tally {
             unfolded: Folding::default(),
             entries_after_folding: 0,
             entries_folded: 0,
+            shared: None,
         }
+    }
+
+    /// The same tally moving its counters of an input to `shared` once they hold `from`
+    /// entries ([`Tally::share_if_large`]).
+    pub fn sharing(mut self, shared: Arc<SharedSum>, from: usize) -> Tally {
+        self.shared = Some((shared, from));
+        self
+    }
+
+    /// At the end of a block of input `input`: moves this thread's counters of it to the run's
+    /// shared sum when they hold the tally's threshold of entries, first moving what they hold
+    /// under retired ids to the fold rows (so that the shared sum takes none this thread knows
+    /// of). `retired_since` gives the ids the run retired past a count of them, as
+    /// [`AuditContext::retired_since`](super::auditor::AuditContext::retired_since) does.
+    pub fn share_if_large(
+        &mut self,
+        input: usize,
+        retired_since: impl FnOnce(&mut (usize, usize)) -> Option<Folding>,
+    ) {
+        let Some((_, from)) = self.shared else {
+            return;
+        };
+        let Some(entries) = self.inputs.get(input).map(|tally| tally.stats.entries()) else {
+            return;
+        };
+        if entries < from {
+            return;
+        }
+        if !self.unfolded.is_empty() {
+            self.fold_unfolded();
+        }
+        if let (Some((shared, _)), Some(tally)) = (&self.shared, self.inputs.get_mut(input)) {
+            shared.add(input, &mut tally.stats, retired_since);
+        }
+        self.entries_after_folding = self.entries();
     }
 
     /// This thread's counters of input `input`.
@@ -164,8 +297,13 @@ impl Tally {
         if entries > FOLD_AT_ONCE && entries < self.entries_after_folding.saturating_mul(2) {
             return;
         }
+        self.fold_unfolded();
+    }
+
+    /// Moves what this thread counted under the retired ids it knows of to their fold rows.
+    fn fold_unfolded(&mut self) {
         let folding = std::mem::take(&mut self.unfolded);
-        self.entries_folded = self.entries_folded.saturating_add(entries as u64);
+        self.entries_folded = self.entries_folded.saturating_add(self.entries() as u64);
         for tally in &mut self.inputs {
             match std::mem::take(&mut tally.stats).remap(&folding) {
                 Ok(stats) => tally.stats = stats,
@@ -389,6 +527,13 @@ pub fn fold(
         if let Some(e) = tally.fold_failed {
             return Err(e);
         }
+        // The shared sum first, so that its table of pairs, the largest, becomes the total's
+        // and the threads' own are added to it.
+        if let Some((shared, _)) = tally.shared {
+            for (total, part) in folded.iter_mut().zip(shared.take()?) {
+                total.merge_stats(part)?;
+            }
+        }
         for (total, part) in folded.iter_mut().zip(tally.inputs) {
             total.merge(part)?;
         }
@@ -405,7 +550,193 @@ pub fn fold(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{AgentId, OriginId};
+    use crate::audit::stats::RuleKey;
+    use crate::ids::{AgentId, OriginId, VersionId};
+    use proptest::prelude::*;
+    use robots_audit_bots::Verification;
+    use robots_audit_logs::Source;
+
+    /// The agent the tests retire agents into.
+    const OTHER: usize = 9;
+
+    /// One counted request: its agent, origin, second, outcome and status, and its input.
+    type Event = (usize, usize, i64, usize, u16, usize);
+
+    /// Counts `event` into `tally` as the sink does: a pair, an hour, maybe a crawl rate and a
+    /// rule. An agent already retired in `retired` counts in the fold row.
+    fn record(tally: &mut Tally, event: Event, retired: &[AgentId]) {
+        let (agent, origin, secs, outcome, status, input) = event;
+        let mut agent = AgentId::from_index(agent).unwrap();
+        if retired.contains(&agent) {
+            agent = AgentId::from_index(OTHER).unwrap();
+        }
+        let origin = OriginId::from_index(origin).unwrap();
+        let time = Timestamp::from_second(secs).unwrap();
+        let outcome = [
+            Outcome::RobotsFetch,
+            Outcome::Unjudged,
+            Outcome::Allowed,
+            Outcome::Disallowed,
+            Outcome::Grace,
+            Outcome::Exempt,
+        ][outcome];
+        let stats = &mut tally.input(input).stats;
+        stats
+            .hourly
+            .record(time, agent, outcome, status, Verification::Verified, false);
+        if secs % 3 == 0 {
+            let key = super::super::rate::RateKey {
+                agent,
+                origin,
+                delay_ms: 5_000,
+            };
+            stats.rates.record(key, secs);
+        }
+        stats.pair(agent, origin).record(time, outcome, status);
+        let rule = RuleKey {
+            version: VersionId::default(),
+            rule: Some(u32::try_from(secs % 4).unwrap()),
+        };
+        stats.rule_decided(rule, agent, outcome == Outcome::Disallowed);
+    }
+
+    fn inputs() -> Vec<Input> {
+        ["one.log", "two.log"]
+            .into_iter()
+            .map(|name| Input {
+                name: name.into(),
+                source: Source::Stdin,
+                size: None,
+            })
+            .collect()
+    }
+
+    /// Each input's counters of `tallies` summed, under the fold rows of `retired`.
+    fn summed(tallies: Vec<Tally>, retired: &[AgentId]) -> Vec<Stats> {
+        let mut folding = Folding::default();
+        folding.agents(retired, AgentId::from_index(OTHER));
+        fold(tallies, &inputs(), (10, "UTC"))
+            .unwrap()
+            .into_iter()
+            .map(|tally| tally.stats.remap(&folding).unwrap())
+            .collect()
+    }
+
+    /// One thread's step: count an event, maybe retire its agent first, maybe end a block
+    /// (learning of the retired agents, then moving its counters when they are large).
+    type Step = (Event, bool, bool, bool);
+
+    fn steps() -> impl Strategy<Value = Vec<Step>> {
+        let event = (
+            0usize..6,
+            0usize..4,
+            0i64..20_000,
+            0usize..6,
+            prop::sample::select(vec![200u16, 304, 404, 503]),
+            0usize..2,
+        );
+        prop::collection::vec(
+            (
+                event,
+                any::<bool>(),
+                any::<bool>(),
+                prop::bool::weighted(0.1),
+            ),
+            0..120,
+        )
+    }
+
+    proptest! {
+        /// Counting events on two threads that move their counters to the shared sum at any
+        /// block end and at any size, with agents retired in between (counted under them
+        /// before, in the fold row after), sums to what one thread counting them all does.
+        #[test]
+        fn moving_counters_to_the_shared_sum_at_any_point_gives_the_same_sum(
+            steps in steps(),
+            from in 0usize..12,
+        ) {
+            let shared = Arc::new(SharedSum::default());
+            let mut threads = [
+                Tally::new(10).sharing(Arc::clone(&shared), from),
+                Tally::new(10).sharing(Arc::clone(&shared), from),
+            ];
+            let mut seen = [0usize; 2];
+            let mut one = Tally::new(10);
+            let mut retired: Vec<AgentId> = Vec::new();
+            let log = std::cell::RefCell::new(Vec::new());
+            let since = |cursor: &mut (usize, usize)| {
+                let log = log.borrow();
+                let ids: &[AgentId] = log.get(cursor.0..).unwrap_or_default();
+                if ids.is_empty() {
+                    return None;
+                }
+                cursor.0 += ids.len();
+                let mut folding = Folding::default();
+                folding.agents(ids, AgentId::from_index(OTHER));
+                Some(folding)
+            };
+            for (at, &(event, second, retire, block_end)) in steps.iter().enumerate() {
+                let agent = AgentId::from_index(event.0).unwrap();
+                if retire && !retired.contains(&agent) {
+                    retired.push(agent);
+                    log.borrow_mut().push(agent);
+                }
+                let thread = usize::from(second);
+                record(&mut one, event, &retired);
+                // A thread counts under an agent retired since its last block end (its cache
+                // still names it), as a worker does.
+                let known = &retired[..seen[thread].min(retired.len())];
+                record(&mut threads[thread], event, known);
+                if block_end || at % 7 == 0 {
+                    let mut cursor = (seen[thread], 0);
+                    if let Some(folding) = since(&mut cursor) {
+                        threads[thread].fold_retired(&folding);
+                    }
+                    seen[thread] = cursor.0;
+                    threads[thread].share_if_large(event.5, since);
+                }
+            }
+            let [first, second] = threads;
+            let expected = summed(vec![one], &retired);
+            prop_assert_eq!(summed(vec![first, second], &retired), expected);
+        }
+    }
+
+    /// The shared sum moves what it holds under retired agents to their fold rows once it has
+    /// doubled, so that names retired one after another do not pile up in it.
+    #[test]
+    fn the_shared_sum_moves_retired_counters_to_the_fold_rows() {
+        const NAMES: usize = 20_000;
+        let shared = SharedSum::default();
+        let origin = OriginId::from_index(0).unwrap();
+        let other = AgentId::from_index(NAMES).unwrap();
+        let mut retired_up_to = 0;
+        for i in 0..NAMES {
+            let mut stats = Stats::default();
+            stats.pair(AgentId::from_index(i).unwrap(), origin).requests += 1;
+            shared.add(0, &mut stats, |seen: &mut (usize, usize)| {
+                // Each name is retired once the next one is counted.
+                let ids: Vec<AgentId> = (seen.0..retired_up_to)
+                    .map(|i| AgentId::from_index(i).unwrap())
+                    .collect();
+                seen.0 = retired_up_to;
+                let mut folding = Folding::default();
+                folding.agents(&ids, Some(other));
+                (!ids.is_empty()).then_some(folding)
+            });
+            assert!(stats.pairs.is_empty());
+            retired_up_to = i + 1;
+        }
+        let held = shared.take().unwrap().swap_remove(0);
+        let requests: u64 = held.pairs.values().map(|c| c.requests).sum();
+        assert_eq!(requests, NAMES as u64);
+        assert!(
+            held.pairs.len() <= 2 * FOLD_AT_ONCE.max(1),
+            "{} pairs held",
+            held.pairs.len()
+        );
+        assert!(held.pairs.contains_key(&(other, origin)));
+    }
 
     /// A thread that learns of a retired name at the end of nearly every block goes through
     /// its counters a bounded number of times in all, not once per block, and loses no count.
