@@ -332,6 +332,14 @@ impl Counts {
     }
 }
 
+/// A new pair's counters, out of line: the allocation and the counters' first values would
+/// otherwise be inlined into the per-line path that counts, for one pair in many lines.
+#[cold]
+#[inline(never)]
+fn new_counts() -> Box<Counts> {
+    Box::default()
+}
+
 /// A rule of a version, or the version's fetch status when that decided (`status 503`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RuleKey {
@@ -384,8 +392,9 @@ pub struct Stats {
 
 impl Stats {
     /// The counters of one agent on one origin, created on first use.
+    #[inline]
     pub fn pair(&mut self, agent: AgentId, origin: OriginId) -> &mut Counts {
-        self.pairs.entry((agent, origin)).or_default()
+        self.pairs.entry((agent, origin)).or_insert_with(new_counts)
     }
 
     /// Adds the counters of a pair, moving them in when the pair is new here.

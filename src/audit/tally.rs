@@ -252,6 +252,7 @@ impl Tally {
     /// under retired ids to the fold rows (so that the shared sum takes none this thread knows
     /// of). `retired_since` gives the ids the run retired past a count of them, as
     /// [`AuditContext::retired_since`](super::auditor::AuditContext::retired_since) does.
+    #[inline]
     pub fn share_if_large(
         &mut self,
         input: usize,
@@ -260,12 +261,23 @@ impl Tally {
         let Some((_, from)) = self.shared else {
             return;
         };
-        let Some(entries) = self.inputs.get(input).map(|tally| tally.stats.entries()) else {
-            return;
-        };
-        if entries < from {
-            return;
+        if self
+            .inputs
+            .get(input)
+            .is_some_and(|tally| tally.stats.entries() >= from)
+        {
+            self.share(input, retired_since);
         }
+    }
+
+    /// Out of line: the block handler's code, run for every block, stays that of the check.
+    #[cold]
+    #[inline(never)]
+    fn share(
+        &mut self,
+        input: usize,
+        retired_since: impl FnOnce(&mut (usize, usize)) -> Option<Folding>,
+    ) {
         if !self.unfolded.is_empty() {
             self.fold_unfolded();
         }
