@@ -11,9 +11,9 @@
 //! (`Times`: 48 bytes rather than four `Option<Timestamp>` of 24), and its robots fetches by
 //! status inline while there is one status ([`FetchStatuses`]: no B-tree node of about 140 bytes
 //! for the common single `200`). The table of pairs holds each pair's counters in a box: a
-//! hash table is most of the time between half and seven eighths full, and grows, is merged
-//! into another and is renumbered by building a second table beside the first, so with 168
-//! bytes inline every one of those held two tables of 176 bytes a bucket (650,000 pairs: 185 MB
+//! hash table is between seven sixteenths and seven eighths full, and grows, is merged into
+//! another and is renumbered by building a second table beside the first, so with 168 bytes
+//! inline every one of those held two tables of 176 bytes a bucket (650,000 pairs: 185 MB
 //! each), where a box costs 16 bytes a bucket and one allocation of the counters' size, which
 //! moves with its pointer. Invariants: a time held reads back exactly as recorded or read; a
 //! [`FetchStatuses`] holds a B-tree only for two or more statuses; and neither form nor the box
