@@ -651,7 +651,7 @@ mod tests {
             (
                 event,
                 any::<bool>(),
-                any::<bool>(),
+                prop::bool::weighted(0.05),
                 prop::bool::weighted(0.1),
             ),
             0..120,
