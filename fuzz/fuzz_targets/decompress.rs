@@ -35,6 +35,9 @@ const READ_SIZE: usize = 64 * 1024;
 const MAGIC_LEN: usize = 6;
 /// Decompressed bytes after which both sides stop.
 const MAX_OUTPUT: usize = 32 << 20;
+/// The most memory the reader lets the xz decoder take (crates/logs/src/open.rs
+/// `XZ_MEMORY_LIMIT`): a stream whose header names a bigger dictionary is damage on both sides.
+const XZ_MEMORY_LIMIT: u64 = (128 << 20) + (1 << 20);
 
 /// The stream decoded directly, and whether decoding failed before the end.
 ///
@@ -51,7 +54,13 @@ fn decode_directly(data: &[u8]) -> (Vec<u8>, bool) {
             Ok(decoder) => Box::new(decoder),
             Err(_) => return (Vec::new(), true),
         },
-        Compression::Xz => Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(input)),
+        Compression::Xz => match liblzma::stream::Stream::new_stream_decoder(
+            XZ_MEMORY_LIMIT,
+            liblzma::stream::CONCATENATED,
+        ) {
+            Ok(stream) => Box::new(liblzma::bufread::XzDecoder::new_stream(input, stream)),
+            Err(_) => return (Vec::new(), true),
+        },
         Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(input)),
     };
     let mut out = Vec::new();
