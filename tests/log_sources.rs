@@ -696,3 +696,34 @@ fn a_crawler_cannot_move_its_iis_request_off_its_origin() {
     let inputs = read_csv(&out.join("inputs.csv"));
     assert_eq!(inputs[0]["skipped"], "0", "{inputs:?}");
 }
+
+/// Envoy escapes nothing: a crawler's quotes in its own user-agent neither name another host
+/// nor turn it into a browser, through the command line.
+#[test]
+fn a_crawler_cannot_move_its_envoy_request_off_its_origin() {
+    let line = |second: usize, ua: &str| {
+        format!(
+            "[2026-11-20T01:00:0{second}.125Z] \"GET /private/x HTTP/1.1\" 200 - 0 512 12 10 \"192.0.2.1\" \"{ua}\" \"4bf92f35\" \"shop.example\" \"10.1.2.3:8080\""
+        )
+    };
+    let lines = vec![
+        line(0, GPTBOT),
+        line(1, &format!("{GPTBOT}\" \"x\" \"other.example")),
+        line(2, &format!("{GPTBOT}\" \"x")),
+        line(
+            3,
+            &format!("Mozilla/5.0 (X11)\" \"x\" \"shop.example\" \"u\" \"{GPTBOT}"),
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let (output, out) = audit_lines(dir.path(), &lines, |l, _| vec![l.to_owned()], &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    let origins = read_csv(&out.join("agent_origins.csv"));
+    assert_eq!(origins.len(), 1, "{origins:?}");
+    let row = &origins[0];
+    assert_eq!(
+        (row["agent"].as_str(), row["origin"].as_str()),
+        ("GPTBot", ORIGIN)
+    );
+    assert_eq!(row["disallowed"], "4", "{row:?}");
+}
