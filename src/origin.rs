@@ -100,6 +100,27 @@ impl Origin {
         Origin::new(&scheme, host, port)
     }
 
+    /// The origin of a line's host at the port the server logged apart from it (W3C's
+    /// `s-port`), when the host carries a port of its own: `None` otherwise.
+    ///
+    /// The port inside a Host header is the client's word. Servers route by its name alone, so
+    /// a crawler that writes `example.com:8443` or `example.com:+443` to port 443 is served
+    /// example.com; the caller turns here when the host's own port names no robots source.
+    pub fn at_server_port(scheme: Option<&[u8]>, host: &[u8], port: Option<u16>) -> Option<Origin> {
+        let port = port?;
+        let name = match host.first() {
+            Some(b'[') => {
+                let close = host.iter().position(|&b| b == b']')?;
+                host.get(..=close).filter(|_| close + 1 < host.len())?
+            }
+            _ => host.get(..host.iter().position(|&b| b == b':')?)?,
+        };
+        if name.is_empty() {
+            return None;
+        }
+        Origin::from_parts(scheme, name, Some(port)).ok()
+    }
+
     /// The scheme, lower-case.
     pub fn scheme(&self) -> &str {
         &self.scheme
@@ -275,5 +296,22 @@ mod tests {
         assert_eq!(o.to_string(), "http://example.com");
         assert_eq!(o.host_key(), "example.com");
         assert!(Origin::from_parts(None, b"", None).is_err());
+    }
+
+    #[test]
+    fn at_server_port_drops_the_hosts_own_port() {
+        let cases: [(&[u8], Option<u16>, Option<&str>); 7] = [
+            (b"example.com:8443", Some(443), Some("https://example.com")),
+            (b"Example.com:+443", Some(443), Some("https://example.com")),
+            (b"example.com:443:443", Some(80), Some("http://example.com")),
+            (b"[2001:db8::1]:1", Some(443), Some("https://[2001:db8::1]")),
+            (b"example.com", Some(443), None),
+            (b"example.com:8443", None, None),
+            (b":8443", Some(443), None),
+        ];
+        for (host, port, want) in cases {
+            let got = Origin::at_server_port(None, host, port).map(|o| o.to_string());
+            assert_eq!(got.as_deref(), want, "{}", String::from_utf8_lossy(host));
+        }
     }
 }

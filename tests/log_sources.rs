@@ -660,3 +660,70 @@ fn reports_read_in_different_time_zones_are_not_merged() {
         ["2026-11-20T00:00:01.125Z", "2026-11-20T00:00:02.125Z"]
     );
 }
+
+/// What a crawler writes into its own IIS request (a user-agent and a cookie, each with a quote
+/// IIS logs as it came; a Host header with a port of its own choosing) leaves the request on the
+/// origin the server answered for, judged.
+#[test]
+fn a_crawler_cannot_move_its_iis_request_off_its_origin() {
+    let ua = GPTBOT.replace(' ', "+");
+    let line = |second: usize, ua: &str, cookie: &str, host: &str| {
+        format!(
+            "2026-11-20 01:00:0{second} 10.0.0.1 GET /private/x - 443 - 192.0.2.1 HTTP/1.1 {ua} {cookie} - {host} 200 0 0 5120 300 15"
+        )
+    };
+    let lines = vec![
+        "#Software: Microsoft Internet Information Services 10.0".to_owned(),
+        "#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs-version cs(User-Agent) cs(Cookie) cs(Referer) cs-host sc-status sc-substatus sc-win32-status sc-bytes cs-bytes time-taken".to_owned(),
+        line(0, &ua, "-", "shop.example"),
+        // Joined with the cookie, the user-agent would shift cs-host onto sc-status.
+        line(1, &format!("\"{ua}"), "a=b\"", "shop.example"),
+        // A quote nothing closes would skip the line.
+        line(2, &format!("\"{ua}"), "-", "shop.example"),
+        // Servers route by the Host header's name alone; s-port says where the request came.
+        line(3, &ua, "-", "shop.example:8443"),
+        line(4, &ua, "-", "shop.example:+443"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let (output, out) = audit_lines(dir.path(), &lines, |l, _| vec![l.to_owned()], &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    let origins = read_csv(&out.join("agent_origins.csv"));
+    assert_eq!(origins.len(), 1, "{origins:?}");
+    let row = &origins[0];
+    assert_eq!(row["origin"], ORIGIN);
+    assert_eq!(row["disallowed"], "5", "{row:?}");
+    assert_eq!(row["unjudged"], "0", "{row:?}");
+    let inputs = read_csv(&out.join("inputs.csv"));
+    assert_eq!(inputs[0]["skipped"], "0", "{inputs:?}");
+}
+
+/// Envoy escapes nothing: a crawler's quotes in its own user-agent neither name another host
+/// nor turn it into a browser, through the command line.
+#[test]
+fn a_crawler_cannot_move_its_envoy_request_off_its_origin() {
+    let line = |second: usize, ua: &str| {
+        format!(
+            "[2026-11-20T01:00:0{second}.125Z] \"GET /private/x HTTP/1.1\" 200 - 0 512 12 10 \"192.0.2.1\" \"{ua}\" \"4bf92f35\" \"shop.example\" \"10.1.2.3:8080\""
+        )
+    };
+    let lines = vec![
+        line(0, GPTBOT),
+        line(1, &format!("{GPTBOT}\" \"x\" \"other.example")),
+        line(2, &format!("{GPTBOT}\" \"x")),
+        line(
+            3,
+            &format!("Mozilla/5.0 (X11)\" \"x\" \"shop.example\" \"u\" \"{GPTBOT}"),
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let (output, out) = audit_lines(dir.path(), &lines, |l, _| vec![l.to_owned()], &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    let origins = read_csv(&out.join("agent_origins.csv"));
+    assert_eq!(origins.len(), 1, "{origins:?}");
+    let row = &origins[0];
+    assert_eq!(
+        (row["agent"].as_str(), row["origin"].as_str()),
+        ("GPTBot", ORIGIN)
+    );
+    assert_eq!(row["disallowed"], "4", "{row:?}");
+}

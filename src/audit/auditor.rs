@@ -134,6 +134,27 @@ impl<'a> AuditContext<'a> {
         drop(table);
         (id, Arc::from(name), versions)
     }
+
+    /// Numbers the origin a line's host names, as [`intern`](Self::intern) does; when no
+    /// robots source names it and the line logs the server's port apart from a port inside the
+    /// host (the client's word, which servers route without), the host at the server's port
+    /// instead, if a source names that.
+    fn intern_at(
+        &self,
+        origin: Option<Origin>,
+        parts: &OriginParts<'_>,
+        host: &[u8],
+    ) -> OriginEntry {
+        let robots = self.judge.robots();
+        let named = |o: &Origin| !robots.versions_of(o).is_empty();
+        let origin = match origin {
+            Some(o) if named(&o) => Some(o),
+            origin => Origin::at_server_port(parts.scheme, host, parts.port)
+                .filter(named)
+                .or(origin),
+        };
+        self.intern(origin.as_ref())
+    }
 }
 
 /// A resolved origin: its id, its name (empty when the line named none) and its robots versions.
@@ -194,7 +215,7 @@ impl OriginCache {
                             self.recent_hosts.clear();
                         }
                         let origin = Origin::from_parts(parts.scheme, host, parts.port).ok();
-                        self.entries.push(context.intern(origin.as_ref()));
+                        self.entries.push(context.intern_at(origin, &parts, host));
                         let index = self.entries.len() - 1;
                         self.ids.insert(self.key.as_slice().into(), index);
                         index

@@ -1,30 +1,36 @@
 //! The W3C directives that lay out the data lines after them, followed from block to block by
 //! the reader so that every block carries those in force before it
 //! ([`Block::header`](crate::Block::header)): the last `#Fields:` line, preceded by the last
-//! `#GMT-Offset:` line when the input has one (Oracle Web Cache). A leaf below the reader and
-//! the W3C parser.
+//! `#Software:` line and the last `#GMT-Offset:` line when the input has them (the writer
+//! decides whether fields can be quoted; Oracle Web Cache declares its offset). A leaf below
+//! the reader and the W3C parser.
 
 use std::sync::Arc;
 
 const FIELDS: &[u8] = b"#Fields:";
 const GMT_OFFSET: &[u8] = b"#GMT-Offset:";
+const SOFTWARE: &[u8] = b"#Software:";
+/// The directives a header carries, in the order it holds them.
+const CARRIED: [&[u8]; 3] = [SOFTWARE, GMT_OFFSET, FIELDS];
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The directives in force after `data` (whole lines), given those in force before it
 /// (`previous`, as a block's header holds them); `None` when `data` changes neither.
 pub(crate) fn in_force(previous: Option<&[u8]>, data: &[u8]) -> Option<Arc<[u8]>> {
-    let fields = last_line_starting(data, FIELDS);
-    let offset = last_line_starting(data, GMT_OFFSET);
-    if fields.is_none() && offset.is_none() {
+    let found = CARRIED.map(|name| last_line_starting(data, name));
+    if found.iter().all(Option::is_none) {
         return None;
     }
-    let fields = fields.or_else(|| previous.and_then(|p| directive(p, FIELDS)));
-    let offset = offset.or_else(|| previous.and_then(|p| directive(p, GMT_OFFSET)));
-    let header = match (offset, fields) {
-        (Some(offset), Some(fields)) => [offset, b"\n", fields].concat(),
-        (Some(line), None) | (None, Some(line)) => line.to_vec(),
-        (None, None) => return None,
-    };
+    let mut header = Vec::new();
+    for (name, line) in CARRIED.into_iter().zip(found) {
+        let Some(line) = line.or_else(|| previous.and_then(|p| directive(p, name))) else {
+            continue;
+        };
+        if !header.is_empty() {
+            header.push(b'\n');
+        }
+        header.extend_from_slice(line);
+    }
     (previous != Some(&header[..])).then(|| Arc::from(header))
 }
 
@@ -36,6 +42,12 @@ pub(crate) fn fields_line(header: &[u8]) -> Option<&[u8]> {
 /// The value of the `#GMT-Offset:` line of a block's header (`-0800`).
 pub(crate) fn gmt_offset(header: &[u8]) -> Option<&[u8]> {
     directive(header, GMT_OFFSET).and_then(|line| Some(line.get(GMT_OFFSET.len()..)?.trim_ascii()))
+}
+
+/// The value of the `#Software:` line of a block's header (`Microsoft Internet Information
+/// Services 10.0`).
+pub(crate) fn software(header: &[u8]) -> Option<&[u8]> {
+    directive(header, SOFTWARE).and_then(|line| Some(line.get(SOFTWARE.len()..)?.trim_ascii()))
 }
 
 /// The line of `header` that starts with `name`.
@@ -66,7 +78,7 @@ mod tests {
     fn directives_carry_from_block_to_block() {
         type Step = (&'static [u8], Option<&'static [u8]>);
         let steps: &[Step] = &[
-            (b"#Software: x\n1 2\n", None),
+            (b"1 2\n", None),
             (b"#Fields: a b\n1 2\n", Some(b"#Fields: a b")),
             (b"1 2\n", Some(b"#Fields: a b")),
             (
@@ -79,6 +91,14 @@ mod tests {
                 b"\xEF\xBB\xBF#GMT-Offset: +0100\n",
                 Some(b"#GMT-Offset: +0100\n#Fields: c"),
             ),
+            (
+                b"#Software: x\r\n#Fields: c\n",
+                Some(b"#Software: x\n#GMT-Offset: +0100\n#Fields: c"),
+            ),
+            (
+                b"6\n",
+                Some(b"#Software: x\n#GMT-Offset: +0100\n#Fields: c"),
+            ),
         ];
         let mut header: Option<Arc<[u8]>> = None;
         for &(data, want) in steps {
@@ -90,6 +110,7 @@ mod tests {
         let header = header.unwrap();
         assert_eq!(fields_line(&header), Some(&b"#Fields: c"[..]));
         assert_eq!(gmt_offset(&header), Some(&b"+0100"[..]));
+        assert_eq!(software(&header), Some(&b"x"[..]));
         assert_eq!(in_force(Some(&header), b"#GMT-Offset: +0100\n"), None);
     }
 }

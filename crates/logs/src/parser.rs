@@ -131,7 +131,8 @@ impl LineParser {
     }
 
     /// The state to parse `block` with: for W3C and CloudFront, the layout of the `#Fields:`
-    /// line before it and the offset a `#GMT-Offset:` line declared.
+    /// line before it, the offset a `#GMT-Offset:` line declared and whether the writer a
+    /// `#Software:` line named quotes fields.
     pub fn block_state(&self, block: &Block) -> BlockState {
         let header = match self.kind {
             Kind::W3c | Kind::Cloudfront => block.header.as_deref(),
@@ -142,6 +143,9 @@ impl LineParser {
             gmt_offset: header
                 .and_then(directives::gmt_offset)
                 .and_then(time::offset_seconds),
+            unquoted: header
+                .and_then(directives::software)
+                .is_some_and(w3c::never_quotes),
             prefix: self.prefix,
             ..BlockState::default()
         }

@@ -37,8 +37,8 @@ impl Scratch {
     }
 }
 
-/// What a parser carries from one line of a block to the next: the `#Fields:` layout and the
-/// `#GMT-Offset:` of the header-driven formats, which a directive line can change mid-block;
+/// What a parser carries from one line of a block to the next: the `#Fields:` layout, the
+/// `#GMT-Offset:` and what `#Software:` says of quoting of the header-driven formats, which a directive line can change mid-block;
 /// the minute of the last CLF time and of the last time read in an assumed zone; the prefix
 /// of the lines and the records they leave open; and, for a parser that decides the format per line, the format the last line of
 /// another format was read in.
@@ -47,6 +47,9 @@ pub struct BlockState {
     pub(crate) layout: Option<Layout>,
     /// The offset, in seconds east of UTC, a W3C `#GMT-Offset:` directive declared.
     pub(crate) gmt_offset: Option<i64>,
+    /// Whether the W3C writer a `#Software:` directive named never quotes a field (IIS), so
+    /// that a quote the client wrote cannot join fields and shift the columns after it.
+    pub(crate) unquoted: bool,
     pub(crate) clf_minute: ClfMinute,
     /// The last minute of a time without an offset read in the parser's zone.
     pub(crate) zone_minute: ZoneMinute,

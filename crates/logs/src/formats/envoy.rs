@@ -17,7 +17,8 @@
 //! own address, which it appends to that header, lands in a later field. Before the
 //! X-Forwarded-For field everything is Envoy's, and a line whose header values hold no quote
 //! has exactly ten quotes from there to its end; a line with more is read, but its client
-//! field cannot be told from what the client wrote, and it is given none.
+//! field cannot be told from what the client wrote, and it is given none, while its authority
+//! and the end of its user-agent are counted from the line's end, where the fields are Envoy's.
 
 use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text};
@@ -67,6 +68,38 @@ fn quoted(input: &[u8]) -> Result<(&[u8], &[u8]), SkipReason> {
         .ok_or(SkipReason::BadQuoting)?;
     let (value, after) = body.split_at(close);
     Ok((value, after.get(1..).unwrap_or_default()))
+}
+
+/// The user-agent and the `:authority` of a run whose header values hold quotes, `run` being
+/// the line from the X-Forwarded-For field's opening quote and `agent_at` the offset in it of
+/// the user-agent field's.
+///
+/// Counted from the start, the fields after a quote a client wrote are its own: a user-agent
+/// `GPTBot/1.0" "x" "other.example` would name the host. Counted from the end they are Envoy's:
+/// the upstream host, then the authority (which Envoy refuses with a quote in it), then the
+/// request id. So the authority is the second quoted field from the end, and the user-agent
+/// everything from its opening quote to the request id's, the client's quotes included, so
+/// that no product the client wrote is lost. `None` when the line has no such fields.
+fn read_from_the_end(run: &[u8], agent_at: usize) -> Option<(&[u8], &[u8])> {
+    let upstream = last_quoted(run, run.len())?;
+    let authority = last_quoted(run, upstream.start)?;
+    let request_id = last_quoted(run, authority.start)?;
+    // The user-agent field opens at `agent_at` and closes with the quote and space before the
+    // request id's opening quote.
+    let agent = run.get(agent_at + 1..request_id.start.checked_sub(2)?)?;
+    Some((agent, run.get(authority.start + 1..authority.end)?))
+}
+
+/// The last quoted field of `line[..end]` that ends with a quote followed by a space (or the
+/// line's end) and opens with a quote at the start or after a space: from its opening quote up
+/// to its closing one.
+fn last_quoted(line: &[u8], end: usize) -> Option<std::ops::Range<usize>> {
+    let head = line.get(..end)?;
+    let close = memchr::memrchr_iter(b'"', head)
+        .find(|&at| matches!(line.get(at + 1), None | Some(b' ')))?;
+    let open = memchr::memrchr_iter(b'"', head.get(..close)?)
+        .find(|&at| at == 0 || line.get(at - 1) == Some(&b' '))?;
+    Some(open..close)
 }
 
 /// Parses one line (without its line end).
@@ -142,10 +175,17 @@ pub(crate) fn parse(line: &[u8]) -> Result<Option<Request<'_>>, SkipReason> {
     let forwarded_for = value_at(0).trim_ascii();
     let from = run_fields.first().map_or(&[][..], |field| field.from);
     let quotes = memchr::memchr_iter(b'"', from).count();
-    let client_ip = if quotes == RUN_QUOTES {
-        lex::present(forwarded_for).unwrap_or_default()
+    let (client_ip, user_agent, host) = if quotes == RUN_QUOTES {
+        (
+            lex::present(forwarded_for).unwrap_or_default(),
+            value_at(1),
+            value_at(3),
+        )
     } else {
-        &[]
+        let agent_from = run_fields.get(1).map_or(&[][..], |field| field.from);
+        let (user_agent, host) = read_from_the_end(from, from.len() - agent_from.len())
+            .unwrap_or((value_at(1), value_at(3)));
+        (&[][..], user_agent, host)
     };
     Ok(Some(Request {
         time,
@@ -156,10 +196,10 @@ pub(crate) fn parse(line: &[u8]) -> Result<Option<Request<'_>>, SkipReason> {
         status,
         fetch_status: None,
         bytes,
-        user_agent: lex::present(value_at(1)).map_or_else(Text::default, Text::raw),
+        user_agent: lex::present(user_agent).map_or_else(Text::default, Text::raw),
         origin: OriginParts {
             scheme: None,
-            host: lex::present(value_at(3)),
+            host: lex::present(host),
             port: None,
         },
         zone_assumed: false,
@@ -245,6 +285,30 @@ mod tests {
         }
     }
 
+    /// A crawler's quotes in its own user-agent neither choose the host nor hide its product:
+    /// the authority and the end of the user-agent are counted from the line's end, where the
+    /// fields are Envoy's (and Istio's unquoted ones follow).
+    #[test]
+    fn quotes_in_the_user_agent_never_choose_the_host() {
+        let cases: &[(&[u8], &[u8], &[u8])] = &[
+            (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "198.51.100.7" "GPTBot/1.2" "x" "zzz.example" "id" "shop.example" "10.1.2.3:8080""#,
+             br#"GPTBot/1.2" "x" "zzz.example"#, b"shop.example"),
+            (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "198.51.100.7" "GPTBot/1.2" "x" "id" "shop.example" "10.1.2.3:8080""#,
+             br#"GPTBot/1.2" "x"#, b"shop.example"),
+            (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "198.51.100.7" "Mozilla/5.0 (X11)" "x" "shop.example" "u" "GPTBot/1.2" "id" "shop.example" "10.1.2.3:8080""#,
+             br#"Mozilla/5.0 (X11)" "x" "shop.example" "u" "GPTBot/1.2"#, b"shop.example"),
+            (br#"[2026-11-20T01:00:00.125Z] "GET /a HTTP/1.1" 404 NR route_not_found - "-" 0 9 0 - "203.0.113.9" "GPTBot/1.2" "zzz.example" "id" "api.example" "-" - - 10.0.0.5:80 10.0.0.9:51234 - -"#,
+             br#"GPTBot/1.2" "zzz.example"#, b"api.example"),
+        ];
+        for (line, agent, host) in cases {
+            let (_, client, .., got_agent, got_host) = read(line).unwrap();
+            let shown = String::from_utf8_lossy(line);
+            assert_eq!(client, b"", "{shown}");
+            assert_eq!(got_agent, *agent, "{shown}");
+            assert_eq!(got_host.as_deref(), Some(*host), "{shown}");
+        }
+    }
+
     /// Envoy writes header values unescaped, so a stranger at 203.0.113.5 who sends
     /// `X-Forwarded-For: 66.249.66.1" "Googlebot/2.1` writes quoted fields of its own, and the
     /// address Envoy appends (`,203.0.113.5`) lands in a later one. Such a line keeps its
@@ -261,13 +325,14 @@ mod tests {
             // As Envoy logs it when no header holds a quote.
             (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "66.249.66.1,203.0.113.5" "Googlebot/2.1" "id" "shop.example" "10.1.2.3:8080""#,
              Ok((b"66.249.66.1,203.0.113.5", b"Googlebot/2.1"))),
-            // One split of X-Forwarded-For, two more fields after the upstream host.
+            // One split of X-Forwarded-For, two more fields after the upstream host: the
+            // user-agent runs up to the request id, so the real one (`curl/8`) is in it.
             (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "66.249.66.1" "Googlebot/2.1" "r" "shop.example" "u,203.0.113.5" "curl/8" "id" "shop.example" "10.1.2.3:8080""#,
-             Ok((b"", b"Googlebot/2.1"))),
+             Ok((b"", br#"Googlebot/2.1" "r" "shop.example" "u,203.0.113.5" "curl/8"#))),
             // A split of X-Forwarded-For and a user-agent ending in a backslash, which used to
             // join the user-agent and the request id into one field, leaving five.
             (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "66.249.66.1" "Googlebot/2.1 ,203.0.113.5" "x\" "id" "shop.example" "10.1.2.3:8080""#,
-             Ok((b"", b"Googlebot/2.1 ,203.0.113.5"))),
+             Ok((b"", br#"Googlebot/2.1 ,203.0.113.5" "x\"#))),
             // A whole run of five made up inside the Host header, after an unquoted word.
             (br#"[2026-11-20T01:00:00.125Z] "GET /p HTTP/1.1" 200 - 0 1 1 1 "203.0.113.5" "curl/8" "id" "h" 1 2 3 4 "66.249.66.1" "Googlebot/2.1" "r" "h2" "10.1.2.3:8080""#,
              Err(SkipReason::BadQuoting)),

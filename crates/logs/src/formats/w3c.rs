@@ -17,11 +17,26 @@ fn is_separator(b: &u8) -> bool {
     matches!(b, b' ' | b'\t')
 }
 
+/// Whether the writer a `#Software:` directive names (`Microsoft Internet Information Services
+/// 10.0`) never quotes a field: IIS writes a space in a header as `+` and a quote as it came, so
+/// a quote in its log is the client's, never the start of a field holding spaces.
+pub(crate) fn never_quotes(software: &[u8]) -> bool {
+    const IIS: &[u8] = b"Microsoft Internet Information Services";
+    software
+        .get(..IIS.len())
+        .is_some_and(|name| name.eq_ignore_ascii_case(IIS))
+}
+
 /// A field that starts `input` (no separator before it): its value, whether it was quoted, and
-/// what follows it and the separators after it. A quoted field may hold spaces (IIS writes
-/// cookies that way); its closing quote is one followed by a separator or the line's end.
-fn field(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
-    let (value, quoted, after) = match input.strip_prefix(b"\"") {
+/// what follows it and the separators after it. Unless the writer never quotes (`unquoted`), a
+/// quoted field may hold spaces (Oracle Web Cache writes user-agents that way); its closing
+/// quote is one followed by a separator or the line's end.
+fn field(input: &[u8], unquoted: bool) -> Result<(&[u8], bool, &[u8]), SkipReason> {
+    let quoted_body = match input.strip_prefix(b"\"") {
+        Some(body) if !unquoted => Some(body),
+        _ => None,
+    };
+    let (value, quoted, after) = match quoted_body {
         Some(body) => {
             let close = memchr::memchr_iter(b'"', body)
                 .find(|&at| body.get(at + 1).is_none_or(is_separator))
@@ -40,7 +55,7 @@ fn field(input: &[u8]) -> Result<(&[u8], bool, &[u8]), SkipReason> {
 }
 
 /// Reads the fields of a data line into the columns `layout` names.
-fn fields<'a>(line: &'a [u8], layout: &Layout) -> Result<Values<'a>, SkipReason> {
+fn fields<'a>(line: &'a [u8], layout: &Layout, unquoted: bool) -> Result<Values<'a>, SkipReason> {
     let mut values = Values::default();
     let gap = line.iter().take_while(|b| is_separator(b)).count();
     let mut rest = line.get(gap..).unwrap_or_default();
@@ -48,7 +63,7 @@ fn fields<'a>(line: &'a [u8], layout: &Layout) -> Result<Values<'a>, SkipReason>
         if rest.is_empty() {
             break;
         }
-        let (value, quoted, after) = field(rest)?;
+        let (value, quoted, after) = field(rest, unquoted)?;
         values.set(column, value);
         if column == Column::UserAgent {
             values.agent_quoted = quoted;
@@ -59,12 +74,14 @@ fn fields<'a>(line: &'a [u8], layout: &Layout) -> Result<Values<'a>, SkipReason>
 }
 
 /// Reads a directive: `#Fields:` lays out the lines after it, `#GMT-Offset:` says the offset
-/// of their times.
+/// of their times, `#Software:` whether their fields can be quoted.
 fn directive(line: &[u8], state: &mut BlockState) {
     if line.starts_with(b"#Fields:") {
         state.layout = Some(Layout::parse(line));
     } else if let Some(offset) = line.strip_prefix(b"#GMT-Offset:") {
         state.gmt_offset = time::offset_seconds(offset.trim_ascii());
+    } else if let Some(software) = line.strip_prefix(b"#Software:") {
+        state.unquoted = never_quotes(software.trim_ascii());
     }
 }
 
@@ -102,7 +119,7 @@ pub(crate) fn parse<'a>(
         return Ok(None);
     }
     let layout = state.layout.as_ref().ok_or(SkipReason::NoFieldsHeader)?;
-    let values = fields(line, layout)?;
+    let values = fields(line, layout, state.unquoted)?;
     let shaped = [Column::Date, Column::LocalDate]
         .iter()
         .filter_map(|&column| values.get(column))
@@ -197,7 +214,7 @@ mod tests {
         let mut state = state(IIS_FIELDS);
         assert_eq!(
             parse(
-                b"#Software: Microsoft Internet Information Services 6.0",
+                b"#Software: Oracle Web Cache",
                 &mut state,
                 &LocalZone::default()
             ),
@@ -216,6 +233,42 @@ mod tests {
         assert_eq!(request.origin.host, Some(&b"example.com"[..]));
         assert_eq!(request.status, 200);
         assert_eq!(request.bytes, 0);
+    }
+
+    #[test]
+    fn iis_quotes_are_the_clients() {
+        // IIS 8.0's layout with a host: the client wrote a quote at the start of its
+        // user-agent and at the end of its cookie, which a quoting writer's reader would take
+        // for one field, shifting `cs-host` onto `sc-status` and `sc-status` onto
+        // `sc-substatus`; and a user-agent with a quote that no field closes.
+        let fields: &[u8] = b"#Fields: date time s-sitename cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Cookie) cs(Referer) cs-host sc-status sc-substatus sc-win32-status sc-bytes cs-bytes time-taken";
+        let lines: [&[u8]; 2] = [
+            br#"2014-01-01 02:01:09 W3SVC1 GET /private - 443 - 192.0.2.7 "ExampleBot/1.0+(+https://bot.example/) a=b" - www.sample.com 200 0 0 5120 300 15"#,
+            br#"2014-01-01 02:01:09 W3SVC1 GET /private - 443 - 192.0.2.7 "ExampleBot/1.0 - - www.sample.com 200 0 0 5120 300 15"#,
+        ];
+        let agents: [&[u8]; 2] = [
+            br#""ExampleBot/1.0 ( https://bot.example/)"#,
+            br#""ExampleBot/1.0"#,
+        ];
+        for (line, agent) in lines.into_iter().zip(agents) {
+            let mut state = BlockState::default();
+            for directive in [
+                &b"#Software: Microsoft Internet Information Services 8.0"[..],
+                fields,
+            ] {
+                assert_eq!(
+                    parse(directive, &mut state, &LocalZone::default()),
+                    Ok(None)
+                );
+            }
+            let request = parse(line, &mut state, &LocalZone::default())
+                .unwrap()
+                .unwrap();
+            assert_eq!(request.origin.host, Some(&b"www.sample.com"[..]));
+            assert_eq!(request.status, 200);
+            assert_eq!(request.bytes, 5120);
+            assert_eq!(&*request.user_agent.decode(), agent);
+        }
     }
 
     /// One line under its directives, read in `zone`: its time, target, query, user-agent, and
