@@ -37,11 +37,12 @@ impl Scratch {
     }
 }
 
-/// What a parser carries from one line of a block to the next: the `#Fields:` layout, the
-/// `#GMT-Offset:` and what `#Software:` says of quoting of the header-driven formats, which a directive line can change mid-block;
-/// the minute of the last CLF time and of the last time read in an assumed zone; the prefix
-/// of the lines and the records they leave open; and, for a parser that decides the format per line, the format the last line of
-/// another format was read in.
+/// What a parser carries from one line of a block to the next: for the header-driven formats,
+/// the `#Fields:` layout, the `#GMT-Offset:` and whether the `#Software:` writer quotes fields,
+/// which a directive line can change mid-block; the minute of the last CLF time and of the last
+/// time read in an assumed zone; the prefix of the lines and the records they leave open; and,
+/// for a parser that decides the format per line, the format the last line of another format
+/// was read in.
 #[derive(Debug, Clone, Default)]
 pub struct BlockState {
     pub(crate) layout: Option<Layout>,
