@@ -3,12 +3,13 @@
 
 use robots_audit_bots::{Bot, Catalog};
 use robots_audit_engine::Robots;
-use robots_audit_logs::{BlockState, Format, LineParser, Source};
+use robots_audit_logs::{BlockState, Format, LineParser};
 
 use super::*;
 use crate::audit::file_report::FileReport;
 use crate::audit::judge::{Decider, Outcome};
 use crate::audit::tally::fold;
+use crate::audit::tally::tests::inputs;
 use crate::audit::unknown::EXACT_LIMIT;
 use crate::versions::{FetchStatus, Version, VersionSet};
 
@@ -83,17 +84,6 @@ fn line(host: &str, ip: &str, path: &str, ua: &str) -> String {
     format!(
         "{host}:443 {ip} - - [01/Jan/2026:09:00:00 +0000] \"GET {path} HTTP/1.1\" 200 512 \"-\" \"{ua}\""
     )
-}
-
-fn inputs() -> Vec<Input> {
-    ["one.log", "two.log"]
-        .into_iter()
-        .map(|name| Input {
-            name: name.into(),
-            source: Source::Stdin,
-            size: None,
-        })
-        .collect()
 }
 
 /// Feeds `lines` (input, text; numbered from 1 in order) to `auditor`, pushing into `sink`.

@@ -560,7 +560,7 @@ pub fn fold(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::audit::stats::RuleKey;
     use crate::ids::{AgentId, OriginId, VersionId};
@@ -612,7 +612,8 @@ mod tests {
         stats.rule_decided(rule, agent, outcome == Outcome::Disallowed);
     }
 
-    fn inputs() -> Vec<Input> {
+    /// Two inputs read from standard input, `one.log` and `two.log`.
+    pub(crate) fn inputs() -> Vec<Input> {
         ["one.log", "two.log"]
             .into_iter()
             .map(|name| Input {
