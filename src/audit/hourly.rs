@@ -292,15 +292,6 @@ mod tests {
         Timestamp::from_second(second).unwrap()
     }
 
-    const OUTCOMES: [Outcome; 6] = [
-        Outcome::RobotsFetch,
-        Outcome::Unjudged,
-        Outcome::Allowed,
-        Outcome::Disallowed,
-        Outcome::Grace,
-        Outcome::Exempt,
-    ];
-
     type Event = (usize, i64, usize, u16, bool);
 
     fn count(events: &[Event]) -> Hourly {
@@ -314,10 +305,10 @@ mod tests {
             hourly.record(
                 at(second),
                 agent(a),
-                OUTCOMES[outcome],
+                Outcome::ALL[outcome],
                 status,
                 verification,
-                OUTCOMES[outcome] == Outcome::Allowed && second % 3 == 0,
+                Outcome::ALL[outcome] == Outcome::Allowed && second % 3 == 0,
             );
         }
         hourly
@@ -328,7 +319,7 @@ mod tests {
             (
                 0usize..4,
                 -20_000i64..20_000,
-                0..OUTCOMES.len(),
+                0..Outcome::ALL.len(),
                 prop::sample::select(vec![200u16, 304, 404, 503]),
                 any::<bool>(),
             ),
@@ -461,10 +452,10 @@ mod tests {
                     .entry((hour_of(at(second)), agent(a)))
                     .or_default()
                     .record(
-                        OUTCOMES[outcome],
+                        Outcome::ALL[outcome],
                         status,
                         verification,
-                        OUTCOMES[outcome] == Outcome::Allowed && second % 3 == 0,
+                        Outcome::ALL[outcome] == Outcome::Allowed && second % 3 == 0,
                     );
             }
             let rows: Vec<_> = plain.into_iter().map(|((h, a), c)| (h, a, c)).collect();

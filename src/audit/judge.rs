@@ -39,6 +39,17 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, for tests that draw one by index.
+    #[cfg(test)]
+    pub const ALL: [Outcome; 6] = [
+        Outcome::RobotsFetch,
+        Outcome::Unjudged,
+        Outcome::Allowed,
+        Outcome::Disallowed,
+        Outcome::Grace,
+        Outcome::Exempt,
+    ];
+
     /// Whether the request was judged: allowed, disallowed, grace or exempt.
     pub fn is_judged(self) -> bool {
         matches!(

@@ -525,14 +525,7 @@ mod tests {
             let mut stats = Stats::default();
             for (agent, origin, secs, outcome, status, rule, v, delay) in events {
                 let time = Timestamp::from_second(secs).unwrap();
-                let outcome = [
-                    Outcome::RobotsFetch,
-                    Outcome::Unjudged,
-                    Outcome::Allowed,
-                    Outcome::Disallowed,
-                    Outcome::Grace,
-                    Outcome::Exempt,
-                ][outcome];
+                let outcome = Outcome::ALL[outcome];
                 let (agent, origin) = (
                     AgentId::from_index(agent).unwrap(),
                     OriginId::from_index(origin).unwrap(),

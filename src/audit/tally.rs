@@ -584,14 +584,7 @@ pub(crate) mod tests {
         }
         let origin = OriginId::from_index(origin).unwrap();
         let time = Timestamp::from_second(secs).unwrap();
-        let outcome = [
-            Outcome::RobotsFetch,
-            Outcome::Unjudged,
-            Outcome::Allowed,
-            Outcome::Disallowed,
-            Outcome::Grace,
-            Outcome::Exempt,
-        ][outcome];
+        let outcome = Outcome::ALL[outcome];
         let stats = &mut tally.input(input).stats;
         stats
             .hourly
