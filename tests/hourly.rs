@@ -191,3 +191,39 @@ fn a_run_without_requests_writes_the_header_only() {
         format!("{HEADER}\n")
     );
 }
+
+/// A time in the last second before 1970 with a fraction counts in 1969's last hour and
+/// minute: `jiff` keeps the fraction with the sign of the seconds, and dropping it rounded
+/// towards zero, into 1970.
+#[test]
+fn a_fraction_of_a_second_before_1970_counts_in_1969() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "robots/example.com.txt",
+        "User-agent: *\nCrawl-delay: 2\nDisallow: /private/\n",
+    );
+    let bing = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+    write(
+        dir.path(),
+        "haproxy.log",
+        format!(
+            "192.0.2.10:51012 [31/Dec/1969:23:59:59.500] www~ web/app1 0/0/1/12/13 200 5120 - - \
+             ---- 3/3/1/1/0 0/0 {{example.com|{bing}}} \"GET /x HTTP/1.1\"\n"
+        ),
+    );
+    robots_audit()
+        .current_dir(dir.path())
+        .args(["audit", "-q", "--robots", "robots", "--no-html"])
+        .args(["--out", "out", "haproxy.log"])
+        .assert()
+        .success();
+    let out = dir.path().join("out");
+    assert_eq!(
+        std::fs::read_to_string(out.join("hourly.csv")).unwrap(),
+        format!("{HEADER}\n1969-12-31T23:00:00Z,Bingbot,1,0,1,1,0,0,0,0,0,0,0\n")
+    );
+    let rates = read_csv(&out.join("crawl_rate.csv"));
+    assert_eq!(rates.len(), 1);
+    assert_eq!(rates[0]["busiest_minute"], "1969-12-31T23:59:00Z");
+}

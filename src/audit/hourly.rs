@@ -26,10 +26,19 @@ use crate::ids::AgentId;
 /// Hours since the epoch (1970-01-01T00:00:00Z is hour 0).
 pub type Hour = i64;
 
+/// The second a request at `time` falls in (seconds since the epoch), rounded down.
+#[inline]
+pub fn second_of(time: Timestamp) -> i64 {
+    // `jiff` keeps a fraction with the sign of the seconds and `as_second` drops it, rounding
+    // towards zero: a time before 1970 with a fraction would count in the second after its own
+    // (1969-12-31T23:59:59.5 in 1970's first second, minute and hour).
+    time.as_second() - i64::from(time.subsec_nanosecond() < 0)
+}
+
 /// The hour a request at `time` falls in.
 #[inline]
 pub fn hour_of(time: Timestamp) -> Hour {
-    time.as_second().div_euclid(3600)
+    second_of(time).div_euclid(3600)
 }
 
 /// Whether [`hour_of`] gives `hour` for some time: a state read from a file holds no other.
@@ -333,6 +342,11 @@ mod tests {
         assert_eq!(hour_of(at(3599)), 0);
         assert_eq!(hour_of(at(3600)), 1);
         assert_eq!(hour_of(at(-1)), -1);
+        let before_the_epoch = Timestamp::new(0, -500_000_000).unwrap();
+        assert_eq!(second_of(before_the_epoch), -1);
+        assert_eq!(hour_of(before_the_epoch), -1);
+        assert_eq!(second_of(Timestamp::new(-1, -750_000_000).unwrap()), -2);
+        assert_eq!(second_of(Timestamp::new(1, 750_000_000).unwrap()), 1);
         assert_eq!(hour_start(-1), Some(at(-3600)));
         assert_eq!(hour_start(i64::MAX), None);
     }

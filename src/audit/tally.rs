@@ -465,7 +465,9 @@ fn count(stats: &mut Stats, request: &AgentRequest<'_>) {
             origin: request.origin,
             delay_ms,
         };
-        stats.rates.record(key, request.request.time.as_second());
+        stats
+            .rates
+            .record(key, super::hourly::second_of(request.request.time));
     }
     let counts = stats.pair(request.agent, request.origin);
     counts.preference_conflicts += u64::from(judgement.conflict.is_some());
