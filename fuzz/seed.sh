@@ -55,8 +55,9 @@ if [ -f "$data/robots/protego_real_robots_4231.tar.gz" ]; then
     robots_seed "$scratch/ai.txt" "/" "GPTBot" '\000' "ai"
 fi
 
-# log_formats: selector byte (format index in Format::ALL order, +64 Logpush preset, +128 the
-# first line is the block header) ++ lines.
+# log_formats: selector byte (format index in Format::ALL order, +64 Logpush preset and
+# HAProxy's captures declared as host,user-agent, +128 the first line is the block header) ++
+# lines.
 log_seed() { # <selector> <file> <name>
     { printf "\\$(printf '%03o' "$1")"; head -c "$max_seed" "$2"; } >"$corpus/log_formats/$3"
 }
@@ -74,6 +75,8 @@ log_seed 7 "$fixtures/json_nginx.log" json_nginx
 log_seed 71 "$fixtures/logpush.log" logpush
 log_seed 8 "$fixtures/crawl.log" crawl
 log_seed 8 "$fixtures/crawl_json.log" crawl_json
+log_seed 9 "$fixtures/haproxy_syslog.log" haproxy_syslog
+log_seed 73 "$fixtures/haproxy_syslog.log" haproxy_captures
 if [ -d "$data/logs" ]; then
     for file in "$data"/logs/*.log "$data"/logs/format_samples/*.log; do
         name="$(basename "$file" .log)"

@@ -381,6 +381,170 @@ fn haproxy_and_envoy_lines_are_judged() {
     );
 }
 
+/// Bingbot's user-agent, which any client can send as its Referer.
+const BINGBOT: &str = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+
+/// HAProxy's captured values are all the client's. GPTBot, behind a frontend that captures the
+/// Referer before the User-Agent, sends Bingbot's user-agent as its Referer; behind one that
+/// captures X-Forwarded-For before the Host, it sends a host name as its X-Forwarded-For. The
+/// guess by shape takes the night for Bingbot's, or for another origin's (unjudged); with
+/// `--haproxy-captures` naming the configured order it is GPTBot's on shop.example, judged as
+/// the plain night is.
+#[test]
+fn declared_haproxy_captures_ignore_planted_headers() {
+    let bare: Wrap = |line, _| vec![line.to_owned()];
+    let syslog: Wrap = |line, _| vec![format!("<134>Nov 20 01:00:00 lb haproxy[14389]: {line}")];
+    let night = |headers: &str| -> Vec<String> {
+        PATHS
+            .iter()
+            .enumerate()
+            .map(|(n, path)| haproxy(n, path, headers))
+            .collect()
+    };
+    let planted_agent = format!("{{{BINGBOT}|{GPTBOT}|shop.example}} ");
+    let planted_host = format!("{{other.example|shop.example|{GPTBOT}}} {{nginx/1.25.3}} ");
+
+    let dir = tempfile::tempdir().unwrap();
+    let (output, out) = audit_lines(dir.path(), &night(&planted_agent), bare, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    let agents = read_csv(&out.join("agents.csv"));
+    assert_eq!(row(&agents, "agent", "Bingbot")["requests"], "3");
+    assert!(agents.iter().all(|r| r["agent"] != "GPTBot"), "{agents:#?}");
+    let dir = tempfile::tempdir().unwrap();
+    let (output, out) = audit_lines(dir.path(), &night(&planted_host), bare, &[]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr_text(&output));
+    let origins = read_csv(&out.join("agent_origins.csv"));
+    assert_eq!(
+        row(&origins, "agent", "GPTBot")["origin"],
+        "https://other.example"
+    );
+
+    let cases: [(&str, &String, Wrap, &[&str]); 3] = [
+        ("Referer,User-Agent,Host", &planted_agent, bare, &[]),
+        ("x-forwarded-for,host,user-agent", &planted_host, bare, &[]),
+        (
+            "x-forwarded-for, host, user-agent",
+            &planted_host,
+            syslog,
+            &["--format", "haproxy"],
+        ),
+    ];
+    for (order, headers, wrap, more) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec!["--haproxy-captures", order];
+        args.extend(more);
+        let (output, out) = audit_lines(dir.path(), &night(headers), wrap, &args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{order}: {}",
+            stderr_text(&output)
+        );
+        assert_judged_night(&out, "haproxy", "2026-11-20T01:00:02.125Z");
+        let agents = read_csv(&out.join("agents.csv"));
+        assert!(
+            agents.iter().all(|r| r["agent"] != "Bingbot"),
+            "{agents:#?}"
+        );
+    }
+
+    // `explain` reads the line as the audit does.
+    let line = haproxy(2, PATHS[2], &planted_agent);
+    let explained = robots_audit()
+        .current_dir(dir.path())
+        .args(["explain", "--json", "--robots", "robots"])
+        .args(["--haproxy-captures", "referer,user-agent,host", &line])
+        .output()
+        .unwrap();
+    assert_eq!(
+        explained.status.code(),
+        Some(0),
+        "{}",
+        stderr_text(&explained)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&explained.stdout).unwrap();
+    assert_eq!(
+        [&json["agent"], &json["origin"], &json["verdict"]],
+        ["GPTBot", ORIGIN, "disallowed"]
+    );
+
+    // A line of a frontend that captures two headers has no user-agent and no host by the
+    // declared order: a request of the empty header, not a bot's.
+    let mut lines = night(&planted_agent);
+    lines[2] = haproxy(2, PATHS[2], &format!("{{shop.example|{GPTBOT}}} "));
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--haproxy-captures", "referer,user-agent,host"];
+    let (output, out) = audit_lines(dir.path(), &lines, bare, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    let agents = read_csv(&out.join("agents.csv"));
+    assert_eq!(row(&agents, "agent", "GPTBot")["requests"], "2");
+    let unknown = read_csv(&out.join("unknown_agents.csv"));
+    assert_eq!(row(&unknown, "user_agent", "")["requests"], "1");
+    assert!(read_csv(&out.join("violations.csv")).is_empty());
+    assert_eq!(read_csv(&out.join("inputs.csv"))[0]["parsed"], "3");
+}
+
+/// A `--haproxy-captures` list that cannot be read by position is a usage error (exit 2, one
+/// message naming the option, no report), for `audit` and `explain` alike.
+#[test]
+fn unreadable_haproxy_captures_are_usage_errors() {
+    let bare: Wrap = |line, _| vec![line.to_owned()];
+    let line = haproxy(0, "/", &format!("{{shop.example|{GPTBOT}}} "));
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["--haproxy-captures", ""],
+            "--haproxy-captures \"\": name the captured request headers",
+        ),
+        (
+            &["--haproxy-captures", "host,,user-agent"],
+            "a header name is empty",
+        ),
+        (
+            &["--haproxy-captures", "host,user-agent,"],
+            "a header name is empty",
+        ),
+        (
+            &["--haproxy-captures", "Host,user-agent,host"],
+            "host is named twice",
+        ),
+        (
+            &["--haproxy-captures", "referer,x-forwarded-for"],
+            "names neither host nor user-agent",
+        ),
+        (
+            &["--haproxy-captures", "host user-agent"],
+            "\"host user-agent\" is not a header name",
+        ),
+        (
+            &[
+                "--format",
+                "combined",
+                "--haproxy-captures",
+                "host,user-agent",
+            ],
+            "--haproxy-captures names HAProxy's captured headers, which --format combined does not have",
+        ),
+    ];
+    for (args, want) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let (output, out) = audit_lines(dir.path(), std::slice::from_ref(&line), bare, args);
+        let stderr = stderr_text(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(!out.exists(), "{args:?}");
+        let explained = robots_audit()
+            .current_dir(dir.path())
+            .args(["explain", "--robots", "robots"])
+            .args(args)
+            .arg(&line)
+            .output()
+            .unwrap();
+        assert_eq!(explained.status.code(), Some(2), "{args:?}");
+        assert!(stderr_text(&explained).contains(want), "{args:?}");
+    }
+}
+
 /// W3C logs in the variants IIS, NetScaler and Oracle Web Cache write: fields separated by runs
 /// of spaces and tabs, the whole target in `cs-uri`, a `#GMT-Offset` directive for local times,
 /// and IIS Advanced Logging's `date-local`/`time-local`, which have no zone: UTC without
@@ -619,37 +783,48 @@ fn a_real_iis_log_is_read_whole() {
     }
 }
 
+/// Audits the one-line night `line` into `dir/name/out`, which must succeed.
+fn audit_night(dir: &Path, name: &str, line: String, args: &[&str]) {
+    let bare: Wrap = |l, _| vec![l.to_owned()];
+    let (output, _) = audit_lines(&dir.join(name), &[line], bare, args);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+}
+
+/// Merges the reports of the nights `names` (see [`audit_night`]) into `dir/merged`.
+fn merge_nights(dir: &Path, names: &[&str]) -> std::process::Output {
+    robots_audit()
+        .current_dir(dir)
+        .args(["merge", "-q", "--out", "merged"])
+        .args(names.iter().map(|name| format!("{name}/out")))
+        .output()
+        .unwrap()
+}
+
 /// `--timezone` moves the requests read in it, so reports made with different zones are not
 /// merged (exit 1, naming the setting), and reports made with the same zone are.
 #[test]
 fn reports_read_in_different_time_zones_are_not_merged() {
     let dir = tempfile::tempdir().unwrap();
     let captured = format!("{{shop.example|{GPTBOT}}} ");
-    let night = |second: usize| vec![haproxy(second, "/private/x", &captured)];
     let audit = |name: &str, second: usize, args: &[&str]| {
-        let night_dir = dir.path().join(name);
-        let (output, _) = audit_lines(&night_dir, &night(second), |l, _| vec![l.to_owned()], args);
-        assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+        audit_night(
+            dir.path(),
+            name,
+            haproxy(second, "/private/x", &captured),
+            args,
+        );
     };
     audit("paris", 1, &["--timezone", "Europe/Paris"]);
     audit("paris-too", 2, &["--timezone", "Europe/Paris"]);
     audit("utc", 3, &[]);
-    let merge = |dirs: &[&str]| {
-        robots_audit()
-            .current_dir(dir.path())
-            .args(["merge", "-q", "--out", "merged"])
-            .args(dirs.iter().map(|d| format!("{d}/out")))
-            .output()
-            .unwrap()
-    };
-    let refused = merge(&["paris", "utc"]);
+    let refused = merge_nights(dir.path(), &["paris", "utc"]);
     assert_eq!(refused.status.code(), Some(1), "{}", stderr_text(&refused));
     assert!(
         stderr_text(&refused).contains("timezone (\"Europe/Paris\" and null)"),
         "{}",
         stderr_text(&refused)
     );
-    let merged = merge(&["paris", "paris-too"]);
+    let merged = merge_nights(dir.path(), &["paris", "paris-too"]);
     assert_eq!(merged.status.code(), Some(0), "{}", stderr_text(&merged));
     let times: Vec<String> = read_csv(&dir.path().join("merged/violations.csv"))
         .into_iter()
@@ -659,6 +834,40 @@ fn reports_read_in_different_time_zones_are_not_merged() {
         times,
         ["2026-11-20T00:00:01.125Z", "2026-11-20T00:00:02.125Z"]
     );
+}
+
+/// `--haproxy-captures` says which captured value is whose, so reports read with different
+/// orders, or one with and one without, are not merged (exit 1, naming the setting); the same
+/// order written in another case or spacing is the same setting.
+#[test]
+fn reports_read_with_different_capture_orders_are_not_merged() {
+    let dir = tempfile::tempdir().unwrap();
+    let captured = format!("{{shop.example|{GPTBOT}}} ");
+    let audit = |name: &str, second: usize, args: &[&str]| {
+        audit_night(
+            dir.path(),
+            name,
+            haproxy(second, "/private/x", &captured),
+            args,
+        );
+    };
+    audit("declared", 1, &["--haproxy-captures", "Host,User-Agent"]);
+    audit(
+        "declared-too",
+        2,
+        &["--haproxy-captures", "host, user-agent"],
+    );
+    audit("guessed", 3, &[]);
+    let refused = merge_nights(dir.path(), &["declared", "guessed"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr_text(&refused));
+    assert!(
+        stderr_text(&refused).contains("haproxy_captures (\"host,user-agent\" and null)"),
+        "{}",
+        stderr_text(&refused)
+    );
+    let merged = merge_nights(dir.path(), &["declared", "declared-too"]);
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr_text(&merged));
+    assert_eq!(read_csv(&dir.path().join("merged/violations.csv")).len(), 2);
 }
 
 /// What a crawler writes into its own IIS request (a user-agent and a cookie, each with a quote

@@ -1,9 +1,10 @@
 //! Fuzz target `log_formats`: arbitrary bytes through every log line parser and on through the
 //! audit's per-request steps.
 //!
-//! The first byte selects the format (`byte % 9`, in `Format::ALL` order); bit 7 also makes the
-//! input's first line the block's `#Fields:` header (as the reader carries it across blocks), and
-//! bit 6 parses JSON with the Logpush preset. The rest goes through `Format::detect` and then,
+//! The first byte's low six bits select the format (modulo the count, in `Format::ALL` order);
+//! bit 7 makes the input's first line the block's `#Fields:` header (as the reader carries it
+//! across blocks), and bit 6 parses JSON with the Logpush preset and HAProxy's captured headers
+//! by a declared order (`host,user-agent`). The rest goes through `Format::detect` and then,
 //! line by line, through `LineParser::parse`. Every parsed request continues as the audit would
 //! take it: user-agent decoding and bot identification, IP verification, origin normalisation,
 //! and the path the matcher sees. Nothing may panic, and the documented invariants must hold.
@@ -38,10 +39,14 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
         return;
     };
-    let format = Format::ALL[usize::from(selector) % Format::ALL.len()];
+    // The flag bits stay out of the choice, so that a seed's selector names the format it was
+    // made for.
+    let format = Format::ALL[usize::from(selector & 0x3F) % Format::ALL.len()];
     let _ = Format::detect(rest);
     let fields = if selector & 0x40 != 0 {
-        FieldMap::logpush()
+        let mut fields = FieldMap::logpush();
+        fields.set_haproxy_captures(Some("host,user-agent".parse().expect("a valid order")));
+        fields
     } else {
         FieldMap::new()
     };

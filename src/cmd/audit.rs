@@ -14,7 +14,7 @@ use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, Nam
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::commit::Staging;
 use robots_audit::error::Error;
-use robots_audit::logs::{FieldMap, Format, LocalZone};
+use robots_audit::logs::{FieldMap, Format, HaproxyCaptures, LocalZone};
 use robots_audit::origin::Origin;
 use robots_audit::report::notes::count;
 use robots_audit::report::summary;
@@ -77,6 +77,11 @@ pub struct JudgeArgs {
     /// without it they are read as UTC.
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
+    /// The request headers HAProxy captures, in the order of haproxy.cfg's `capture request
+    /// header` lines, e.g. x-forwarded-for,host,user-agent: the user-agent and the host are
+    /// read by position. Without it they are guessed by their shape, which the client chooses.
+    #[arg(long, value_name = "HEADERS")]
+    pub haproxy_captures: Option<String>,
     /// How many self-declared bots, and how many origins without a robots source, are kept
     /// before the others are folded (a state setting). Hidden: the bound is documented as a
     /// constant; tests use a small one.
@@ -226,6 +231,19 @@ impl JudgeArgs {
                     .parse_mapping(mapping)
                     .map_err(|e| usage(e.to_string()))?,
             }
+        }
+        if let Some(spec) = &self.haproxy_captures {
+            if format.is_some_and(|f| f != Format::Haproxy) {
+                return Err(usage(format!(
+                    "--haproxy-captures names HAProxy's captured headers, which --format {} does \
+                     not have; use --format haproxy or {AUTO}",
+                    self.format
+                )));
+            }
+            let captures = spec
+                .parse::<HaproxyCaptures>()
+                .map_err(|e| usage(e.to_string()))?;
+            fields.set_haproxy_captures(Some(captures));
         }
         fields.set_trust_forwarded(self.trust_forwarded);
         if let Some(name) = &self.timezone {

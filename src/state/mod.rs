@@ -125,6 +125,10 @@ pub struct Settings {
     /// made without it.
     #[serde(default)]
     pub timezone: Option<String>,
+    /// `--haproxy-captures`, lower-cased: which captured value is the user-agent and which the
+    /// host. Absent from states written before it was recorded, which were made without it.
+    #[serde(default)]
+    pub haproxy_captures: Option<String>,
     /// How many distinct unknown user-agent headers are counted exactly.
     pub unknown_agents_limit: usize,
     /// `--raw-csv`: cells written as read, not by the spreadsheet-safe rule (`src/report/cells.rs`).
@@ -159,6 +163,7 @@ impl Settings {
             fields: Vec::new(),
             trust_forwarded: false,
             timezone: None,
+            haproxy_captures: config.fields.haproxy_captures().map(ToString::to_string),
             unknown_agents_limit: config.unknown_agents_limit,
             raw_csv: false,
             kept_names: config.kept_names,
@@ -568,13 +573,25 @@ mod tests {
         assert!(a.differences(&a).is_empty());
     }
 
-    /// A state written before `--timezone` was recorded was made without it.
+    /// A state written before `--timezone` or `--haproxy-captures` was recorded was made
+    /// without it.
     #[test]
-    fn settings_without_a_time_zone_read_as_made_without_one() {
-        let mut json = serde_json::to_value(Settings::default()).unwrap();
-        let removed = json.as_object_mut().and_then(|o| o.remove("timezone"));
-        assert_eq!(removed, Some(serde_json::Value::Null));
-        let settings: Settings = serde_json::from_value(json).unwrap();
-        assert_eq!(settings.timezone, None);
+    fn settings_without_a_later_option_read_as_made_without_it() {
+        let made = Settings {
+            timezone: Some("Europe/Paris".into()),
+            haproxy_captures: Some("host,user-agent".into()),
+            ..Settings::default()
+        };
+        for key in ["timezone", "haproxy_captures"] {
+            let mut json = serde_json::to_value(&made).unwrap();
+            let removed = json.as_object_mut().and_then(|o| o.remove(key));
+            assert!(removed.is_some_and(|value| value.is_string()), "{key}");
+            let settings: Settings = serde_json::from_value(json).unwrap();
+            let read = match key {
+                "timezone" => &settings.timezone,
+                _ => &settings.haproxy_captures,
+            };
+            assert_eq!(*read, None, "{key}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The crate's errors for what a user asked of it: a format, a field mapping or a time zone
-//! that does not exist. What a line gets wrong is no error but a
-//! [`SkipReason`](crate::SkipReason), and a damaged input is a [`ReadError`](crate::ReadError).
+//! that does not exist, a list of captured headers that cannot be read by position. What a
+//! line gets wrong is no error but a [`SkipReason`](crate::SkipReason), and a damaged input is
+//! a [`ReadError`](crate::ReadError).
 //! A leaf: every module may name it.
 
 /// A value given to the crate (an option's value, as the command line passes them on) that it
@@ -54,5 +55,14 @@ pub enum Error {
         name: String,
         /// What the time zone database said.
         reason: String,
+    },
+    /// A `--haproxy-captures` list that cannot be read by position
+    /// ([`HaproxyCaptures`](crate::HaproxyCaptures)).
+    #[error("--haproxy-captures {spec:?}: {problem}")]
+    InvalidCaptures {
+        /// The list as given.
+        spec: String,
+        /// What is wrong with it.
+        problem: String,
     },
 }

@@ -8,7 +8,8 @@
 //! handed to worker threads. Lines may carry a collector's [`Prefix`] (syslog, journald,
 //! docker, Kubernetes), split off before the format's parser sees them
 //! ([`LogReader::detect`] finds it with the format); times written without an offset are read
-//! in the [`LocalZone`] the user names, and the requests read so say it.
+//! in the [`LocalZone`] the user names, and the requests read so say it; HAProxy's captured
+//! headers are read by the order the user declares ([`HaproxyCaptures`]).
 //!
 //! ```
 //! use robots_audit_logs::{FieldMap, Format, LineParser, LogReader, Scratch};
@@ -37,6 +38,7 @@
 
 #![warn(missing_docs)]
 
+mod captures;
 mod chunk;
 mod detect;
 mod directives;
@@ -54,6 +56,7 @@ mod skip;
 pub mod time;
 mod zone;
 
+pub use captures::HaproxyCaptures;
 pub use chunk::{Block, DEFAULT_BLOCK_SIZE, Lines, LogReader, ReadError};
 pub use detect::{DETECT_MAX_BYTES, DETECT_MAX_LINES, Detection, Detector};
 pub use error::Error;

@@ -2,6 +2,7 @@
 //! also reads lines of the other formats a stream changes to; either reads lines behind the
 //! prefixes collectors add ([`crate::prefix`]).
 
+use crate::captures::HaproxyCaptures;
 use crate::chunk::Block;
 use crate::detect;
 use crate::directives;
@@ -28,7 +29,7 @@ enum Kind {
     Alb,
     Json(Box<JsonParser>),
     Crawl(Box<JsonParser>),
-    Haproxy,
+    Haproxy(Option<HaproxyCaptures>),
     Envoy,
 }
 
@@ -302,7 +303,7 @@ impl Kind {
             Format::Alb => Kind::Alb,
             Format::Caddy | Format::Json => Kind::Json(Box::new(JsonParser::new(format, fields))),
             Format::Crawl => Kind::Crawl(Box::new(JsonParser::new(format, fields))),
-            Format::Haproxy => Kind::Haproxy,
+            Format::Haproxy => Kind::Haproxy(fields.haproxy_captures().cloned()),
             Format::Envoy => Kind::Envoy,
         }
     }
@@ -334,7 +335,9 @@ impl Kind {
                 parser.parse(line, buffers)
             }
             Kind::Crawl(_) => crawl::parse(line),
-            Kind::Haproxy => haproxy::parse(line, state, buffers, zone),
+            Kind::Haproxy(captures) => {
+                haproxy::parse(line, state, buffers, zone, captures.as_ref())
+            }
             Kind::Envoy => envoy::parse(line),
         }
     }

@@ -9,17 +9,25 @@
 //! The accept date is HAProxy's local time without an offset: it is read in the parser's zone
 //! (`--timezone`) and the request says so. A frontend whose name ends in `~` accepted TLS: the
 //! scheme is `https`, else `http`. HAProxy writes `"`, `#`, control bytes and bytes above `~`
-//! of the request line (and `{`, `|`, `}` of captured headers) as `#XX`; the target and the
-//! user-agent are decoded into the scratch buffer.
+//! of the request line (and `{`, `|`, `}` of captured headers) as `#XX`; the target, the
+//! user-agent and the host are decoded into the scratch buffer.
 //!
 //! The brace blocks are there only when `capture request header` or `capture response header`
 //! is configured, and the line does not say which header each `|`-separated value is. The
-//! first block is read as the request headers; its user-agent is the first value that looks
-//! like one (it starts with a letter and holds a product token such as `Mozilla/5.0` or the word
-//! bot, crawler or spider, and is no URL), and its host the first other value that is a host
-//! name with a letter in it, with or without a port (a Host header written as an IP address
-//! cannot be told from an X-Forwarded-For value, and is not taken).
+//! first block is read as the request headers (HAProxy writes them first). Where the operator
+//! declared the order of the `capture request header` lines ([`HaproxyCaptures`]), the
+//! user-agent and the host are the values at their positions, and a block of another number of
+//! values (a frontend configured otherwise) gives neither. The client writes every value but
+//! cannot move one: HAProxy writes a `|` inside a value as `#7C`, and the block is split before
+//! its values are decoded. Without the declaration, the values are told apart by their shape,
+//! which the client chooses: the user-agent is the first value that looks like one (it starts
+//! with a letter and holds a product token such as `Mozilla/5.0` or the word bot, crawler or
+//! spider, and is no URL), and the host the first other value that is a host name with a
+//! letter in it, with or without a port (a Host header written as an IP address cannot be told
+//! from an X-Forwarded-For value, and is not taken). So a Referer that reads like another
+//! crawler's user-agent, captured before the User-Agent, is taken for it.
 
+use crate::captures::HaproxyCaptures;
 use crate::formats::lex;
 use crate::record::{self, OriginParts, Request, Text};
 use crate::scratch::{BlockState, Buffers};
@@ -96,8 +104,8 @@ fn looks_like_user_agent(value: &[u8]) -> bool {
     product || lower(b"bot") || lower(b"crawl") || lower(b"spider")
 }
 
-/// The user-agent and the host among the captured request headers.
-fn captured(headers: &[u8]) -> (Option<&[u8]>, Option<&[u8]>) {
+/// The user-agent and the host among the captured request headers, guessed by their shape.
+fn guessed(headers: &[u8]) -> (Option<&[u8]>, Option<&[u8]>) {
     let (mut agent, mut host) = (None, None);
     for value in headers.split(|&b| b == b'|') {
         if agent.is_none() && looks_like_user_agent(value) {
@@ -109,7 +117,31 @@ fn captured(headers: &[u8]) -> (Option<&[u8]>, Option<&[u8]>) {
     (agent, host)
 }
 
-/// Parses one line (without its line end). `zone` is the zone of the accept date.
+/// The user-agent and the host among the captured request headers, at the positions the
+/// operator declared. Nothing from a block of another number of values: its positions are
+/// another configuration's. An empty value is a header the request did not carry.
+fn declared<'a>(
+    headers: &'a [u8],
+    captures: &HaproxyCaptures,
+) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
+    let (mut agent, mut host, mut values) = (None, None, 0);
+    for (at, value) in headers.split(|&b| b == b'|').enumerate() {
+        if Some(at) == captures.user_agent() {
+            agent = Some(value);
+        } else if Some(at) == captures.host() {
+            host = Some(value);
+        }
+        values += 1;
+    }
+    if values != captures.values() {
+        return (None, None);
+    }
+    let sent = |value: &&[u8]| !value.is_empty();
+    (agent.filter(sent), host.filter(sent))
+}
+
+/// Parses one line (without its line end). `zone` is the zone of the accept date, `captures`
+/// the declared order of the captured request headers.
 ///
 /// Never `Ok(None)` (the [module](crate::formats) says why it is an `Option`).
 pub(crate) fn parse<'a>(
@@ -117,6 +149,7 @@ pub(crate) fn parse<'a>(
     state: &mut BlockState,
     buffers: &'a mut Buffers,
     zone: &LocalZone,
+    captures: Option<&HaproxyCaptures>,
 ) -> Result<Option<Request<'a>>, SkipReason> {
     let line = line.trim_ascii_end();
     let (client_ip, date, rest) = opening(line).ok_or(SkipReason::WrongFormat)?;
@@ -158,7 +191,11 @@ pub(crate) fn parse<'a>(
         .and_then(|r| r.strip_suffix(b"\""))
         .ok_or(SkipReason::BadRequestLine)?;
     let (method, target) = lex::request_line(request)?;
-    let (agent, host) = request_headers.map_or((None, None), captured);
+    let (agent, host) = match (request_headers, captures) {
+        (Some(headers), Some(captures)) => declared(headers, captures),
+        (Some(headers), None) => guessed(headers),
+        (None, _) => (None, None),
+    };
     let Buffers { unescaped, .. } = buffers;
     unescaped.clear();
     let mut decoded = |raw: &'a [u8]| {
@@ -171,6 +208,7 @@ pub(crate) fn parse<'a>(
     };
     let target = decoded(target);
     let agent = agent.map(&mut decoded);
+    let host = host.map(&mut decoded);
     let unescaped: &'a [u8] = unescaped;
     let text = |read: Result<std::ops::Range<usize>, &'a [u8]>| match read {
         Ok(range) => unescaped.get(range).unwrap_or_default(),
@@ -193,7 +231,7 @@ pub(crate) fn parse<'a>(
         user_agent: agent.map(text).map_or_else(Text::default, Text::raw),
         origin: OriginParts {
             scheme: Some(scheme),
-            host,
+            host: host.map(text),
             port: None,
         },
         zone_assumed: true,
@@ -217,9 +255,14 @@ mod tests {
         Option<Vec<u8>>,
     );
 
-    fn read(line: &[u8], zone: &LocalZone) -> Result<Read, SkipReason> {
+    fn read(
+        line: &[u8],
+        zone: &LocalZone,
+        captures: Option<&HaproxyCaptures>,
+    ) -> Result<Read, SkipReason> {
         let mut buffers = Buffers::default();
-        let request = request_of(parse(line, &mut BlockState::default(), &mut buffers, zone))?;
+        let mut state = BlockState::default();
+        let request = request_of(parse(line, &mut state, &mut buffers, zone, captures))?;
         assert!(request.zone_assumed);
         Ok((
             request.time.to_string(),
@@ -303,7 +346,12 @@ mod tests {
                     )
                 },
             );
-            assert_eq!(read(line, zone), want, "{}", String::from_utf8_lossy(line));
+            assert_eq!(
+                read(line, zone, None),
+                want,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
         }
     }
 
@@ -316,13 +364,169 @@ mod tests {
             (b"https://ref.example/2024/|localhost:8080", None, Some(b"localhost:8080")),
             (b"203.0.113.9|203.0.113.9, 10.0.0.1", None, None),
             (b"", None, None),
+            // What the shape cannot tell: a Referer written as a crawler's user-agent ahead of
+            // the real one, a host-shaped X-Forwarded-For ahead of the real Host.
+            (b"Mozilla/5.0 (compatible; bingbot/2.0)|curl/8.4.0|shop.example", Some(b"Mozilla/5.0 (compatible; bingbot/2.0)"), Some(b"shop.example")),
+            (b"other.example|shop.example|curl/8.4.0", Some(b"curl/8.4.0"), Some(b"other.example")),
         ];
         for &(headers, agent, host) in cases {
             assert_eq!(
-                captured(headers),
+                guessed(headers),
                 (agent, host),
                 "{}",
                 String::from_utf8_lossy(headers)
+            );
+        }
+    }
+
+    #[test]
+    fn declared_values_are_read_by_position() {
+        type Case = (
+            &'static str,
+            &'static [u8],
+            Option<&'static [u8]>,
+            Option<&'static [u8]>,
+        );
+        let cases: &[Case] = &[
+            // what the guess was fooled by, read by position
+            (
+                "referer,user-agent,host",
+                b"Mozilla/5.0 (compatible; bingbot/2.0)|curl/8.4.0|shop.example",
+                Some(b"curl/8.4.0"),
+                Some(b"shop.example"),
+            ),
+            (
+                "x-forwarded-for,host,user-agent",
+                b"other.example|shop.example|curl/8.4.0",
+                Some(b"curl/8.4.0"),
+                Some(b"shop.example"),
+            ),
+            // values of any shape: an IP address for a host, a user-agent the guess would not take
+            (
+                "host,user-agent",
+                b"203.0.113.9:8080|Some Tool",
+                Some(b"Some Tool"),
+                Some(b"203.0.113.9:8080"),
+            ),
+            ("user-agent", b"-", Some(b"-"), None),
+            ("host", b"shop.example", None, Some(b"shop.example")),
+            // headers the request did not carry
+            (
+                "host,user-agent",
+                b"|Mozilla/5.0",
+                Some(b"Mozilla/5.0"),
+                None,
+            ),
+            (
+                "host,user-agent",
+                b"shop.example|",
+                None,
+                Some(b"shop.example"),
+            ),
+            ("host,user-agent", b"|", None, None),
+            ("user-agent", b"", None, None),
+            // values cut at `capture ... len`
+            (
+                "user-agent,host",
+                b"Mozilla/5.0 (compatible; Googleb|shop.exam",
+                Some(b"Mozilla/5.0 (compatible; Googleb"),
+                Some(b"shop.exam"),
+            ),
+            // a `|` the client sent, escaped by HAProxy: no value of its own (decoded later)
+            (
+                "host,user-agent",
+                b"shop.example|curl/8.4.0 #7Cother.example",
+                Some(b"curl/8.4.0 #7Cother.example"),
+                Some(b"shop.example"),
+            ),
+            (
+                "referer,host,user-agent",
+                b"https://ref.example/#7C#7B#7D|shop.example|curl/8.4.0",
+                Some(b"curl/8.4.0"),
+                Some(b"shop.example"),
+            ),
+            // another configuration's block: nothing from it
+            (
+                "host,user-agent",
+                b"shop.example|curl/8.4.0|text/html",
+                None,
+                None,
+            ),
+            (
+                "referer,host,user-agent",
+                b"shop.example|curl/8.4.0",
+                None,
+                None,
+            ),
+            ("host,user-agent", b"shop.example", None, None),
+            ("host,user-agent", b"", None, None),
+        ];
+        for &(spec, headers, agent, host) in cases {
+            let captures: HaproxyCaptures = spec.parse().unwrap();
+            assert_eq!(
+                declared(headers, &captures),
+                (agent, host),
+                "{spec}: {}",
+                String::from_utf8_lossy(headers)
+            );
+        }
+    }
+
+    /// Whole lines read with a declared order: the first block is the request headers, its
+    /// values are decoded after they are told apart.
+    #[test]
+    fn lines_with_declared_captures() {
+        let utc = LocalZone::default();
+        let line = |blocks: &str| {
+            format!(
+                "192.0.2.10:51012 [20/Nov/2026:01:00:00.125] www web/app1 0/0/1/12/13 200 1 - - ---- 3/3/1/1/0 0/0 {blocks}\"GET / HTTP/1.1\""
+            )
+        };
+        type Case = (
+            &'static str,
+            &'static str,
+            &'static [u8],
+            Option<&'static [u8]>,
+        );
+        let cases: &[Case] = &[
+            (
+                "referer,user-agent,host",
+                "{Googlebot/2.1|curl/8.4.0|shop.example} ",
+                b"curl/8.4.0",
+                Some(b"shop.example"),
+            ),
+            // a response block after it changes nothing
+            (
+                "host,user-agent",
+                "{shop.example|curl/8.4.0} {nginx/1.25.3} ",
+                b"curl/8.4.0",
+                Some(b"shop.example"),
+            ),
+            // escapes decoded within the value they stand in
+            (
+                "host,user-agent",
+                "{shop.example|curl/8.4.0 #7Cother.example#7D} ",
+                b"curl/8.4.0 |other.example}",
+                Some(b"shop.example"),
+            ),
+            (
+                "user-agent,host",
+                "{curl/8.4.0|shop#2Eexample} ",
+                b"curl/8.4.0",
+                Some(b"shop.example"),
+            ),
+            // no block, or another configuration's: neither
+            ("host,user-agent", "", b"", None),
+            ("host,user-agent", "{shop.example} {curl/8.4.0} ", b"", None),
+        ];
+        for &(spec, blocks, agent, host) in cases {
+            let captures: HaproxyCaptures = spec.parse().unwrap();
+            let line = line(blocks);
+            let read = read(line.as_bytes(), &utc, Some(&captures)).unwrap();
+            assert_eq!(
+                (read.2.as_slice(), read.5.as_slice(), read.7.as_deref()),
+                (&b"/"[..], agent, host),
+                "{spec}: {line}"
             );
         }
     }

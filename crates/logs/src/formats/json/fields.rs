@@ -1,9 +1,11 @@
 //! How a JSON log names each request property: the names `--field` knows ([`FieldName`]) and
 //! the mappings and reading options every parser is built with ([`FieldMap`]: also whether
-//! forwarded headers are trusted and the zone of times without an offset). Below the parsers.
+//! forwarded headers are trusted, the zone of times without an offset and the order of
+//! HAProxy's captured headers). Below the parsers.
 
 use std::fmt;
 
+use crate::captures::HaproxyCaptures;
 use crate::error::Error;
 use crate::zone::LocalZone;
 
@@ -105,6 +107,7 @@ pub struct FieldMap {
     mappings: Vec<(FieldName, String)>,
     trust_forwarded: bool,
     local_zone: LocalZone,
+    haproxy_captures: Option<HaproxyCaptures>,
 }
 
 impl FieldMap {
@@ -237,6 +240,36 @@ impl FieldMap {
     /// The zone times without an offset are read in ([`FieldMap::set_local_zone`]).
     pub fn local_zone(&self) -> &LocalZone {
         &self.local_zone
+    }
+
+    /// Declares the request headers HAProxy captures, in their configured order
+    /// (`--haproxy-captures`): the `haproxy` format then reads the user-agent and the host of
+    /// its first brace block by position, and a block of another number of values gives
+    /// neither. Without it, they are told apart by their shape, which the client chooses.
+    ///
+    /// ```
+    /// use robots_audit_logs::{BlockState, FieldMap, Format, LineParser, Scratch};
+    ///
+    /// let line = b"192.0.2.10:51012 [20/Nov/2026:01:00:00.125] www web/app1 0/0/1/12/13 200 1 - - \
+    ///     ---- 3/3/1/1/0 0/0 {Mozilla/5.0 (compatible; bingbot/2.0)|shop.example|curl/8.4.0} \
+    ///     \"GET / HTTP/1.1\"";
+    /// let mut fields = FieldMap::new();
+    /// fields.set_haproxy_captures(Some("referer,host,user-agent".parse()?));
+    /// let parser = LineParser::new(Format::Haproxy, &fields);
+    /// let (mut state, mut scratch) = (BlockState::new(), Scratch::new());
+    /// let request = parser.parse(line, &mut state, &mut scratch).unwrap().unwrap();
+    /// assert_eq!(request.user_agent.raw, b"curl/8.4.0");
+    /// assert_eq!(request.origin.host, Some(&b"shop.example"[..]));
+    /// # Ok::<(), robots_audit_logs::Error>(())
+    /// ```
+    pub fn set_haproxy_captures(&mut self, captures: Option<HaproxyCaptures>) {
+        self.haproxy_captures = captures;
+    }
+
+    /// The request headers HAProxy captures, when declared
+    /// ([`FieldMap::set_haproxy_captures`]).
+    pub fn haproxy_captures(&self) -> Option<&HaproxyCaptures> {
+        self.haproxy_captures.as_ref()
     }
 
     /// The paths mapped to `name`, first choice first.
