@@ -89,7 +89,10 @@ fn catalog(bytes: &[u8]) {
         b"",
     ] {
         if let Identity::Known(index) = catalog.identify(user_agent) {
-            assert!(index < catalog.bots().len(), "a known bot is in the catalog");
+            assert!(
+                index < catalog.bots().len(),
+                "a known bot is in the catalog"
+            );
         }
     }
 }
@@ -129,7 +132,10 @@ fn state(payload: &[u8]) {
     let mut written = Vec::new();
     json::write(&merged.state, &mut written).expect("writing to memory cannot fail");
     let again = json::parse(&written).expect("a merged state reads again");
-    assert_eq!(again, merged.state, "the merged state reads back as written");
+    assert_eq!(
+        again, merged.state,
+        "the merged state reads back as written"
+    );
     let Ok(view) = View::of(&merged.state) else {
         return;
     };
