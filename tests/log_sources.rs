@@ -783,8 +783,11 @@ fn a_real_iis_log_is_read_whole() {
     }
 }
 
-/// Audits the one-line night `line` into `dir/name/out`, which must succeed.
-fn audit_night(dir: &Path, name: &str, line: String, args: &[&str]) {
+/// Audits into `dir/name/out` a one-line HAProxy night: GPTBot asking for `/private/x` on
+/// shop.example at second `second`, its host and user-agent captured in that order. The audit
+/// must succeed.
+fn audit_night(dir: &Path, name: &str, second: usize, args: &[&str]) {
+    let line = haproxy(second, "/private/x", &format!("{{shop.example|{GPTBOT}}} "));
     let bare: Wrap = |l, _| vec![l.to_owned()];
     let (output, _) = audit_lines(&dir.join(name), &[line], bare, args);
     assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
@@ -805,15 +808,8 @@ fn merge_nights(dir: &Path, names: &[&str]) -> std::process::Output {
 #[test]
 fn reports_read_in_different_time_zones_are_not_merged() {
     let dir = tempfile::tempdir().unwrap();
-    let captured = format!("{{shop.example|{GPTBOT}}} ");
-    let audit = |name: &str, second: usize, args: &[&str]| {
-        audit_night(
-            dir.path(),
-            name,
-            haproxy(second, "/private/x", &captured),
-            args,
-        );
-    };
+    let audit =
+        |name: &str, second: usize, args: &[&str]| audit_night(dir.path(), name, second, args);
     audit("paris", 1, &["--timezone", "Europe/Paris"]);
     audit("paris-too", 2, &["--timezone", "Europe/Paris"]);
     audit("utc", 3, &[]);
@@ -842,15 +838,8 @@ fn reports_read_in_different_time_zones_are_not_merged() {
 #[test]
 fn reports_read_with_different_capture_orders_are_not_merged() {
     let dir = tempfile::tempdir().unwrap();
-    let captured = format!("{{shop.example|{GPTBOT}}} ");
-    let audit = |name: &str, second: usize, args: &[&str]| {
-        audit_night(
-            dir.path(),
-            name,
-            haproxy(second, "/private/x", &captured),
-            args,
-        );
-    };
+    let audit =
+        |name: &str, second: usize, args: &[&str]| audit_night(dir.path(), name, second, args);
     audit("declared", 1, &["--haproxy-captures", "Host,User-Agent"]);
     audit(
         "declared-too",
