@@ -261,6 +261,32 @@ fn a_month_grows_from_nothing_night_by_night() {
     assert_eq!(output.status.code(), Some(1), "{}", stderr_text(&output));
 }
 
+/// A lock file whose journal names the parent (`.`) or its parent (`..`) as a leftover, as a
+/// stranger who can write the lock file, or a torn write, could leave it: the next run clears
+/// nothing outside what runs make beside `--out`, with or without an `--out` yet.
+#[test]
+fn a_journal_naming_the_parent_or_above_removes_nothing() {
+    for name in ["..", "."] {
+        for out_exists in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let parent = dir.path().join("reports");
+            let out = parent.join("night");
+            write(dir.path(), "precious.txt", "the user's");
+            write(&parent, "notes.txt", "the user's too");
+            if out_exists {
+                run_ok(&mut audit_command(&out, &LOGS[..1]));
+            }
+            let journal = format!("7 elsewhere 2026-11-20T00:00:00Z\nstaging {name}\n");
+            fs::write(parent.join(".night.lock"), journal).unwrap();
+            run_ok(&mut audit_command(&out, &LOGS[..1]));
+            let what = format!("staging {name}, --out there: {out_exists}");
+            assert!(dir.path().join("precious.txt").exists(), "{what}");
+            assert!(parent.join("notes.txt").exists(), "{what}");
+            assert!(!out.join("notes.txt").exists(), "{what}");
+        }
+    }
+}
+
 /// Reads the state of report directory `dir`, changes it, and writes it back with a valid
 /// checksum: what someone crafting a report directory can do.
 fn rewrite_state(dir: &Path, change: impl FnOnce(&mut State)) {

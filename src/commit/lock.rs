@@ -95,7 +95,7 @@ impl Journal {
             .unwrap_or_default();
         for (key, name) in [("staging", &self.staging), ("aside", &self.aside)] {
             if let Some(name) = name {
-                text.push_str(&format!("{key} {name}\n"));
+                text.push_str(&format!("{key} {}\n", escape(name)));
             }
         }
         text
@@ -109,10 +109,12 @@ impl Journal {
             ..Journal::default()
         };
         for line in lines {
-            // A name is one path component: anything else is not the tool's.
+            // A name is one path component other than `.` and `..`: anything else is not the
+            // tool's, and the parent or its parent must never be taken for a leftover.
             let named = |name: &str| {
-                (!name.is_empty() && !name.contains('/') && name.starts_with('.'))
-                    .then(|| name.to_owned())
+                let name = unescape(name)?;
+                (!name.contains('/') && name.starts_with('.') && name != "." && name != "..")
+                    .then_some(name)
             };
             match line.split_once(' ') {
                 Some(("staging", name)) => journal.staging = named(name),
@@ -122,6 +124,39 @@ impl Journal {
         }
         journal
     }
+}
+
+/// A name as the journal writes it: `%`, line breaks and the other control characters as `%XX`,
+/// so that an `--out` whose name holds a line break cannot write a line of its own.
+fn escape(name: &str) -> String {
+    let mut text = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c == '%' || c.is_ascii_control() {
+            text.push_str(&format!("%{:02X}", u32::from(c)));
+        } else {
+            text.push(c);
+        }
+    }
+    text
+}
+
+/// A name [`escape`] wrote; `None` when the text is not one it writes.
+fn unescape(text: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut rest = text.as_bytes();
+    while let Some((&byte, tail)) = rest.split_first() {
+        if byte == b'%' {
+            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = tail.get(2..)?;
+        } else {
+            bytes.push(byte);
+            rest = tail;
+        }
+    }
+    String::from_utf8(bytes)
+        .ok()
+        .filter(|name| !name.is_empty())
 }
 
 /// The lock on one `--out`, held until dropped (or the process ends).
@@ -317,6 +352,18 @@ mod tests {
         let hostile = "1 h 2027-01-15T08:00:00Z\nstaging ../../etc\naside x\n";
         assert_eq!(Journal::parse(hostile).staging, None);
         assert_eq!(Journal::parse(hostile).aside, None);
+        for parent in [".", "..", "%2E%2E", ".%2F", ".%2", ".%zz"] {
+            let text = format!("1 h 2027-01-15T08:00:00Z\nstaging {parent}\naside {parent}\n");
+            let journal = Journal::parse(&text);
+            assert_eq!((journal.staging, journal.aside), (None, None), "{parent}");
+        }
+        // An --out named with a line break: its staging directory's name stays one line.
+        let broken = Journal {
+            holder: Some(holder.clone()),
+            staging: Some(".x\nstaging ..\n.staging-abc%".into()),
+            aside: None,
+        };
+        assert_eq!(Journal::parse(&broken.to_text()), broken);
         assert_eq!(
             HolderText(Some(holder)).to_string(),
             "another robots-audit run (pid 42 on web-1 since 2027-01-15T08:00:00Z)"

@@ -162,6 +162,7 @@ pub fn recover(lock: &OutLock, owned: Owned) -> Result<Vec<String>, CommitError>
     if let Some(aside) = previous
         .aside
         .as_deref()
+        .filter(|name| made_by_a_run(name, &aside_prefix(out.name())))
         .map(|name| out.parent().join(name))
         && is_directory(&aside)
     {
@@ -183,6 +184,7 @@ pub fn recover(lock: &OutLock, owned: Owned) -> Result<Vec<String>, CommitError>
     if let Some(staging) = previous
         .staging
         .as_deref()
+        .filter(|name| made_by_a_run(name, &staging_prefix(out.name())))
         .map(|name| out.parent().join(name))
         && is_directory(&staging)
     {
@@ -211,6 +213,14 @@ pub fn recover(lock: &OutLock, owned: Owned) -> Result<Vec<String>, CommitError>
     lock.write_journal(&lock.journal(None, None))
         .map_err(|e| fail(with_path(e, &out.lock_path())))?;
     Ok(notes)
+}
+
+/// Whether `name`, read from a lock file, is a name a run gives a directory beside `--out`:
+/// `prefix` and the random part of a staging directory's name. Whoever can write the lock file
+/// must not get any other directory removed through it (the parent's own parent, say).
+fn made_by_a_run(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
+        .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// Whether `path` is a directory itself (not a symlink to one).
@@ -353,6 +363,51 @@ mod tests {
             locked(dir.path()).previous().staging.is_none(),
             "journal cleared"
         );
+    }
+
+    #[test]
+    fn recovery_removes_only_directories_a_run_names_for_this_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let parent = dir.path().join("p");
+        fs::create_dir_all(parent.join(".keep")).unwrap();
+        fs::write(dir.path().join("precious"), b"").unwrap();
+        fs::write(parent.join(".keep/mine"), b"").unwrap();
+        for name in [
+            "..",
+            ".",
+            ".keep",
+            ".other.staging-abc",
+            ".out.staging-../x",
+        ] {
+            fs::write(
+                parent.join(".out.lock"),
+                format!("7 h 2026-11-20T00:00:00Z\nstaging {name}\naside {name}\n"),
+            )
+            .unwrap();
+            recover(&locked(&parent), Owned(NAMES)).unwrap();
+            assert!(dir.path().join("precious").exists(), "{name}");
+            assert!(parent.join(".keep/mine").exists(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_killed_run_on_an_out_named_with_a_line_break_is_cleared_there_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let parent = dir.path().join("p");
+        fs::create_dir_all(&parent).unwrap();
+        fs::write(dir.path().join("precious"), b"").unwrap();
+        let out = parent.join("x\nstaging ..\n");
+        let lock = OutLock::take(OutDir::resolve(&out).unwrap(), false, |_| {}).unwrap();
+        // Killed with its staging directory recorded: nothing of it runs on.
+        let staging = Staging::create(&lock).unwrap();
+        let left = staging.path().to_path_buf();
+        std::mem::forget(staging);
+        drop(lock);
+        let lock = OutLock::take(OutDir::resolve(&out).unwrap(), false, |_| {}).unwrap();
+        let notes = recover(&lock, Owned(NAMES)).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(!left.exists());
+        assert!(dir.path().join("precious").exists() && parent.is_dir());
     }
 
     #[test]

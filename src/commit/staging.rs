@@ -159,12 +159,12 @@ impl Drop for Staging<'_> {
 /// Carries the user's entries of `out` into `staging` without changing `out`, so that until
 /// the swap `out` is the old set whole: files by a hard link (a copy of a regular file where
 /// the file system has none), symlinks as symlinks, and directories made anew with their
-/// entries carried the same way, all the way down. A directory on another file system (a
-/// mount point) cannot be carried so, and fails the commit.
+/// entries carried the same way, all the way down. An entry on another mount (a mount point,
+/// a bind mount of the same file system included) cannot be carried so, and fails the commit.
 fn carry_over(out: &Path, staging: &Path, owned: Owned) -> io::Result<()> {
     let metadata = fs::metadata(out).map_err(|e| with_path(e, out))?;
     fs::set_permissions(staging, metadata.permissions())?;
-    let device = metadata.dev();
+    let mount = Mount::of(out, &metadata);
     // Directories made but not yet filled, looked at from a list rather than by recursion so
     // that no depth of the user's tree can exhaust the stack.
     let mut unfilled = Vec::new();
@@ -173,17 +173,12 @@ fn carry_over(out: &Path, staging: &Path, owned: Owned) -> io::Result<()> {
         if name.to_str().is_some_and(|name| owned.owns(name)) {
             continue;
         }
-        carry(
-            &out.join(&name),
-            &staging.join(&name),
-            device,
-            &mut unfilled,
-        )?;
+        carry(&out.join(&name), &staging.join(&name), mount, &mut unfilled)?;
     }
     while let Some((from, to, permissions)) = unfilled.pop() {
         for entry in fs::read_dir(&from).map_err(|e| with_path(e, &from))? {
             let name = entry?.file_name();
-            carry(&from.join(&name), &to.join(&name), device, &mut unfilled)?;
+            carry(&from.join(&name), &to.join(&name), mount, &mut unfilled)?;
         }
         // Only once filled: the user's directory may not be writable.
         fs::set_permissions(&to, permissions).map_err(|e| with_path(e, &to))?;
@@ -196,18 +191,53 @@ fn carry_over(out: &Path, staging: &Path, owned: Owned) -> io::Result<()> {
 /// permissions it gets once they are in.
 type Unfilled = (PathBuf, PathBuf, fs::Permissions);
 
+/// The mount an entry is on: its device, and on Linux the mount's id, which alone tells a bind
+/// mount of a directory of the same file system from a directory (same device).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Mount {
+    device: u64,
+    id: Option<u64>,
+}
+
+impl Mount {
+    /// The mount of `path` (not followed if a symlink), whose `metadata` is given.
+    fn of(path: &Path, metadata: &fs::Metadata) -> Mount {
+        Mount {
+            device: metadata.dev(),
+            id: mount_id(path),
+        }
+    }
+}
+
+/// The id of the mount `path` is on (not followed if a symlink), where the system says.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn mount_id(path: &Path) -> Option<u64> {
+    use rustix::fs::{AtFlags, CWD, StatxFlags, statx};
+    statx(CWD, path, AtFlags::SYMLINK_NOFOLLOW, StatxFlags::MNT_ID)
+        .ok()
+        .filter(|stat| StatxFlags::from_bits_retain(stat.stx_mask).contains(StatxFlags::MNT_ID))
+        .map(|stat| stat.stx_mnt_id)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn mount_id(_path: &Path) -> Option<u64> {
+    None
+}
+
 /// Carries one entry `from` to `to` (see [`carry_over`]); a directory is made and left in
-/// `unfilled` to be filled.
-fn carry(from: &Path, to: &Path, device: u64, unfilled: &mut Vec<Unfilled>) -> io::Result<()> {
+/// `unfilled` to be filled. An entry on another mount than `--out` (a mount point, a bind
+/// mount of the same file system included) fails: the old set is removed once swapped out,
+/// and its removal would empty what is mounted there.
+fn carry(from: &Path, to: &Path, mount: Mount, unfilled: &mut Vec<Unfilled>) -> io::Result<()> {
     let metadata = fs::symlink_metadata(from).map_err(|e| with_path(e, from))?;
     let kind = metadata.file_type();
+    if Mount::of(from, &metadata) != mount {
+        return Err(with_path(
+            io::Error::other("a mount point cannot be carried into the new set"),
+            from,
+        ));
+    }
     if kind.is_dir() {
-        if metadata.dev() != device {
-            return Err(with_path(
-                io::Error::other("a mount point cannot be carried into the new set"),
-                from,
-            ));
-        }
         fs::create_dir(to).map_err(|e| with_path(e, to))?;
         unfilled.push((from.to_path_buf(), to.to_path_buf(), metadata.permissions()));
     } else if kind.is_symlink() {
@@ -288,5 +318,35 @@ mod tests {
         for sealed in [&out, &staging] {
             fs::set_permissions(sealed.join("sealed"), fs::Permissions::from_mode(0o755)).unwrap();
         }
+    }
+
+    /// Needs the right to mount (root): skipped without it.
+    #[test]
+    fn a_bind_mount_of_the_same_file_system_is_not_carried() {
+        let dir = tempfile::tempdir().unwrap();
+        let (out, staging) = (dir.path().join("out"), dir.path().join("staging"));
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir_all(out.join("data")).unwrap();
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::create_dir(&staging).unwrap();
+        fs::write(elsewhere.join("kept"), "the user's").unwrap();
+        let bound = std::process::Command::new("mount")
+            .arg("--bind")
+            .args([&elsewhere, &out.join("data")])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+        if !bound {
+            eprintln!("skipped: cannot bind mount here");
+            return;
+        }
+        let carried = carry_over(&out, &staging, Owned(&[]));
+        let unmounted = std::process::Command::new("umount")
+            .arg(out.join("data"))
+            .status()
+            .is_ok_and(|status| status.success());
+        assert!(unmounted);
+        let error = carried.unwrap_err().to_string();
+        assert!(error.contains("a mount point cannot be carried"), "{error}");
     }
 }
