@@ -9,9 +9,10 @@
 //!    The lock file is also the holder's journal: it names every directory the holder makes
 //!    beside `--out` before the holder could leave it behind ([`Journal`]).
 //! 2. **Recover** ([`recover`]): the run holding the lock clears what the journal says killed
-//!    runs left: a staging directory (the user's entries found in it that `--out` lacks are
-//!    moved back first) and, where the fallback swap was cut short, a previous set left aside,
-//!    which is renamed back when `--out` is missing.
+//!    runs left: a staging directory (the user's entries found in it that `--out` lacks, at any
+//!    depth, are moved back first) and, where the fallback swap was cut short, a previous set left
+//!    aside, which is renamed back when `--out` is missing (and otherwise removed, the user's
+//!    entries moved back first).
 //! 3. **Stage** ([`Staging`]): every report is written into `PARENT/.NAME.staging-XXXX`, created
 //!    exclusively with an unpredictable name and recorded in the journal; every file in it is
 //!    created with `O_EXCL` ([`NewFile`]) and synced.
@@ -19,7 +20,8 @@
 //!    of the old `--out` (anything that is not one of the tool's names) are carried over without
 //!    changing `--out`: files by hard link, directories made anew all the way down with their
 //!    files linked; one `renameat2(RENAME_EXCHANGE)` swaps the two directories; their parent is
-//!    synced; the old set, now under the staging name, is removed, and the journal cleared.
+//!    synced; what the user wrote into `--out` after the carrying is moved from the old set into
+//!    the new one, the old set, now under the staging name, is removed, and the journal cleared.
 //!    Without a `--out` yet, a plain rename. Where the exchange is not supported, two renames
 //!    ([`swap::swap_by_renames`]).
 //!
@@ -174,6 +176,7 @@ pub fn recover(lock: &OutLock, owned: Owned) -> Result<Vec<String>, CommitError>
                 aside.display()
             ));
         } else {
+            move_back_users_entries(&aside, &target, owned).map_err(fail)?;
             fs::remove_dir_all(&aside).map_err(|e| fail(with_path(e, &aside)))?;
             notes.push(format!(
                 "removed {}, left by an interrupted run",
@@ -228,18 +231,34 @@ fn is_directory(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
 }
 
-/// Moves the user's entries found in a leftover staging directory back into `out`, unless
-/// `out` has an entry of that name (a file carried by a link is in both).
+/// Moves the user's entries found in `leftover` (a set about to be removed: a killed run's
+/// staging directory, or the previous set once swapped out) back into `out`, all the way down,
+/// wherever `out` has no entry of that name: what was carried by a link is in both, and what
+/// was written into `--out` after the carrying (a file saved into a directory of the user's
+/// while the run committed) is only in `leftover`. Looked at from a list rather than by
+/// recursion so that no depth of the user's tree can exhaust the stack.
 fn move_back_users_entries(leftover: &Path, out: &Path, owned: Owned) -> io::Result<()> {
-    for entry in fs::read_dir(leftover)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name.to_str().is_some_and(|name| owned.owns(name)) {
-            continue;
-        }
-        let to = out.join(&name);
-        if fs::symlink_metadata(&to).is_err() {
-            fs::rename(entry.path(), &to).map_err(|e| with_path(e, &to))?;
+    let mut directories = vec![(leftover.to_path_buf(), out.to_path_buf())];
+    while let Some((from, to)) = directories.pop() {
+        let top = from == leftover;
+        for entry in fs::read_dir(&from).map_err(|e| with_path(e, &from))? {
+            let entry = entry?;
+            let name = entry.file_name();
+            // Only the top holds the tool's reports; below, every name is the user's.
+            if top && name.to_str().is_some_and(|name| owned.owns(name)) {
+                continue;
+            }
+            let (old, new) = (entry.path(), to.join(&name));
+            match fs::symlink_metadata(&new) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    fs::rename(&old, &new).map_err(|e| with_path(e, &new))?;
+                }
+                Ok(kept) if kept.is_dir() && entry.file_type()?.is_dir() => {
+                    directories.push((old, new));
+                }
+                Ok(_) => {}
+                Err(e) => return Err(with_path(e, &new)),
+            }
         }
     }
     Ok(())
@@ -363,6 +382,41 @@ mod tests {
             locked(dir.path()).previous().staging.is_none(),
             "journal cleared"
         );
+    }
+
+    /// What was written into `--out` after the carrying, at any depth, is only in the set
+    /// swapped out: it is moved back; what both sets hold stays as the new set has it, and the
+    /// old set's reports are not the user's.
+    #[test]
+    fn entries_only_the_old_set_holds_are_moved_back_at_any_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+        for set in [&old, &new] {
+            fs::create_dir_all(set.join("archive")).unwrap();
+            fs::write(set.join("archive/carried"), set.to_str().unwrap()).unwrap();
+            fs::write(set.join("agents.csv"), set.to_str().unwrap()).unwrap();
+        }
+        fs::create_dir_all(old.join("archive/2026/11")).unwrap();
+        fs::write(old.join("archive/2026/11/saved-late"), b"late").unwrap();
+        fs::write(old.join("archive/saved-late"), b"late").unwrap();
+        fs::write(old.join("notes.txt"), b"late").unwrap();
+        fs::write(old.join("violations.csv"), b"the old report").unwrap();
+        std::os::unix::fs::symlink("archive", old.join("link")).unwrap();
+        fs::create_dir(new.join("link")).unwrap();
+        move_back_users_entries(&old, &new, Owned(NAMES)).unwrap();
+        for late in [
+            "archive/2026/11/saved-late",
+            "archive/saved-late",
+            "notes.txt",
+        ] {
+            assert_eq!(fs::read(new.join(late)).unwrap(), b"late", "{late}");
+        }
+        let new_text = new.to_str().unwrap().as_bytes();
+        assert_eq!(fs::read(new.join("archive/carried")).unwrap(), new_text);
+        assert_eq!(fs::read(new.join("agents.csv")).unwrap(), new_text);
+        assert!(!new.join("violations.csv").exists());
+        assert!(new.join("link").is_dir() && !new.join("link").is_symlink());
+        assert_eq!(names(&new), ["agents.csv", "archive", "link", "notes.txt"]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use super::file::{NewFile, with_path};
 use super::lock::OutLock;
 use super::swap::{Swapped, swap_in};
-use super::{CommitError, Owned, staging_prefix};
+use super::{CommitError, Owned, move_back_users_entries, staging_prefix};
 
 /// The staging directory a stop may remove, if any: the signal handler's view of the run. A
 /// commit holds this lock from its start to its end, so a stop never removes the staging
@@ -126,9 +126,11 @@ impl<'l> Staging<'l> {
             Swapped::SetAside(aside) => Some(aside),
         };
         if let Some(old) = old
-            && let Err(e) = fs::remove_dir_all(&old)
+            && let Err(e) = move_back_users_entries(&old, &target, owned)
+                .and_then(|()| fs::remove_dir_all(&old))
         {
-            // The journal still names it: the next run removes it.
+            // The journal still names it: the next run moves the user's entries back and
+            // removes it.
             return Ok(Some(format!(
                 "cannot remove the previous reports {} (the next run will): {e}",
                 old.display()
