@@ -803,25 +803,32 @@ fn merge_nights(dir: &Path, names: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Audits three one-line nights (see [`audit_night`]): two with `alike`'s two spellings of one
+/// setting, a third with `other`. Merging the first and the third must be refused (exit 1)
+/// naming `difference`; merging the first two must succeed, into `dir/merged`.
+fn merges_only_alike(alike: [&[&str]; 2], other: &[&str], difference: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    audit_night(dir.path(), "first", 1, alike[0]);
+    audit_night(dir.path(), "alike", 2, alike[1]);
+    audit_night(dir.path(), "other", 3, other);
+    let refused = merge_nights(dir.path(), &["first", "other"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr_text(&refused));
+    assert!(
+        stderr_text(&refused).contains(difference),
+        "{}",
+        stderr_text(&refused)
+    );
+    let merged = merge_nights(dir.path(), &["first", "alike"]);
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr_text(&merged));
+    dir
+}
+
 /// `--timezone` moves the requests read in it, so reports made with different zones are not
 /// merged (exit 1, naming the setting), and reports made with the same zone are.
 #[test]
 fn reports_read_in_different_time_zones_are_not_merged() {
-    let dir = tempfile::tempdir().unwrap();
-    let audit =
-        |name: &str, second: usize, args: &[&str]| audit_night(dir.path(), name, second, args);
-    audit("paris", 1, &["--timezone", "Europe/Paris"]);
-    audit("paris-too", 2, &["--timezone", "Europe/Paris"]);
-    audit("utc", 3, &[]);
-    let refused = merge_nights(dir.path(), &["paris", "utc"]);
-    assert_eq!(refused.status.code(), Some(1), "{}", stderr_text(&refused));
-    assert!(
-        stderr_text(&refused).contains("timezone (\"Europe/Paris\" and null)"),
-        "{}",
-        stderr_text(&refused)
-    );
-    let merged = merge_nights(dir.path(), &["paris", "paris-too"]);
-    assert_eq!(merged.status.code(), Some(0), "{}", stderr_text(&merged));
+    let paris: &[&str] = &["--timezone", "Europe/Paris"];
+    let dir = merges_only_alike([paris, paris], &[], "timezone (\"Europe/Paris\" and null)");
     let times: Vec<String> = read_csv(&dir.path().join("merged/violations.csv"))
         .into_iter()
         .map(|row| row["time"].clone())
@@ -837,25 +844,14 @@ fn reports_read_in_different_time_zones_are_not_merged() {
 /// order written in another case or spacing is the same setting.
 #[test]
 fn reports_read_with_different_capture_orders_are_not_merged() {
-    let dir = tempfile::tempdir().unwrap();
-    let audit =
-        |name: &str, second: usize, args: &[&str]| audit_night(dir.path(), name, second, args);
-    audit("declared", 1, &["--haproxy-captures", "Host,User-Agent"]);
-    audit(
-        "declared-too",
-        2,
-        &["--haproxy-captures", "host, user-agent"],
+    let dir = merges_only_alike(
+        [
+            &["--haproxy-captures", "Host,User-Agent"],
+            &["--haproxy-captures", "host, user-agent"],
+        ],
+        &[],
+        "haproxy_captures (\"host,user-agent\" and null)",
     );
-    audit("guessed", 3, &[]);
-    let refused = merge_nights(dir.path(), &["declared", "guessed"]);
-    assert_eq!(refused.status.code(), Some(1), "{}", stderr_text(&refused));
-    assert!(
-        stderr_text(&refused).contains("haproxy_captures (\"host,user-agent\" and null)"),
-        "{}",
-        stderr_text(&refused)
-    );
-    let merged = merge_nights(dir.path(), &["declared", "declared-too"]);
-    assert_eq!(merged.status.code(), Some(0), "{}", stderr_text(&merged));
     assert_eq!(read_csv(&dir.path().join("merged/violations.csv")).len(), 2);
 }
 
