@@ -5,6 +5,7 @@
 //! variants (runs of blanks, `cs-uri`, `#GMT-Offset`, `date-local`) are read with and without
 //! `--timezone`. Real logs of the shared data folder, when it is there, behind every prefix.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -879,16 +880,22 @@ fn a_crawler_cannot_move_its_iis_request_off_its_origin() {
         line(4, &ua, "-", "shop.example:+443"),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let (output, out) = audit_lines(dir.path(), &lines, |l, _| vec![l.to_owned()], &[]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
-    let origins = read_csv(&out.join("agent_origins.csv"));
-    assert_eq!(origins.len(), 1, "{origins:?}");
-    let row = &origins[0];
+    let (row, out) = the_one_agent_origin(dir.path(), &lines);
     assert_eq!(row["origin"], ORIGIN);
     assert_eq!(row["disallowed"], "5", "{row:?}");
     assert_eq!(row["unjudged"], "0", "{row:?}");
     let inputs = read_csv(&out.join("inputs.csv"));
     assert_eq!(inputs[0]["skipped"], "0", "{inputs:?}");
+}
+
+/// Audits the bare `lines` into `dir`, which must succeed with one row in `agent_origins.csv`:
+/// that row, and the report directory.
+fn the_one_agent_origin(dir: &Path, lines: &[String]) -> (BTreeMap<String, String>, PathBuf) {
+    let (output, out) = audit_lines(dir, lines, |l, _| vec![l.to_owned()], &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    let mut origins = read_csv(&out.join("agent_origins.csv"));
+    assert_eq!(origins.len(), 1, "{origins:?}");
+    (origins.remove(0), out)
 }
 
 /// Envoy escapes nothing: a crawler's quotes in its own user-agent neither name another host
@@ -910,11 +917,7 @@ fn a_crawler_cannot_move_its_envoy_request_off_its_origin() {
         ),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let (output, out) = audit_lines(dir.path(), &lines, |l, _| vec![l.to_owned()], &[]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
-    let origins = read_csv(&out.join("agent_origins.csv"));
-    assert_eq!(origins.len(), 1, "{origins:?}");
-    let row = &origins[0];
+    let (row, _) = the_one_agent_origin(dir.path(), &lines);
     assert_eq!(
         (row["agent"].as_str(), row["origin"].as_str()),
         ("GPTBot", ORIGIN)
