@@ -35,7 +35,7 @@ use crate::audit::fold::Folded;
 use crate::audit::renumber::IdMap;
 use crate::audit::stats::Stats;
 use crate::audit::unknown::UnknownAgents;
-use crate::commit::{NewFile, open_regular};
+use crate::commit::{NewFile, ReportDir};
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::report::files;
 use crate::state::StateError;
@@ -46,8 +46,8 @@ use crate::versions::summary::RobotsSummary;
 /// of its inputs contributed to each streamed report.
 #[derive(Debug, Clone)]
 pub struct Source {
-    /// The report directory.
-    pub dir: PathBuf,
+    /// The report directory, as its state was read.
+    pub dir: ReportDir,
     /// By input: rows and bytes per streamed report.
     pub shares: Vec<BTreeMap<String, Share>>,
 }
@@ -204,8 +204,9 @@ impl Merger {
         Merger::default()
     }
 
-    /// Adds the state of the report in `dir`.
-    pub fn add(&mut self, dir: &Path, state: State) -> Result<(), MergeError> {
+    /// Adds `state`, read from the report directory `report`.
+    pub fn add(&mut self, report: &ReportDir, state: State) -> Result<(), MergeError> {
+        let dir = report.path();
         if let Some(name) = state
             .streamed
             .iter()
@@ -276,7 +277,7 @@ impl Merger {
                     input.file.name,
                     dir.display(),
                     self.inputs[merged].file.name,
-                    self.sources[earlier].dir.display()
+                    self.sources[earlier].dir.path().display()
                 ));
                 placed.push(Placement::Dropped(merged));
                 continue;
@@ -329,7 +330,7 @@ impl Merger {
             self.seen.entry(f).or_insert((r, at));
         }
         self.sources.push(Source {
-            dir: dir.to_path_buf(),
+            dir: report.clone(),
             shares,
         });
         self.placements.push(placed);
@@ -375,7 +376,7 @@ impl Merger {
                         return Err(MergeError::Robots {
                             origin: key.0,
                             label: key.1,
-                            first: first.dir.display().to_string(),
+                            first: first.dir.path().display().to_string(),
                             dir: dir.display().to_string(),
                         });
                     }
@@ -422,7 +423,11 @@ impl Merger {
 pub fn merge_dirs(dirs: &[PathBuf]) -> Result<Merged, MergeError> {
     let mut merger = Merger::new();
     for dir in dirs {
-        merger.add(dir, State::read(dir)?)?;
+        let report = ReportDir::open(dir).map_err(|e| StateError::Read {
+            path: dir.display().to_string(),
+            message: e.to_string(),
+        })?;
+        merger.add(&report, State::read(&report)?)?;
     }
     merger.finish()
 }
@@ -453,9 +458,9 @@ pub fn copy_streamed(
     {
         let mut writer = BufWriter::with_capacity(1 << 20, &mut target);
         for (report, placed) in sources.iter().zip(placements) {
-            let path = report.dir.join(name);
+            let path = report.dir.path().join(name);
             let fail = |e: io::Error| file_error(&path, e);
-            let file = open_regular(&path).map_err(|e| MergeError::File {
+            let file = report.dir.open_file(name).map_err(|e| MergeError::File {
                 path: path.display().to_string(),
                 message: e.to_string().replace(&format!("{}: ", path.display()), ""),
             })?;
@@ -482,7 +487,7 @@ pub fn copy_streamed(
                 .map(|shares| shares.get(name).map_or(0, |s| s.bytes))
                 .try_fold(first_line.len() as u64, add)
                 .map_err(|_| MergeError::Overflow {
-                    dir: report.dir.display().to_string(),
+                    dir: report.dir.path().display().to_string(),
                 })?;
             if rows != size {
                 return Err(file_error(

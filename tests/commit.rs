@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use crate::common::*;
 use crate::faults::snapshot;
+use robots_audit::commit::ReportDir;
 use robots_audit::state::{State, json};
 
 /// The sample night's log files.
@@ -290,7 +291,7 @@ fn a_journal_naming_the_parent_or_above_removes_nothing() {
 /// Reads the state of report directory `dir`, changes it, and writes it back with a valid
 /// checksum: what someone crafting a report directory can do.
 fn rewrite_state(dir: &Path, change: impl FnOnce(&mut State)) {
-    let mut state = State::read(dir).unwrap();
+    let mut state = State::read(&ReportDir::open(dir).unwrap()).unwrap();
     change(&mut state);
     let mut bytes = Vec::new();
     json::write(&state, &mut bytes).unwrap();

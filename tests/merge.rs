@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 
 use crate::common::{read_csv, resigned_state, robots_audit, sample_night_audit, stderr_text};
 use proptest::prelude::*;
+use robots_audit::commit::ReportDir;
 use robots_audit::merge::{Merger, Placement, copy_streamed, merge_dirs};
 use robots_audit::report::View;
 use robots_audit::report::output::render;
@@ -625,14 +626,15 @@ fn the_library_merges_as_the_command_does() {
     // A Merger fed the states one by one gives the same sum; given none, it says so.
     let mut merger = Merger::new();
     for part in &parts {
-        merger.add(part, State::read(part).unwrap()).unwrap();
+        let report = ReportDir::open(part).unwrap();
+        merger.add(&report, State::read(&report).unwrap()).unwrap();
     }
     assert_eq!(merger.finish().unwrap().state, merged.state);
     assert!(Merger::new().finish().is_err());
     // The merged state reads back and sums to the same result.
-    let again = State::read(&out).unwrap();
+    let again = State::read(&ReportDir::open(&out).unwrap()).unwrap();
     assert_eq!(again, merged.state);
-    let whole = State::read(&night.all).unwrap();
+    let whole = State::read(&ReportDir::open(&night.all).unwrap()).unwrap();
     assert_eq!(again.inputs.len(), whole.inputs.len());
     let requests = |state: &State| {
         let totals = state.totals().unwrap();
@@ -712,4 +714,35 @@ fn a_file_given_twice_to_one_audit_stays_counted_twice() {
         same_reports(&twice, &out);
     }
     assert_eq!(read_csv(&twice.join("inputs.csv")).len(), 2);
+}
+
+/// A run that commits into a report directory while `merge` reads it swaps in a whole new set:
+/// merge reads the streamed reports of the set whose state it read, or refuses, and never
+/// copies another set's rows under the first one's counts, even rows of the same size.
+#[test]
+fn a_report_directory_swapped_while_merge_reads_it_is_refused() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("night");
+    copy_dir(&night.all, &report);
+    let merged = merge_dirs(std::slice::from_ref(&report)).unwrap();
+    // Another run's set: the same sizes, one row's byte changed.
+    let other = dir.path().join("other");
+    copy_dir(&night.all, &other);
+    let mut rows = fs::read(other.join("violations.csv")).unwrap();
+    let header = rows.iter().position(|&b| b == b'\n').unwrap();
+    assert!(rows.len() > header + 2, "the night has violations");
+    rows[header + 1] ^= 1;
+    fs::write(other.join("violations.csv"), &rows).unwrap();
+    // The commit's swap: the old set aside, the new one in its place.
+    fs::rename(&report, dir.path().join("night.aside")).unwrap();
+    fs::rename(&other, &report).unwrap();
+    let out = dir.path().join("merged");
+    fs::create_dir_all(&out).unwrap();
+    let copied = copy_streamed(&out, "violations.csv", &merged.sources, &merged.placements);
+    let error = copied
+        .expect_err("rows of another set were copied")
+        .to_string();
+    assert!(error.contains("replaced"), "{error}");
+    assert!(error.contains("merge again"), "{error}");
 }

@@ -28,6 +28,7 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use robots_audit::bots::dns::DnsCache;
 use robots_audit::bots::{Catalog, Identity, Verifier};
+use robots_audit::commit::ReportDir;
 use robots_audit::history::wayback;
 use robots_audit::merge::Merger;
 use robots_audit::report::output::render;
@@ -120,10 +121,10 @@ fn state(payload: &[u8]) {
     let Ok(state) = json::parse(&file) else {
         return;
     };
+    // Merged with itself: the directory is only named in messages, and any existing one will do.
+    let report = ReportDir::open(Path::new(".")).expect("the current directory opens");
     let mut merger = Merger::new();
-    if merger.add(Path::new("night-1"), state.clone()).is_err()
-        || merger.add(Path::new("night-2"), state).is_err()
-    {
+    if merger.add(&report, state.clone()).is_err() || merger.add(&report, state).is_err() {
         return;
     }
     let Ok(merged) = merger.finish() else {

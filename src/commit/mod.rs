@@ -41,7 +41,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use self::atomic::AtomicFile;
-pub use self::file::{NewFile, open_regular, with_path};
+pub use self::file::{NewFile, ReportDir, with_path};
 pub use self::lock::{DirLock, Holder, HolderText, Journal, LockRefused, OutLock};
 pub use self::out::OutDir;
 pub use self::staging::{Staging, abandon};

@@ -23,7 +23,6 @@ pub mod json;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io;
-use std::path::Path;
 use std::sync::Arc;
 
 use robots_audit_bots::{Catalog, Category};
@@ -39,7 +38,7 @@ use crate::audit::renumber::IdMap;
 use crate::audit::stats::Stats;
 use crate::audit::tally::RunTally;
 use crate::audit::unknown::{StateBytes, UnknownAgents, UnknownAgentsState};
-use crate::commit::open_regular;
+use crate::commit::ReportDir;
 use crate::ids::{AgentId, OriginId, VersionId};
 use crate::limits;
 use crate::versions::summary::Decides;
@@ -510,11 +509,11 @@ impl State {
         })
     }
 
-    /// Reads `dir/state.json`, verifying its format, version and checksum.
-    pub fn read(dir: &Path) -> Result<State, StateError> {
-        let path = dir.join(json::FILE);
+    /// Reads the report directory's `state.json`, verifying its format, version and checksum.
+    pub fn read(dir: &ReportDir) -> Result<State, StateError> {
+        let path = dir.path().join(json::FILE);
         let mut bytes = Vec::new();
-        open_regular(&path)
+        dir.open_file(json::FILE)
             .and_then(|mut file| io::Read::read_to_end(&mut file, &mut bytes))
             .map_err(|e| StateError::Read {
                 path: path.display().to_string(),
