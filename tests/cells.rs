@@ -186,3 +186,25 @@ fn a_forced_format_that_skips_every_line_exits_3_saying_so() {
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+
+/// Standard input is named `-`, so the `source` cells of its rows start with `-` and are no
+/// number (`-:1`): they get their quote as any other cell would, in every streamed report.
+#[test]
+fn the_source_cells_of_standard_input_are_guarded() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "robots.txt", "User-agent: *\nDisallow: /\n");
+    let log = "203.0.113.1 - - [01/Jan/2026:10:00:00 +0000] \"GET /x HTTP/1.1\" 200 10 \"-\" \"Googlebot/2.1\"\n";
+    let output = robots_audit()
+        .current_dir(dir.path())
+        .args(["audit", "-q", "--decisions", "--robots", "robots.txt"])
+        .args(["--origin", "https://example.com", "--out", "out", "-"])
+        .write_stdin(log)
+        .output()
+        .unwrap();
+    assert_reports_written(&output, "audit -");
+    for file in ["violations.csv", "decisions.csv"] {
+        let rows = read_csv(&dir.path().join("out").join(file));
+        assert_eq!(rows.len(), 1, "{file}");
+        assert_eq!(rows[0]["source"], "'-:1", "{file}");
+    }
+}

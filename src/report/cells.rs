@@ -52,10 +52,16 @@ fn is_number(cell: &[u8]) -> bool {
         && fraction.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit))
 }
 
+/// Whether the rule writes `cell` other than as it is.
+#[inline]
+pub fn changes(cell: &[u8]) -> bool {
+    cell.iter().any(|&b| is_control(b)) || starts_formula(cell)
+}
+
 /// `cell` as the rule writes it: control bytes as `\xHH`, then a `'` before a formula. Borrows
 /// `cell` when nothing changes.
 pub fn safe(cell: &[u8]) -> Cow<'_, [u8]> {
-    if !cell.iter().any(|&b| is_control(b)) && !starts_formula(cell) {
+    if !changes(cell) {
         return Cow::Borrowed(cell);
     }
     let mut out = Vec::with_capacity(cell.len() + 8);
