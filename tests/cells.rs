@@ -208,3 +208,67 @@ fn the_source_cells_of_standard_input_are_guarded() {
         assert_eq!(rows[0]["source"], "'-:1", "{file}");
     }
 }
+
+/// A terminal acts on C1 controls as on ASCII ones (U+009B is a CSI), and a bidirectional
+/// control shows the rest of a line backwards (`cat violations.csv`: the columns after a
+/// user-agent holding U+202E): each is written visibly as `\u{..}`, in streamed and summed
+/// reports alike, and as read with `--raw-csv`.
+#[test]
+fn c1_and_bidirectional_controls_are_written_visibly() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "robots.txt",
+        "User-agent: *\nDisallow: /\nDisallow: /\u{9b}x\u{202e}\n",
+    );
+    let line = |ua: &str| {
+        format!(
+            "203.0.113.1 - - [01/Jan/2026:10:00:00 +0000] \"GET /\u{9b}x\u{202e}1 HTTP/1.1\" 200 10 \"-\" \"{ua}\"\n"
+        )
+    };
+    let bot = "Googlebot/2.1 \u{9b}31m \u{202e}21 \u{2028}";
+    let browser = "Mozilla/5.0 \u{85}\u{2067}x\u{2069}";
+    write(dir.path(), "a.log", line(bot) + &line(browser));
+    let run = |out: &str, extra: &[&str]| {
+        robots_audit()
+            .current_dir(dir.path())
+            .args(["audit", "-q", "--decisions", "--robots", "robots.txt"])
+            .args(["--origin", "https://example.com", "--out", out])
+            .args(extra)
+            .arg("a.log")
+            .output()
+            .unwrap()
+    };
+    let output = run("out", &[]);
+    assert_reports_written(&output, "audit");
+    let all = cells(&dir.path().join("out"));
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}')
+    };
+    for (file, cell) in &all {
+        assert!(!cell.chars().any(hidden), "{file}: {cell:?}");
+    }
+    for (file, want) in [
+        (
+            "violations.csv",
+            "Googlebot/2.1 \\u{9b}31m \\u{202e}21 \\u{2028}",
+        ),
+        ("violations.csv", "/\\u{9b}x\\u{202e}1"),
+        ("decisions.csv", "/\\u{9b}x\\u{202e}1"),
+        ("rules.csv", "Disallow: /\\u{9b}x\\u{202e}"),
+        (
+            "unknown_agents.csv",
+            "Mozilla/5.0 \\u{85}\\u{2067}x\\u{2069}",
+        ),
+    ] {
+        assert!(
+            all.iter().any(|(f, cell)| f == file && cell == want),
+            "no {want:?} in {file}: {all:?}"
+        );
+    }
+    let output = run("raw", &["--raw-csv"]);
+    assert_reports_written(&output, "audit --raw-csv");
+    let raw = cells(&dir.path().join("raw"));
+    assert!(raw.iter().any(|(_, cell)| cell == bot), "{raw:?}");
+}

@@ -305,7 +305,10 @@ impl RowWriter {
             return self.csv.field(bytes);
         }
         let classes = scan(bytes);
-        if classes & CONTROL != 0 || cells::starts_formula(bytes) {
+        if classes & CONTROL != 0
+            || cells::starts_formula(bytes)
+            || (classes & NOT_ASCII != 0 && cells::has_hidden(bytes))
+        {
             self.scratch.clear();
             cells::write_safe(bytes, &mut self.scratch);
             return self.csv.field(&self.scratch);
