@@ -272,3 +272,47 @@ fn c1_and_bidirectional_controls_are_written_visibly() {
     let raw = cells(&dir.path().join("raw"));
     assert!(raw.iter().any(|(_, cell)| cell == bot), "{raw:?}");
 }
+
+/// A time before year 1 is written by RFC 3339 with a sign (`-000249-10-15T19:33:20Z`): the
+/// tool's own value, which computes nothing. Every report writes it the same way, unquoted, as
+/// the streamed reports did while the summed ones gave it a `'`.
+#[test]
+fn times_before_year_one_are_written_alike_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "robots/example.com.txt",
+        "User-agent: *\nDisallow: /\n",
+    );
+    write(
+        dir.path(),
+        "caddy.log",
+        r#"{"ts":-70000000000,"request":{"client_ip":"203.0.113.9","method":"GET","host":"example.com","uri":"/x","headers":{"User-Agent":["Googlebot/2.1"]}},"status":200,"size":10}"#
+            .to_owned()
+            + "\n",
+    );
+    let output = robots_audit()
+        .current_dir(dir.path())
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "robots",
+            "--out",
+            "out",
+            "caddy.log",
+        ])
+        .output()
+        .unwrap();
+    assert_reports_written(&output, "audit");
+    let out = dir.path().join("out");
+    let time = "-000249-10-15T19:33:20Z";
+    assert_eq!(read_csv(&out.join("violations.csv"))[0]["time"], time);
+    let agents = read_csv(&out.join("agents.csv"));
+    assert_eq!(agents[0]["first_seen"], time);
+    assert_eq!(read_csv(&out.join("inputs.csv"))[0]["last_time"], time);
+    assert_eq!(
+        read_csv(&out.join("hourly.csv"))[0]["hour"],
+        "-000249-10-15T19:00:00Z"
+    );
+}

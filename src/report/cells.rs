@@ -15,8 +15,9 @@
 //!    gets a leading `'`, which spreadsheets read as "text" and do not show. A lone `-` or `+`
 //!    (the logs' own mark of a missing field) computes nothing and is left as it is.
 //!
-//! Numbers, times and fixed words the tool writes never start with one of those (except a
-//! negative number, which is not a formula). `--raw-csv` writes cells as read, for pipelines
+//! Numbers, times and fixed words the tool writes never start with one of those, except a
+//! negative number and a time before year 1 (`-000249-10-15T19:33:20Z`), which compute nothing
+//! and are left as they are. `--raw-csv` writes cells as read, for pipelines
 //! that want the bytes; it is a setting of the state, so `merge` never mixes the two.
 
 use std::borrow::Cow;
@@ -42,6 +43,31 @@ pub fn starts_formula(cell: &[u8]) -> bool {
         Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r')
     ) && !matches!(cell, b"-" | b"+")
         && !is_number(cell)
+        && !is_early_time(cell)
+}
+
+/// `-000249-10-15T19:33:20Z`: a time before year 1 as RFC 3339 (jiff) writes it, with a sign
+/// and six digits of year. The tool writes times itself, in the streamed reports without the
+/// rule; this shape computes nothing (digits, `-`, `:`, `T`, `Z`), so every report writes such
+/// a time alike, as a number is.
+fn is_early_time(cell: &[u8]) -> bool {
+    const SHAPE: &[u8] = b"-000000-00-00T00:00:00";
+    let Some((head, rest)) = cell.split_at_checked(SHAPE.len()) else {
+        return false;
+    };
+    let fits = head.iter().zip(SHAPE).all(|(&b, &s)| {
+        if s == b'0' {
+            b.is_ascii_digit()
+        } else {
+            b == s
+        }
+    });
+    let fraction = match rest {
+        [b'.', digits @ .., b'Z'] => digits,
+        [b'Z'] => &[b'0'][..],
+        _ => &[][..],
+    };
+    fits && !fraction.is_empty() && fraction.iter().all(u8::is_ascii_digit)
 }
 
 /// `-12`, `+3.5`: a number, which a spreadsheet reads as one, not as a formula.
@@ -121,7 +147,7 @@ mod tests {
 
     #[test]
     fn formulas_get_a_quote_and_control_bytes_are_written_visibly() {
-        let cases: [(&[u8], &[u8]); 25] = [
+        let cases: [(&[u8], &[u8]); 30] = [
             (b"Mozilla/5.0", b"Mozilla/5.0"),
             (
                 b"=HYPERLINK(\"http://x\",\"y\")",
@@ -156,6 +182,11 @@ mod tests {
                 "caf\u{e9} \u{2014}".as_bytes(),
             ),
             (b"\xc2\xff\x1b", b"\xc2\xff\\x1b"),
+            (b"-000249-10-15T19:33:20Z", b"-000249-10-15T19:33:20Z"),
+            (b"-000249-10-15T19:33:20.5Z", b"-000249-10-15T19:33:20.5Z"),
+            (b"-000249-10-15T19:33:20.Z", b"'-000249-10-15T19:33:20.Z"),
+            (b"-000249-10-15T19:33:20Z+1", b"'-000249-10-15T19:33:20Z+1"),
+            (b"-0249-10-15T19:33:20Z", b"'-0249-10-15T19:33:20Z"),
         ];
         for (cell, written) in cases {
             assert_eq!(
