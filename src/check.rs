@@ -13,8 +13,8 @@ use robots_audit_engine::{
 
 use crate::audit::judge::{engine_use, select_for};
 use crate::error::Error;
-use crate::report::cells::is_control;
 use crate::report::crawl_rate::seconds;
+use crate::shown::is_hidden;
 
 /// Everything `check` is told.
 #[derive(Debug, Clone, Default)]
@@ -102,23 +102,38 @@ fn agent(config: &CheckConfig) -> Result<Agent, Error> {
 
 /// Writes one field of a `check` line with TAB, CR, LF and backslash escaped as `\t`, `\r`,
 /// `\n` and `\\`, so every line has exactly six TAB-separated fields even when a URL or a rule
-/// of a real robots.txt holds a TAB, and every other control byte as `\xHH` (as the CSVs write
-/// them), so that no rule of a stranger's robots.txt acts on the terminal. Other bytes are
-/// written as they are.
+/// of a real robots.txt holds a TAB, every other control byte as `\xHH` (as the CSVs write
+/// them), and every other character the terminal acts on or that reorders the line (C1
+/// controls, bidirectional controls, the line and paragraph separators: [`is_hidden`]) as
+/// `\u{H..}`, so that no rule of a stranger's robots.txt acts on the terminal. Other bytes,
+/// invalid UTF-8 included, are written as they are.
 fn write_field(out: &mut dyn Write, field: &[u8]) -> io::Result<()> {
-    let mut rest = field;
-    while let Some(at) = rest.iter().position(|&b| b == b'\\' || is_control(b)) {
-        out.write_all(&rest[..at])?;
-        match rest[at] {
-            b'\t' => out.write_all(b"\\t")?,
-            b'\r' => out.write_all(b"\\r")?,
-            b'\n' => out.write_all(b"\\n")?,
-            b'\\' => out.write_all(b"\\\\")?,
-            control => write!(out, "\\x{control:02x}")?,
-        }
-        rest = &rest[at + 1..];
+    for chunk in field.utf8_chunks() {
+        write_valid(out, chunk.valid())?;
+        out.write_all(chunk.invalid())?;
     }
-    out.write_all(rest)
+    Ok(())
+}
+
+/// [`write_field`] of a valid piece of a field.
+fn write_valid(out: &mut dyn Write, text: &str) -> io::Result<()> {
+    let mut rest = text;
+    while let Some((at, c)) = rest
+        .char_indices()
+        .find(|&(_, c)| c == '\\' || is_hidden(c))
+    {
+        out.write_all(&rest.as_bytes()[..at])?;
+        match c {
+            '\t' => out.write_all(b"\\t")?,
+            '\r' => out.write_all(b"\\r")?,
+            '\n' => out.write_all(b"\\n")?,
+            '\\' => out.write_all(b"\\\\")?,
+            ascii if ascii.is_ascii() => write!(out, "\\x{:02x}", u32::from(ascii))?,
+            other => write!(out, "\\u{{{:x}}}", u32::from(other))?,
+        }
+        rest = &rest[at + c.len_utf8()..];
+    }
+    out.write_all(rest.as_bytes())
 }
 
 /// The preferences in force for `path`, one `use=value:line` per use that a line speaks
@@ -234,7 +249,7 @@ mod tests {
 
     #[test]
     fn fields_are_escaped_so_a_line_keeps_six_fields_and_no_control_byte() {
-        let cases: [(&[u8], &[u8]); 9] = [
+        let cases: [(&[u8], &[u8]); 11] = [
             (b"/plain", b"/plain"),
             (b"Disallow: /a\tb", b"Disallow: /a\\tb"),
             (b"/x\\y", b"/x\\\\y"),
@@ -244,6 +259,11 @@ mod tests {
             (b"/a\x1b[31m", b"/a\\x1b[31m"),
             (b"\x00\x07\x7f", b"\\x00\\x07\\x7f"),
             (b"\\x1b", b"\\\\x1b"),
+            (
+                "/\u{9b}31m\u{202e}1\u{2028}".as_bytes(),
+                b"/\\u{9b}31m\\u{202e}1\\u{2028}",
+            ),
+            (b"\xc2\x9b\xff\xc2", b"\\u{9b}\xff\xc2"),
         ];
         for (field, expected) in cases {
             let mut out = Vec::new();

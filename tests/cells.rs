@@ -186,3 +186,133 @@ fn a_forced_format_that_skips_every_line_exits_3_saying_so() {
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+
+/// Standard input is named `-`, so the `source` cells of its rows start with `-` and are no
+/// number (`-:1`): they get their quote as any other cell would, in every streamed report.
+#[test]
+fn the_source_cells_of_standard_input_are_guarded() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "robots.txt", "User-agent: *\nDisallow: /\n");
+    let log = "203.0.113.1 - - [01/Jan/2026:10:00:00 +0000] \"GET /x HTTP/1.1\" 200 10 \"-\" \"Googlebot/2.1\"\n";
+    let output = robots_audit()
+        .current_dir(dir.path())
+        .args(["audit", "-q", "--decisions", "--robots", "robots.txt"])
+        .args(["--origin", "https://example.com", "--out", "out", "-"])
+        .write_stdin(log)
+        .output()
+        .unwrap();
+    assert_reports_written(&output, "audit -");
+    for file in ["violations.csv", "decisions.csv"] {
+        let rows = read_csv(&dir.path().join("out").join(file));
+        assert_eq!(rows.len(), 1, "{file}");
+        assert_eq!(rows[0]["source"], "'-:1", "{file}");
+    }
+}
+
+/// A terminal acts on C1 controls as on ASCII ones (U+009B is a CSI), and a bidirectional
+/// control shows the rest of a line backwards (`cat violations.csv`: the columns after a
+/// user-agent holding U+202E): each is written visibly as `\u{..}`, in streamed and summed
+/// reports alike, and as read with `--raw-csv`.
+#[test]
+fn c1_and_bidirectional_controls_are_written_visibly() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "robots.txt",
+        "User-agent: *\nDisallow: /\nDisallow: /\u{9b}x\u{202e}\n",
+    );
+    let line = |ua: &str| {
+        format!(
+            "203.0.113.1 - - [01/Jan/2026:10:00:00 +0000] \"GET /\u{9b}x\u{202e}1 HTTP/1.1\" 200 10 \"-\" \"{ua}\"\n"
+        )
+    };
+    let bot = "Googlebot/2.1 \u{9b}31m \u{202e}21 \u{2028}";
+    let browser = "Mozilla/5.0 \u{85}\u{2067}x\u{2069}";
+    write(dir.path(), "a.log", line(bot) + &line(browser));
+    let run = |out: &str, extra: &[&str]| {
+        robots_audit()
+            .current_dir(dir.path())
+            .args(["audit", "-q", "--decisions", "--robots", "robots.txt"])
+            .args(["--origin", "https://example.com", "--out", out])
+            .args(extra)
+            .arg("a.log")
+            .output()
+            .unwrap()
+    };
+    let output = run("out", &[]);
+    assert_reports_written(&output, "audit");
+    let all = cells(&dir.path().join("out"));
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}')
+    };
+    for (file, cell) in &all {
+        assert!(!cell.chars().any(hidden), "{file}: {cell:?}");
+    }
+    for (file, want) in [
+        (
+            "violations.csv",
+            "Googlebot/2.1 \\u{9b}31m \\u{202e}21 \\u{2028}",
+        ),
+        ("violations.csv", "/\\u{9b}x\\u{202e}1"),
+        ("decisions.csv", "/\\u{9b}x\\u{202e}1"),
+        ("rules.csv", "Disallow: /\\u{9b}x\\u{202e}"),
+        (
+            "unknown_agents.csv",
+            "Mozilla/5.0 \\u{85}\\u{2067}x\\u{2069}",
+        ),
+    ] {
+        assert!(
+            all.iter().any(|(f, cell)| f == file && cell == want),
+            "no {want:?} in {file}: {all:?}"
+        );
+    }
+    let output = run("raw", &["--raw-csv"]);
+    assert_reports_written(&output, "audit --raw-csv");
+    let raw = cells(&dir.path().join("raw"));
+    assert!(raw.iter().any(|(_, cell)| cell == bot), "{raw:?}");
+}
+
+/// A time before year 1 is written by RFC 3339 with a sign (`-000249-10-15T19:33:20Z`): the
+/// tool's own value, which computes nothing. Every report writes it the same way, unquoted, as
+/// the streamed reports did while the summed ones gave it a `'`.
+#[test]
+fn times_before_year_one_are_written_alike_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "robots/example.com.txt",
+        "User-agent: *\nDisallow: /\n",
+    );
+    write(
+        dir.path(),
+        "caddy.log",
+        r#"{"ts":-70000000000,"request":{"client_ip":"203.0.113.9","method":"GET","host":"example.com","uri":"/x","headers":{"User-Agent":["Googlebot/2.1"]}},"status":200,"size":10}"#
+            .to_owned()
+            + "\n",
+    );
+    let output = robots_audit()
+        .current_dir(dir.path())
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "robots",
+            "--out",
+            "out",
+            "caddy.log",
+        ])
+        .output()
+        .unwrap();
+    assert_reports_written(&output, "audit");
+    let out = dir.path().join("out");
+    let time = "-000249-10-15T19:33:20Z";
+    assert_eq!(read_csv(&out.join("violations.csv"))[0]["time"], time);
+    let agents = read_csv(&out.join("agents.csv"));
+    assert_eq!(agents[0]["first_seen"], time);
+    assert_eq!(read_csv(&out.join("inputs.csv"))[0]["last_time"], time);
+    assert_eq!(
+        read_csv(&out.join("hourly.csv"))[0]["hour"],
+        "-000249-10-15T19:00:00Z"
+    );
+}

@@ -29,12 +29,26 @@ fn audit(dir: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 /// The characters of `bytes` a terminal acts on, but the line feeds that end lines and the
-/// `separators` of fields: C0 controls, DEL, and C1 controls (in UTF-8, `\xc2` then `\x80` to
-/// `\x9f`).
+/// `separators` of fields: C0 controls, DEL, C1 controls (in UTF-8, `\xc2` then `\x80` to
+/// `\x9f`), and the characters that reorder or break a line: bidirectional controls (U+202E
+/// shows what follows it backwards) and the line and paragraph separators.
 fn controls(bytes: &[u8], separators: &[char]) -> Vec<String> {
     let text = String::from_utf8_lossy(bytes);
+    let acts = |c: char| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{61c}'
+                    | '\u{200e}'
+                    | '\u{200f}'
+                    | '\u{202a}'..='\u{202e}'
+                    | '\u{2066}'..='\u{2069}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+            )
+    };
     text.char_indices()
-        .filter(|&(_, c)| c.is_control() && c != '\n' && !separators.contains(&c))
+        .filter(|&(_, c)| acts(c) && c != '\n' && !separators.contains(&c))
         .map(|(at, c)| format!("{c:?} at {at}: {:?}", &text[at.saturating_sub(40)..at]))
         .collect()
 }
@@ -117,12 +131,12 @@ fn check_writes_no_control_byte_of_a_robots_txt() {
     write(
         dir.path(),
         "robots.txt",
-        "User-agent: *\nDisallow: /a\x1b[31m\nCrawl-delay: \x1b]0;pwned\x07\n",
+        "User-agent: *\nDisallow: /a\x1b[31m\nDisallow: /b\u{9b}31m\u{202e}1\nCrawl-delay: \x1b]0;pwned\x07\n",
     );
     let out = robots_audit()
         .current_dir(dir.path())
         .args(["check", "--robots", "robots.txt", "--agent", "googlebot"])
-        .arg("/a\x1b[31m")
+        .args(["/a\x1b[31m", "/b%C2%9B31m%E2%80%AE1"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
@@ -135,6 +149,10 @@ fn check_writes_no_control_byte_of_a_robots_txt() {
     assert_eq!(controls(&out.stderr, &[]), Vec::<String>::new(), "{stderr}");
     assert!(
         stdout.starts_with("disallowed\t/a\\x1b[31m\tDisallow: /a\\x1b[31m\t2\t"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\tDisallow: /b\\u{9b}31m\\u{202e}1\t3\t"),
         "{stdout}"
     );
     assert!(
@@ -156,7 +174,7 @@ fn explain_writes_strangers_text_visibly() {
         "User-agent: *\nDisallow: /a\x1b[31m\n",
     );
     let target = "/a\\u001b[31mx";
-    let agent = "EvilBot/1.0 (\\u009b31m)\\nverdict:       allowed";
+    let agent = "EvilBot/1.0 (\\u009b31m \\u202e1 \\u2028)\\nverdict:       allowed";
     write(
         d,
         "caddy.log",
@@ -179,7 +197,7 @@ fn explain_writes_strangers_text_visibly() {
     assert_eq!(verdicts, ["verdict:       disallowed"], "{stdout}");
     for shown in [
         "  target       /a\\x1b[31mx",
-        "  user_agent   EvilBot/1.0 (\\u{9b}31m)\\x0averdict:       allowed",
+        "  user_agent   EvilBot/1.0 (\\u{9b}31m \\u{202e}1 \\u{2028})\\x0averdict:       allowed",
         "  matches:     line 2 Disallow: /a\\x1b[31m",
     ] {
         assert!(stdout.contains(shown), "no {shown:?} in {stdout}");
@@ -199,6 +217,18 @@ fn explain_writes_strangers_text_visibly() {
         .unwrap();
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(value["path"], "/a\x1b[31mx", "{value}");
+    assert_eq!(
+        value["fields"]["user_agent"],
+        "EvilBot/1.0 (\u{9b}31m \u{202e}1 \u{2028})\nverdict:       allowed",
+        "{value}"
+    );
+    // ... and as JSON escapes: what is printed holds no character a terminal acts on.
+    assert_eq!(
+        controls(&json.stdout, &[]),
+        Vec::<String>::new(),
+        "{}",
+        String::from_utf8_lossy(&json.stdout)
+    );
 }
 
 /// `merge` reads names from each report directory's `state.json`, which anyone who can write
@@ -214,7 +244,10 @@ fn merge_writes_no_control_byte_of_a_state() {
     let state = d.join("out/state.json");
     let text = std::fs::read_to_string(&state).unwrap();
     assert!(text.contains("\"Evilbot\""), "{text}");
-    let hostile = text.replace("\"Evilbot\"", "\"Evil\\u001b]0;PWNED\\u0007\\u001b[2Jbot\"");
+    let hostile = text.replace(
+        "\"Evilbot\"",
+        "\"Evil\\u001b]0;PWNED\\u0007\\u001b[2J\\u202ebot\"",
+    );
     std::fs::write(&state, resigned_state(&hostile, |_| {})).unwrap();
     let merged = robots_audit()
         .current_dir(d)
@@ -229,7 +262,37 @@ fn merge_writes_no_control_byte_of_a_state() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("Evil\\x1b]0;PWNED\\x07\\x1b[2Jbot"),
+        stderr.contains("Evil\\x1b]0;PWNED\\x07\\x1b[2J\\u{202e}bot"),
         "{stderr}"
     );
+}
+
+/// `bots` shows what a `--bots` file holds, and crawler-user-agents is a list the public
+/// writes: a pattern or example holding a C1 control, DEL or a bidirectional control reaches
+/// standard output escaped, as the same JSON value.
+#[test]
+fn bots_writes_no_control_character_of_a_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let pattern = "Evil\u{7f}bot\u{202e}";
+    let list = serde_json::json!([{
+        "pattern": pattern,
+        "url": "http://x.example/\u{9b}31m",
+        "instances": ["Evil\u{7f}bot\u{202e}/1.0 \u{9b}31m"],
+    }]);
+    write(dir.path(), "list.json", list.to_string());
+    for json in [true, false] {
+        let out = robots_audit()
+            .current_dir(dir.path())
+            .args(["bots", "--bots", "list.json"])
+            .args(json.then_some("--json"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr_text(&out));
+        assert_eq!(controls(&out.stdout, &[]), Vec::<String>::new(), "{stdout}");
+        if json {
+            let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert!(value.to_string().contains(pattern), "{value}");
+        }
+    }
 }

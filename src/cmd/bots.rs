@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use robots_audit::error::{EXIT_OK, Error};
+use robots_audit::shown::{json_visible, visible};
 
 use super::load_catalog;
 
@@ -26,10 +27,13 @@ pub struct BotsArgs {
 /// Prints the catalog to standard output.
 pub fn run(args: BotsArgs) -> Result<u8, Error> {
     let catalog = load_catalog(&args.bots)?;
+    // A `--bots` file may be a list the public writes (crawler-user-agents): its patterns and
+    // examples are shown with nothing that acts on a terminal (`src/shown.rs`).
     let listing = if args.json {
-        catalog.render_json()
+        json_visible(&catalog.render_json()).into_owned()
     } else {
-        catalog.render_table()
+        let table = catalog.render_table();
+        table.lines().map(|line| visible(line) + "\n").collect()
     };
     let mut out = std::io::stdout().lock();
     out.write_all(listing.as_bytes())

@@ -10,6 +10,7 @@ use clap::Args;
 use robots_audit::audit::explain::Explainer;
 use robots_audit::error::{EXIT_OK, Error};
 use robots_audit::logs::{Format, LogReader, Source};
+use robots_audit::shown::json_visible;
 use robots_audit::versions::source::{LoadOptions, load};
 
 use super::audit::{DNS, DnsArgs, JudgeArgs, RangeFile, load_verifier};
@@ -164,7 +165,8 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
             .save(&dns.into_inner().unwrap_or_else(PoisonError::into_inner))?;
     }
     let text = if args.json {
-        format!("{}\n", explanation.to_json())
+        // The values as read, escaped so that none acts on a terminal (`json_visible`).
+        format!("{}\n", json_visible(&explanation.to_json().to_string()))
     } else {
         explanation.to_text()
     };

@@ -305,7 +305,10 @@ impl RowWriter {
             return self.csv.field(bytes);
         }
         let classes = scan(bytes);
-        if classes & CONTROL != 0 || cells::starts_formula(bytes) {
+        if classes & CONTROL != 0
+            || cells::starts_formula(bytes)
+            || (classes & NOT_ASCII != 0 && cells::has_hidden(bytes))
+        {
             self.scratch.clear();
             cells::write_safe(bytes, &mut self.scratch);
             return self.csv.field(&self.scratch);
@@ -437,7 +440,9 @@ impl RowWriter {
             self.source_prefix.extend_from_slice(file.as_bytes());
             self.source_prefix.push(b':');
             self.source_quoted = needs_quotes(file.as_bytes());
-            self.source_plain = self.raw || cells::safe(file.as_bytes()).len() == file.len();
+            // The rule looks at the cell's start, so `file:` decides for every line number:
+            // standard input's `-` is left alone, but its cells (`-:1`) are no number.
+            self.source_plain = self.raw || !cells::changes(&self.source_prefix);
         }
         debug_assert_eq!(self.source_prefix.strip_suffix(b":"), Some(file.as_bytes()));
         let mut digits = itoa::Buffer::new();
