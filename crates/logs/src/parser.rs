@@ -144,7 +144,7 @@ impl LineParser {
             layout: header.and_then(directives::fields_line).map(Layout::parse),
             gmt_offset: header
                 .and_then(directives::gmt_offset)
-                .and_then(time::offset_seconds),
+                .map(time::offset_seconds),
             unquoted: header
                 .and_then(directives::software)
                 .is_some_and(w3c::never_quotes),
@@ -423,6 +423,16 @@ mod tests {
         assert_eq!(request.time.to_string(), "2026-11-21T01:00:00Z");
         assert!(!request.zone_assumed);
         assert_eq!(parser.local_zone().name(), "UTC");
+        // Carried to a block after it, a directive that is no offset still reads no time.
+        let block = Block {
+            header: Some(b"#GMT-Offset: +9999\n#Fields: date time cs-uri"[..].into()),
+            ..block
+        };
+        let mut state = parser.block_state(&block);
+        assert_eq!(
+            parser.parse(&block.data, &mut state, &mut scratch),
+            Err(SkipReason::BadTime)
+        );
     }
 
     const COMBINED: &[u8] =
