@@ -332,9 +332,9 @@ impl Kind {
             Kind::Json(_) | Kind::Crawl(_) if is_docker_record(line) => {
                 Err(SkipReason::WrongFormat)
             }
-            Kind::Json(parser) => parser.parse(line, buffers),
+            Kind::Json(parser) => parser.parse(line, buffers, zone, &mut state.zone_minute),
             Kind::Crawl(parser) if line.trim_ascii_start().starts_with(b"{") => {
-                parser.parse(line, buffers)
+                parser.parse(line, buffers, zone, &mut state.zone_minute)
             }
             Kind::Crawl(_) => crawl::parse(line),
             Kind::Haproxy(captures) => {
