@@ -315,8 +315,7 @@ fn read_input(input: &[u8], block_size: usize) -> Vec<String> {
 /// each line that is no piece of a record read as (a request's target, or why it was skipped).
 fn outcomes(input: &[u8]) -> Vec<Result<String, SkipReason>> {
     let mut reader = LogReader::from_reader(std::io::Cursor::new(input.to_vec())).unwrap();
-    let parser =
-        LineParser::new(Format::Combined, &FieldMap::new()).with_prefix(Some(Prefix::Cri));
+    let parser = LineParser::new(Format::Combined, &FieldMap::new()).with_prefix(Some(Prefix::Cri));
     let (mut scratch, mut read) = (Scratch::new(), Vec::new());
     while let Some(block) = reader.next_block().unwrap() {
         let mut state = parser.block_state(&block);
@@ -351,8 +350,14 @@ fn a_record_joined_past_the_line_cap_is_skipped_once_whatever_the_blocks() {
     input.push_str("2026-11-20T01:00:00Z stdout F \"\n");
     input.push_str(&format!("2026-11-20T01:00:01Z stdout F {}\n", SAMPLES[0].1));
     let read = outcomes(input.as_bytes());
-    let warnings = read.iter().filter(|r| **r == Err(SkipReason::WrongFormat)).count();
-    let rest: Vec<_> = read.iter().filter(|r| **r != Err(SkipReason::WrongFormat)).collect();
+    let warnings = read
+        .iter()
+        .filter(|r| **r == Err(SkipReason::WrongFormat))
+        .count();
+    let rest: Vec<_> = read
+        .iter()
+        .filter(|r| **r != Err(SkipReason::WrongFormat))
+        .collect();
     assert!(warnings > 0);
     assert_eq!(rest, [&Err(SkipReason::TooLong), &Ok("/a?b=1".to_owned())]);
 }

@@ -375,7 +375,10 @@ mod tests {
         for offset in [&b"+9999"[..], b"-2400", b"+0860", b"PST", b""] {
             let mut state = state(b"#Fields: date time cs-uri");
             let directive = [&b"#GMT-Offset: "[..], offset].concat();
-            assert_eq!(parse(&directive, &mut state, &LocalZone::default()), Ok(None));
+            assert_eq!(
+                parse(&directive, &mut state, &LocalZone::default()),
+                Ok(None)
+            );
             assert_eq!(
                 parse(b"2026-11-20 17:00:00 /x", &mut state, &LocalZone::default()),
                 Err(SkipReason::BadTime),

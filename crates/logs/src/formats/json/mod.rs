@@ -389,7 +389,12 @@ mod tests {
         scratch: &'a mut Scratch,
     ) -> Result<Request<'a>, SkipReason> {
         let (zone, mut minute) = (LocalZone::default(), ZoneMinute::default());
-        request_of(JsonParser::new(format, fields).parse(line, &mut scratch.first, &zone, &mut minute))
+        request_of(JsonParser::new(format, fields).parse(
+            line,
+            &mut scratch.first,
+            &zone,
+            &mut minute,
+        ))
     }
 
     const CADDY_LINE: &[u8] = br#"{"level":"info","ts":1716723772.6014807,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"10.5.1.1","remote_port":"38574","client_ip":"10.10.10.117","proto":"HTTP/2.0","method":"GET","host":"mirrors.example.net:400","uri":"/gentoo/a.tar.xz?x=1","headers":{"Accept":["*/*"],"User-Agent":["facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"]},"tls":{"resumed":false}},"bytes_read":0,"duration":0.01,"size":3768,"status":200,"resp_headers":{"Server":["Caddy"]}}"#;
@@ -414,7 +419,10 @@ mod tests {
                 fields.set_local_zone(zone.clone());
                 let parser = LineParser::new(format, &fields);
                 let (mut state, mut scratch) = (BlockState::new(), Scratch::new());
-                let request = parser.parse(line, &mut state, &mut scratch).unwrap().unwrap();
+                let request = parser
+                    .parse(line, &mut state, &mut scratch)
+                    .unwrap()
+                    .unwrap();
                 let got = (request.time.to_string(), request.zone_assumed);
                 assert_eq!(got, (want.to_owned(), assumed), "{format} {}", zone.name());
             }
