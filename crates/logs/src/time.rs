@@ -483,7 +483,7 @@ pub fn epoch(bytes: &[u8]) -> Option<Timestamp> {
 
 /// Any of the textual forms above, for JSON fields whose format is not fixed: an epoch count,
 /// RFC 3339, a CLF time (nginx `$time_local`), or a date and time without offset (taken as
-/// UTC; the JSON formats read it in the zone `--timezone` names, [`any_or_wall`]).
+/// UTC; the JSON formats read it in the zone `--timezone` names).
 pub fn any(bytes: &[u8]) -> Option<Timestamp> {
     match any_or_wall(bytes)? {
         Read::Instant(time) => Some(time),
