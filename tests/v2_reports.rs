@@ -247,7 +247,7 @@ fn blocks(text: &str, per_block: usize) -> Vec<Block> {
         .map(|(i, chunk)| Block {
             data: chunk.concat().into_bytes(),
             first_line: (i * per_block + 1) as u64,
-            header: None,
+            ..Block::default()
         })
         .collect()
 }

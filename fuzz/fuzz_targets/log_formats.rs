@@ -59,6 +59,7 @@ fuzz_target!(|data: &[u8]| {
         data: rest.to_vec(),
         first_line: 1,
         header,
+        ..Block::default()
     };
     let mut state = parser.block_state(&block);
     let mut scratch = Scratch::new();

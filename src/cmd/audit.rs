@@ -73,8 +73,8 @@ pub struct JudgeArgs {
     #[arg(long)]
     pub trust_forwarded: bool,
     /// The time zone of log times written without an offset (HAProxy's accept date, IIS
-    /// Advanced Logging's date-local and time-local), an IANA name such as Europe/Paris;
-    /// without it they are read as UTC.
+    /// Advanced Logging's date-local and time-local, a JSON date and time without one), an
+    /// IANA name such as Europe/Paris; without it they are read as UTC.
     #[arg(long, value_name = "ZONE")]
     pub timezone: Option<String>,
     /// The request headers HAProxy captures, in the order of haproxy.cfg's `capture request

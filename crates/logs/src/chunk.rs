@@ -20,7 +20,7 @@ pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
 const READ_SIZE: usize = 256 * 1024;
 
 /// A run of complete lines, cut from the input at a line end.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Block {
     /// The lines, each ending in `\n` except perhaps the input's last line.
     pub data: Vec<u8>,
@@ -30,6 +30,11 @@ pub struct Block {
     /// can parse the block on its own: the last `#Fields:` line, after the last `#GMT-Offset:`
     /// line when the input has one (lines without their line ends, joined by `\n`).
     pub header: Option<Arc<[u8]>>,
+    /// For the two output streams of a container runtime's records (stdout, stderr): whether
+    /// the block starts inside a record of that stream that the block before it had to cut,
+    /// no record ending within the line cap ([Prefixes](crate::Prefix)). Such a record is over
+    /// long: its pieces here are no line of their own, and its last is skipped as too long.
+    pub cut_records: [bool; 2],
 }
 
 impl Block {
@@ -39,7 +44,7 @@ impl Block {
     /// ```
     /// use robots_audit_logs::Block;
     ///
-    /// let block = Block { data: b"a\r\nb\n\nc".to_vec(), first_line: 7, header: None };
+    /// let block = Block { data: b"a\r\nb\n\nc".to_vec(), first_line: 7, ..Block::default() };
     /// let lines: Vec<(u64, &[u8])> = block.lines().collect();
     /// assert_eq!(lines, [(7, &b"a"[..]), (8, b"b"), (9, b""), (10, b"c")]);
     /// ```
@@ -147,6 +152,9 @@ pub struct LogReader {
     /// Decompressed bytes accounted for by delivered blocks.
     delivered: u64,
     header: Option<Arc<[u8]>>,
+    /// The records the last block cut at the line cap, for the next block
+    /// ([`Block::cut_records`]).
+    cut_records: [bool; 2],
     /// Whether blocks are searched for `#Fields:` lines (see [`LogReader::ignore_headers`]).
     track_headers: bool,
     /// Blocks (and the damage after them) read ahead by [`LogReader::detect_format`], handed
@@ -200,6 +208,7 @@ impl LogReader {
             consumed: 0,
             delivered: 0,
             header: None,
+            cut_records: [false; 2],
             track_headers: true,
             lookahead: VecDeque::new(),
         }
@@ -276,6 +285,7 @@ impl LogReader {
         // Where the line being read starts: everything before it is complete (the carry may
         // hold whole lines a block kept back, see below).
         let mut line_start = memchr::memrchr(b'\n', &self.carry).map_or(0, |end| end + 1);
+        let mut cut_records = [false; 2];
         loop {
             if filled - line_start >= MAX_LINE_LEN {
                 filled = line_start + MAX_LINE_LEN;
@@ -289,9 +299,16 @@ impl LogReader {
             if line_start >= self.block_size {
                 // A block ends after whole records: never between a container runtime's
                 // partial record and its continuation, unless they reach the line cap.
-                let whole = prefix::whole_records_end(data.get(..line_start).unwrap_or_default());
-                if whole > 0 || line_start >= MAX_LINE_LEN {
-                    line_start = if whole > 0 { whole } else { line_start };
+                let lines = data.get(..line_start).unwrap_or_default();
+                let whole = prefix::whole_records_end(lines);
+                if whole > 0 {
+                    line_start = whole;
+                    break;
+                }
+                if line_start >= MAX_LINE_LEN {
+                    // No record ends within the cap: the next block is told which it starts
+                    // inside of, so that their pieces there are not read as lines.
+                    cut_records = prefix::open_at_end(lines);
                     break;
                 }
             }
@@ -330,6 +347,7 @@ impl LogReader {
             data,
             first_line: self.next_line,
             header: self.header.clone(),
+            cut_records: std::mem::replace(&mut self.cut_records, cut_records),
         };
         self.next_line += block.line_count();
         if self.track_headers {
@@ -706,7 +724,7 @@ mod tests {
                 })
                 .collect();
             let lines = lines_split(&data);
-            let block = Block { data, first_line: 1, header: None };
+            let block = Block { data, first_line: 1, ..Block::default() };
             prop_assert_eq!(block.line_count(), lines);
             prop_assert_eq!(block.line_count(), block.lines().count() as u64);
         }
@@ -729,7 +747,7 @@ mod tests {
             let block = Block {
                 data: vec![b'\n'; len],
                 first_line: 1,
-                header: None,
+                ..Block::default()
             };
             assert_eq!(block.line_count(), len as u64, "{len}");
         }

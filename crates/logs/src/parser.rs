@@ -12,7 +12,7 @@ use crate::formats::header::Layout;
 use crate::formats::json::{FieldMap, JsonParser};
 use crate::formats::{alb, cloudfront, crawl, envoy, haproxy, w3c};
 use crate::limits::MAX_LINE_LEN;
-use crate::prefix::{self, Assembled, Prefix};
+use crate::prefix::{self, Assembled, OpenRecords, Prefix};
 use crate::record::Request;
 use crate::scratch::{BlockState, Buffers, Scratch};
 use crate::skip::SkipReason;
@@ -133,7 +133,8 @@ impl LineParser {
 
     /// The state to parse `block` with: for W3C and CloudFront, the layout of the `#Fields:`
     /// line before it, the offset a `#GMT-Offset:` line declared and whether the writer a
-    /// `#Software:` line named quotes fields.
+    /// `#Software:` line named quotes fields; for every format, the records of a container
+    /// runtime the block starts inside of ([`Block::cut_records`]).
     pub fn block_state(&self, block: &Block) -> BlockState {
         let header = match self.kind {
             Kind::W3c | Kind::Cloudfront => block.header.as_deref(),
@@ -143,11 +144,12 @@ impl LineParser {
             layout: header.and_then(directives::fields_line).map(Layout::parse),
             gmt_offset: header
                 .and_then(directives::gmt_offset)
-                .and_then(time::offset_seconds),
+                .map(time::offset_seconds),
             unquoted: header
                 .and_then(directives::software)
                 .is_some_and(w3c::never_quotes),
             prefix: self.prefix,
+            open_records: OpenRecords::cut(block.cut_records),
             ..BlockState::default()
         }
     }
@@ -330,9 +332,9 @@ impl Kind {
             Kind::Json(_) | Kind::Crawl(_) if is_docker_record(line) => {
                 Err(SkipReason::WrongFormat)
             }
-            Kind::Json(parser) => parser.parse(line, buffers),
+            Kind::Json(parser) => parser.parse(line, buffers, zone, &mut state.zone_minute),
             Kind::Crawl(parser) if line.trim_ascii_start().starts_with(b"{") => {
-                parser.parse(line, buffers)
+                parser.parse(line, buffers, zone, &mut state.zone_minute)
             }
             Kind::Crawl(_) => crawl::parse(line),
             Kind::Haproxy(captures) => {
@@ -380,6 +382,7 @@ mod tests {
             data: b"2015-01-13 00:32:17 GET /x 200\n".to_vec(),
             first_line: 5,
             header: Some(b"#Fields: date time cs-method cs-uri-stem sc-status"[..].into()),
+            ..Block::default()
         };
         let parser = LineParser::new(Format::W3c, &FieldMap::new());
         let mut state = parser.block_state(&block);
@@ -408,6 +411,7 @@ mod tests {
             data: b"2026-11-20 17:00:00 /x\n".to_vec(),
             first_line: 9,
             header: Some(b"#GMT-Offset: -0800\n#Fields: date time cs-uri"[..].into()),
+            ..Block::default()
         };
         let parser = LineParser::new(Format::W3c, &FieldMap::new());
         let mut state = parser.block_state(&block);
@@ -419,6 +423,16 @@ mod tests {
         assert_eq!(request.time.to_string(), "2026-11-21T01:00:00Z");
         assert!(!request.zone_assumed);
         assert_eq!(parser.local_zone().name(), "UTC");
+        // Carried to a block after it, a directive that is no offset still reads no time.
+        let block = Block {
+            header: Some(b"#GMT-Offset: +9999\n#Fields: date time cs-uri"[..].into()),
+            ..block
+        };
+        let mut state = parser.block_state(&block);
+        assert_eq!(
+            parser.parse(&block.data, &mut state, &mut scratch),
+            Err(SkipReason::BadTime)
+        );
     }
 
     const COMBINED: &[u8] =

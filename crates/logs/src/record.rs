@@ -70,7 +70,7 @@ pub struct Request<'a> {
     /// The origin, as far as the line says.
     pub origin: OriginParts<'a>,
     /// The line wrote its time without an offset (HAProxy's accept date, W3C `date-local` and
-    /// `time-local`), so [`Request::time`] was read in an assumed zone: the parser's
+    /// `time-local`, a JSON date and time without one), so [`Request::time`] was read in an assumed zone: the parser's
     /// [`LineParser::local_zone`](crate::LineParser::local_zone), UTC unless the user named
     /// one. An input with such lines says which zone it was read in (`inputs.csv`'s
     /// `assumed_zone`).

@@ -46,8 +46,10 @@ impl Scratch {
 #[derive(Debug, Clone, Default)]
 pub struct BlockState {
     pub(crate) layout: Option<Layout>,
-    /// The offset, in seconds east of UTC, a W3C `#GMT-Offset:` directive declared.
-    pub(crate) gmt_offset: Option<i64>,
+    /// The offset, in seconds east of UTC, a W3C `#GMT-Offset:` directive declared: `None`
+    /// without one, `Some(None)` when its value is no offset (the times it declares are then
+    /// read as none, not as UTC).
+    pub(crate) gmt_offset: Option<Option<i64>>,
     /// Whether the W3C writer a `#Software:` directive named never quotes a field (IIS), so
     /// that a quote the client wrote cannot join fields and shift the columns after it.
     pub(crate) unquoted: bool,

@@ -405,14 +405,14 @@ fn rfc3339_fast(bytes: &[u8]) -> Option<Timestamp> {
     civil.to_timestamp()
 }
 
-/// A date and time without an offset (`2024-05-26 11:42:52`, `2024-05-26T11:42:52.5`), taken as
-/// UTC.
-fn naive_utc(bytes: &[u8]) -> Option<Timestamp> {
+/// A date and time without an offset (`2024-05-26 11:42:52`, `2024-05-26T11:42:52.5`), as the
+/// wall time it writes.
+fn naive(bytes: &[u8]) -> Option<WallTime> {
     let date = ymd(bytes)?;
     if !matches!(bytes.get(10), Some(b'T' | b' ')) {
         return None;
     }
-    wall(date, bytes.get(11..)?)?.at_offset(0)
+    wall(date, bytes.get(11..)?)
 }
 
 /// The unit an epoch count is in, judged by its size: seconds up to 1e11 (the year 5138), then
@@ -483,16 +483,33 @@ pub fn epoch(bytes: &[u8]) -> Option<Timestamp> {
 
 /// Any of the textual forms above, for JSON fields whose format is not fixed: an epoch count,
 /// RFC 3339, a CLF time (nginx `$time_local`), or a date and time without offset (taken as
-/// UTC).
+/// UTC; the JSON formats read it in the zone `--timezone` names).
 pub fn any(bytes: &[u8]) -> Option<Timestamp> {
+    match any_or_wall(bytes)? {
+        Read::Instant(time) => Some(time),
+        Read::Wall(wall) => wall.at_offset(0),
+    }
+}
+
+/// A time as [`any_or_wall`] reads it.
+pub(crate) enum Read {
+    /// An instant: the text said which (an offset, `Z`, an epoch count).
+    Instant(Timestamp),
+    /// A date and time written without an offset, for the caller to read in its zone.
+    Wall(WallTime),
+}
+
+/// [`any`], a time written without an offset given as the wall time it writes.
+pub(crate) fn any_or_wall(bytes: &[u8]) -> Option<Read> {
     let bytes = bytes.trim_ascii();
     match bytes.first()? {
         b'0'..=b'9' | b'-' => epoch(bytes)
             .or_else(|| rfc3339(bytes))
-            .or_else(|| naive_utc(bytes))
-            .or_else(|| clf(bytes)),
-        b'[' => clf(bytes.strip_prefix(b"[")?.strip_suffix(b"]")?),
-        _ => rfc3339(bytes),
+            .map(Read::Instant)
+            .or_else(|| naive(bytes).map(Read::Wall))
+            .or_else(|| clf(bytes).map(Read::Instant)),
+        b'[' => clf(bytes.strip_prefix(b"[")?.strip_suffix(b"]")?).map(Read::Instant),
+        _ => rfc3339(bytes).map(Read::Instant),
     }
 }
 

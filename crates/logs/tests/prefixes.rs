@@ -171,11 +171,7 @@ fn read_all(parser: &LineParser, lines: &[String]) -> Vec<Result<Option<String>,
     let (mut state, mut scratch) = (BlockState::new(), Scratch::new());
     if let Some(prefix) = parser.prefix() {
         // As a block of a detected input starts.
-        let block = robots_audit_logs::Block {
-            data: Vec::new(),
-            first_line: 1,
-            header: None,
-        };
+        let block = robots_audit_logs::Block::default();
         state = parser.block_state(&block);
         assert!(parser.prefix() == Some(prefix));
     }
@@ -313,6 +309,57 @@ fn read_input(input: &[u8], block_size: usize) -> Vec<String> {
         }
     }
     read
+}
+
+/// Every line of `input` read through the reader as the audit reads it, block by block: what
+/// each line that is no piece of a record read as (a request's target, or why it was skipped).
+fn outcomes(input: &[u8]) -> Vec<Result<String, SkipReason>> {
+    let mut reader = LogReader::from_reader(std::io::Cursor::new(input.to_vec())).unwrap();
+    let parser = LineParser::new(Format::Combined, &FieldMap::new()).with_prefix(Some(Prefix::Cri));
+    let (mut scratch, mut read) = (Scratch::new(), Vec::new());
+    while let Some(block) = reader.next_block().unwrap() {
+        let mut state = parser.block_state(&block);
+        for (_, line) in block.lines() {
+            match parser.parse(line, &mut state, &mut scratch) {
+                Ok(Some(request)) => read.push(Ok(String::from_utf8_lossy(request.target).into())),
+                Ok(None) => {}
+                Err(reason) => read.push(Err(reason)),
+            }
+        }
+    }
+    read
+}
+
+#[test]
+fn a_record_joined_past_the_line_cap_is_skipped_once_whatever_the_blocks() {
+    // One line of stdout cut by the runtime into 16 KiB records whose lines hold more than a
+    // block may (4 MiB), the other stream writing between them: the block is cut inside the
+    // record, and what the next block holds of it is no line of its own. Its records each
+    // start like a request, so that a piece read on its own would be one.
+    let piece = format!(
+        r#"192.0.2.1 - - [20/Nov/2026:01:00:00 +0000] "GET /forged HTTP/1.1" 200 1 "-" "{}"#,
+        "x".repeat(16 * 1024)
+    );
+    let mut input = String::new();
+    for i in 0..(5 << 20) / piece.len() {
+        input.push_str(&format!("2026-11-20T01:00:00Z stdout P {piece}\n"));
+        if i % 7 == 0 {
+            input.push_str("2026-11-20T01:00:00Z stderr F warning\n");
+        }
+    }
+    input.push_str("2026-11-20T01:00:00Z stdout F \"\n");
+    input.push_str(&format!("2026-11-20T01:00:01Z stdout F {}\n", SAMPLES[0].1));
+    let read = outcomes(input.as_bytes());
+    let warnings = read
+        .iter()
+        .filter(|r| **r == Err(SkipReason::WrongFormat))
+        .count();
+    let rest: Vec<_> = read
+        .iter()
+        .filter(|r| **r != Err(SkipReason::WrongFormat))
+        .collect();
+    assert!(warnings > 0);
+    assert_eq!(rest, [&Err(SkipReason::TooLong), &Ok("/a?b=1".to_owned())]);
 }
 
 fn sample_line() -> impl Strategy<Value = (Format, &'static str)> {

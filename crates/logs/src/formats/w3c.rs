@@ -79,7 +79,7 @@ fn directive(line: &[u8], state: &mut BlockState) {
     if line.starts_with(b"#Fields:") {
         state.layout = Some(Layout::parse(line));
     } else if let Some(offset) = line.strip_prefix(b"#GMT-Offset:") {
-        state.gmt_offset = time::offset_seconds(offset.trim_ascii());
+        state.gmt_offset = Some(time::offset_seconds(offset.trim_ascii()));
     } else if let Some(software) = line.strip_prefix(b"#Software:") {
         state.unquoted = never_quotes(software.trim_ascii());
     }
@@ -100,7 +100,8 @@ fn line_time(
     };
     let wall = time::w3c_wall(date, clock).ok_or(SkipReason::BadTime)?;
     let time = match (declared, state.gmt_offset) {
-        (true, offset) => wall.at_offset(offset.unwrap_or(0)),
+        (true, None) => wall.at_offset(0),
+        (true, Some(offset)) => wall.at_offset(offset.ok_or(SkipReason::BadTime)?),
         (false, _) => zone.timestamp(wall, &mut state.zone_minute),
     };
     Ok((time.ok_or(SkipReason::BadTime)?, !declared))
@@ -365,6 +366,32 @@ mod tests {
                 *assumed,
             );
             assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_gmt_offset_that_is_no_offset_reads_no_time() {
+        // Oracle Web Cache's times are local: read as UTC they would move by the offset.
+        for offset in [&b"+9999"[..], b"-2400", b"+0860", b"PST", b""] {
+            let mut state = state(b"#Fields: date time cs-uri");
+            let directive = [&b"#GMT-Offset: "[..], offset].concat();
+            assert_eq!(
+                parse(&directive, &mut state, &LocalZone::default()),
+                Ok(None)
+            );
+            assert_eq!(
+                parse(b"2026-11-20 17:00:00 /x", &mut state, &LocalZone::default()),
+                Err(SkipReason::BadTime),
+                "{}",
+                String::from_utf8_lossy(offset)
+            );
+            // A valid one after it applies again.
+            parse(b"#GMT-Offset: -0800", &mut state, &LocalZone::default()).unwrap();
+            let request = parse(b"2026-11-20 17:00:00 /x", &mut state, &LocalZone::default());
+            assert_eq!(
+                request.unwrap().unwrap().time.to_string(),
+                "2026-11-21T01:00:00Z"
+            );
         }
     }
 

@@ -52,9 +52,9 @@ fn string_end(string: &[u8]) -> Option<usize> {
 
 /// Four hex digits at the start of `rest`.
 fn hex4(rest: &[u8]) -> Option<u32> {
-    let digits = rest.get(..4)?;
-    let text = std::str::from_utf8(digits).ok()?;
-    u32::from_str_radix(text, 16).ok()
+    rest.get(..4)?
+        .iter()
+        .try_fold(0, |unit, &b| Some(unit << 4 | char::from(b).to_digit(16)?))
 }
 
 /// Decodes the body of a JSON string (without its quotes), appending to `out`. Escapes that are
@@ -144,6 +144,8 @@ mod tests {
                 "lone \u{fffd} x \u{fffd}".as_bytes(),
             ),
             (br#"odd \q \u12"#, br#"odd \q \u12"#),
+            // `u32::from_str_radix` takes a sign; JSON's four digits do not.
+            (br#"\u+041 \u-041"#, br#"\u+041 \u-041"#),
             (b"", b""),
         ];
         for &(body, want) in cases {

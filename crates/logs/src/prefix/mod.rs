@@ -110,6 +110,18 @@ pub(crate) struct OpenRecords {
     too_long: [bool; 2],
 }
 
+impl OpenRecords {
+    /// The state of a block that starts inside the records of the streams `cut` names, which
+    /// the block before it cut at the line cap ([`Block::cut_records`](crate::Block)): they
+    /// reached the cap, so their pieces are dropped and their last is skipped as too long.
+    pub(crate) fn cut(cut: [bool; 2]) -> OpenRecords {
+        OpenRecords {
+            open: cut,
+            too_long: cut,
+        }
+    }
+}
+
 /// What [`assemble`] made of a record.
 #[derive(Debug)]
 pub(crate) enum Assembled<'a> {
@@ -181,6 +193,21 @@ pub(crate) fn assemble<'a>(
 /// silent for this many lines has no record open.
 const LOOK_BACK_LINES: usize = 4096;
 
+/// The lines of `data` (whole lines, each ending in `\n`) from the last to the first: where
+/// each starts, and the record of a container runtime it holds, if any.
+fn records_backwards(data: &[u8]) -> impl Iterator<Item = (usize, Option<Record<'_>>)> {
+    let mut end = data.len();
+    std::iter::from_fn(move || {
+        let body_end = end.checked_sub(1)?;
+        let start =
+            memchr::memrchr(b'\n', data.get(..body_end).unwrap_or_default()).map_or(0, |at| at + 1);
+        let line = data.get(start..body_end).unwrap_or_default();
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        end = start;
+        Some((start, container::cri(line).or_else(|| docker::record(line))))
+    })
+}
+
 /// Where a block of whole lines may end so that no partial record (CRI's `P`, docker's cut
 /// lines) is cut from its continuation: the end of the last line after which no stream has a
 /// partial record open. `data.len()` for a log of no such records (its last line is none), and
@@ -191,14 +218,8 @@ pub(crate) fn whole_records_end(data: &[u8]) -> usize {
     // For each stream: whether its last record before the candidate has been seen.
     let mut seen = [false; 2];
     let mut since_seen = 0;
-    let mut end = data.len();
-    while end > 0 {
-        let body_end = end - 1;
-        let start =
-            memchr::memrchr(b'\n', data.get(..body_end).unwrap_or_default()).map_or(0, |at| at + 1);
-        let line = data.get(start..body_end).unwrap_or_default();
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let Some(record) = container::cri(line).or_else(|| docker::record(line)) else {
+    for (start, record) in records_backwards(data) {
+        let Some(record) = record else {
             // No record: nothing crosses it.
             return candidate;
         };
@@ -209,7 +230,6 @@ pub(crate) fn whole_records_end(data: &[u8]) -> usize {
                 candidate = start;
                 seen = [false; 2];
                 since_seen = 0;
-                end = start;
                 continue;
             }
             if let Some(seen) = seen.get_mut(stream) {
@@ -223,9 +243,32 @@ pub(crate) fn whole_records_end(data: &[u8]) -> usize {
         if since_seen > LOOK_BACK_LINES {
             return candidate;
         }
-        end = start;
     }
     candidate
+}
+
+/// The streams whose last record in `data` (whole lines) is partial: the records a block that
+/// ends there cuts from their continuation, looking back as [`whole_records_end`] does. The
+/// reader cuts a block so only when no record ends within the line cap.
+pub(crate) fn open_at_end(data: &[u8]) -> [bool; 2] {
+    let mut open = [false; 2];
+    let mut seen = [false; 2];
+    for (_, record) in records_backwards(data).take(LOOK_BACK_LINES) {
+        let Some(record) = record else {
+            break;
+        };
+        let stream = record.stream as usize;
+        if let (Some(seen), Some(open)) = (seen.get_mut(stream), open.get_mut(stream))
+            && !*seen
+        {
+            *seen = true;
+            *open = record.partial;
+        }
+        if seen == [true; 2] {
+            break;
+        }
+    }
+    open
 }
 
 #[cfg(test)]
@@ -323,6 +366,25 @@ mod tests {
             let data = lines.concat();
             let want: usize = lines.iter().take(want).map(|l| l.len()).sum();
             assert_eq!(whole_records_end(data.as_bytes()), want, "{lines:?}");
+        }
+    }
+
+    #[test]
+    fn open_records_at_the_end() {
+        const F_OUT: &str = "2026-11-20T01:00:00Z stdout F a\n";
+        const P_OUT: &str = "2026-11-20T01:00:00Z stdout P a\n";
+        const F_ERR: &str = "2026-11-20T01:00:00Z stderr F a\n";
+        const P_ERR: &str = "2026-11-20T01:00:00Z stderr P a\n";
+        let cases: &[(&[&str], [bool; 2])] = &[
+            (&[], [false; 2]),
+            (&["1.2.3.4 - -\n", P_OUT], [true, false]),
+            (&[P_OUT, "junk\n"], [false; 2]),
+            (&[P_OUT, P_OUT, F_ERR], [true, false]),
+            (&[P_OUT, P_ERR, F_OUT], [false, true]),
+            (&[P_ERR, P_OUT, P_ERR], [true, true]),
+        ];
+        for &(lines, want) in cases {
+            assert_eq!(open_at_end(lines.concat().as_bytes()), want, "{lines:?}");
         }
     }
 

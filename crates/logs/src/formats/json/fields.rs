@@ -221,8 +221,8 @@ impl FieldMap {
     }
 
     /// Names the zone that times written without an offset are read in (`--timezone`):
-    /// HAProxy's accept date, IIS Advanced Logging's `date-local` and `time-local`. UTC unless
-    /// set. A request read this way says so ([`Request::zone_assumed`](crate::Request::zone_assumed)).
+    /// HAProxy's accept date, IIS Advanced Logging's `date-local` and `time-local`, a JSON date
+    /// and time without one. UTC unless set. A request read this way says so ([`Request::zone_assumed`](crate::Request::zone_assumed)).
     ///
     /// ```
     /// use robots_audit_logs::{FieldMap, LocalZone};

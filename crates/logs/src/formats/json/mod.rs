@@ -12,6 +12,7 @@ use crate::formats::lex;
 use crate::record::{OriginParts, Request, Text};
 use crate::scratch::Buffers;
 use crate::skip::SkipReason;
+use crate::zone::{LocalZone, ZoneMinute};
 
 mod fields;
 mod walk;
@@ -202,13 +203,16 @@ impl JsonParser {
         parser
     }
 
-    /// Parses one line.
+    /// Parses one line. A time written without an offset is read in `zone` (`minute`
+    /// remembers the zone's offset of the last minute read so), and the request says so.
     ///
     /// Never `Ok(None)` (the [module](crate::formats) says why it is an `Option`).
     pub(crate) fn parse<'a>(
         &self,
         line: &'a [u8],
         buffers: &'a mut Buffers,
+        zone: &LocalZone,
+        minute: &mut ZoneMinute,
     ) -> Result<Option<Request<'a>>, SkipReason> {
         if !line.trim_ascii_start().starts_with(b"{") {
             return Err(SkipReason::WrongFormat);
@@ -241,18 +245,22 @@ impl JsonParser {
                 .map_err(|_| SkipReason::BadJson)?;
         }
         let unescaped: &'a [u8] = unescaped;
-        self.request(&found, unescaped)
+        self.request(&found, unescaped, zone, minute)
     }
 
     fn request<'a>(
         &self,
         found: &Found<'a>,
         unescaped: &'a [u8],
+        zone: &LocalZone,
+        minute: &mut ZoneMinute,
     ) -> Result<Option<Request<'a>>, SkipReason> {
         let text = |name: FieldName| found.text(name as usize, unescaped);
-        let time = match found.value(FieldName::Time as usize) {
-            Some(value) => value.time(unescaped).ok_or(SkipReason::BadTime)?,
-            None if self.crawl => jiff::Timestamp::UNIX_EPOCH,
+        let (time, zone_assumed) = match found.value(FieldName::Time as usize) {
+            Some(value) => value
+                .time(unescaped, zone, minute)
+                .ok_or(SkipReason::BadTime)?,
+            None if self.crawl => (jiff::Timestamp::UNIX_EPOCH, false),
             None => return Err(SkipReason::MissingField),
         };
         let request_line = text(FieldName::RequestLine).map(lex::request_line);
@@ -333,7 +341,7 @@ impl JsonParser {
             bytes,
             user_agent: text(FieldName::UserAgent).map_or_else(Text::default, Text::raw),
             origin,
-            zone_assumed: false,
+            zone_assumed,
         }))
     }
 }
@@ -380,10 +388,46 @@ mod tests {
         line: &'a [u8],
         scratch: &'a mut Scratch,
     ) -> Result<Request<'a>, SkipReason> {
-        request_of(JsonParser::new(format, fields).parse(line, &mut scratch.first))
+        let (zone, mut minute) = (LocalZone::default(), ZoneMinute::default());
+        request_of(JsonParser::new(format, fields).parse(
+            line,
+            &mut scratch.first,
+            &zone,
+            &mut minute,
+        ))
     }
 
     const CADDY_LINE: &[u8] = br#"{"level":"info","ts":1716723772.6014807,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"10.5.1.1","remote_port":"38574","client_ip":"10.10.10.117","proto":"HTTP/2.0","method":"GET","host":"mirrors.example.net:400","uri":"/gentoo/a.tar.xz?x=1","headers":{"Accept":["*/*"],"User-Agent":["facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"]},"tls":{"resumed":false}},"bytes_read":0,"duration":0.01,"size":3768,"status":200,"resp_headers":{"Server":["Caddy"]}}"#;
+
+    #[test]
+    fn a_time_without_an_offset_is_read_in_the_assumed_zone_and_says_so() {
+        use crate::{BlockState, LineParser, LocalZone};
+        // Python's `asctime`, as JSON logging libraries write it: the server's local time.
+        let line = br#"{"time":"2026-07-01 12:00:00,250","url":"https://shop.example/p"}"#;
+        let with_offset = br#"{"time":"2026-07-01T12:00:00+02:00","url":"https://shop.example/p"}"#;
+        let epoch = br#"{"time":1782900000,"url":"https://shop.example/p"}"#;
+        let paris = LocalZone::named("Europe/Paris").unwrap();
+        let cases: [(&[u8], &LocalZone, &str, bool); 4] = [
+            (line, &LocalZone::default(), "2026-07-01T12:00:00.25Z", true),
+            (line, &paris, "2026-07-01T10:00:00.25Z", true),
+            (with_offset, &paris, "2026-07-01T10:00:00Z", false),
+            (epoch, &paris, "2026-07-01T10:00:00Z", false),
+        ];
+        for (line, zone, want, assumed) in cases {
+            for format in [Format::Json, Format::Crawl] {
+                let mut fields = FieldMap::new();
+                fields.set_local_zone(zone.clone());
+                let parser = LineParser::new(format, &fields);
+                let (mut state, mut scratch) = (BlockState::new(), Scratch::new());
+                let request = parser
+                    .parse(line, &mut state, &mut scratch)
+                    .unwrap()
+                    .unwrap();
+                let got = (request.time.to_string(), request.zone_assumed);
+                assert_eq!(got, (want.to_owned(), assumed), "{format} {}", zone.name());
+            }
+        }
+    }
 
     #[test]
     fn caddy() {

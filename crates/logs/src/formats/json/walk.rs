@@ -8,7 +8,8 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 
 use super::fields::FieldName;
 use crate::formats::lex;
-use crate::time;
+use crate::time::{self, Read};
+use crate::zone::{LocalZone, ZoneMinute};
 
 /// Where values are collected: one slot per [`FieldName`], plus Caddy's `tls` object whose
 /// mere presence means HTTPS.
@@ -117,13 +118,24 @@ pub(super) enum Value<'a> {
 }
 
 impl<'a> Value<'a> {
-    pub(super) fn time(self, unescaped: &'a [u8]) -> Option<jiff::Timestamp> {
-        match self {
-            Value::Str(text) => time::any(text.bytes(unescaped)),
-            Value::Unsigned(n) => time::epoch_integer(i64::try_from(n).ok()?),
-            Value::Signed(n) => time::epoch_integer(n),
-            Value::Float(f) => time::epoch_float(f),
-            Value::Present => None,
+    /// The time the value writes, and whether it was written without an offset and read in
+    /// `zone` (`minute` remembers the zone's offset of the last minute read so).
+    pub(super) fn time(
+        self,
+        unescaped: &'a [u8],
+        zone: &LocalZone,
+        minute: &mut ZoneMinute,
+    ) -> Option<(jiff::Timestamp, bool)> {
+        let read = match self {
+            Value::Str(text) => time::any_or_wall(text.bytes(unescaped))?,
+            Value::Unsigned(n) => Read::Instant(time::epoch_integer(i64::try_from(n).ok()?)?),
+            Value::Signed(n) => Read::Instant(time::epoch_integer(n)?),
+            Value::Float(f) => Read::Instant(time::epoch_float(f)?),
+            Value::Present => return None,
+        };
+        match read {
+            Read::Instant(time) => Some((time, false)),
+            Read::Wall(wall) => Some((zone.timestamp(wall, minute)?, true)),
         }
     }
 
