@@ -385,6 +385,16 @@ fn a_usage_error_exits_2_before_spark_starts() {
         stderr.contains("unknown option --no-such-option"),
         "{stderr}"
     );
+    // A glob globset refuses is the audit's usage error too.
+    let output = Command::new(&python)
+        .arg(job_script())
+        .args(["--binary", env!("CARGO_BIN_EXE_robots-audit"), "--out", "x"])
+        .args(["--robots", "r", "--include", "access.{log", "logs"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("is not a glob"), "{stderr}");
 }
 
 /// A Python 3 for the tests that need no Spark: the venv's, else `python3` on the PATH, else
@@ -406,4 +416,135 @@ fn python() -> Option<PathBuf> {
     }
     eprintln!("SKIPPED: {reason}");
     None
+}
+
+/// Every option `audit --help` lists is one the job knows, taking a value exactly when the
+/// audit's does: the job parses its command line itself, and refuses an option it does not know
+/// as a usage error (or would take the value of one it thinks a flag for a LOG).
+#[test]
+fn the_job_knows_every_audit_option() {
+    let Some(python) = python() else { return };
+    let output = Command::new(&python)
+        .current_dir(repository().join("examples/spark"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .args([
+            "-c",
+            "import robots_audit_job as j\n\
+             print(' '.join(sorted(j.VALUE_OPTIONS)))\n\
+             print(' '.join(sorted(j.FLAG_OPTIONS)))",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let lists = String::from_utf8(output.stdout).unwrap();
+    let mut lists = lists.lines().map(|l| l.split(' ').collect::<BTreeSet<_>>());
+    let (values, flags) = (lists.next().unwrap(), lists.next().unwrap());
+    let help = robots_audit().args(["audit", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let mut seen = 0;
+    for line in help
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('-'))
+    {
+        // "-q, --quiet  No progress bar..." or "--robots <PATH>  A robots.txt file...".
+        let spec = line.split("  ").next().unwrap();
+        let takes_value = spec.contains('<');
+        for name in spec.split([' ', ',']).filter(|t| t.starts_with('-')) {
+            seen += 1;
+            match name {
+                // The job's own: --out is the merge's, --help prints the job's usage; a
+                // version is spark-submit's to print.
+                "--out" => assert!(takes_value),
+                "-h" | "--help" | "-V" | "--version" => assert!(!takes_value),
+                _ if takes_value => assert!(values.contains(name), "{name} takes a value"),
+                _ => assert!(flags.contains(name), "{name} is a flag"),
+            }
+        }
+    }
+    assert!(seen > 20, "no options found in audit --help:\n{help}");
+}
+
+/// Nights that one audit reads whole and the job reads in runs, each file a run of its own, so
+/// that what one run cannot tell is the night's: a run of a human's requests only (nothing
+/// judged in it, though the night has bots), the same content in two runs (one audit counts it
+/// twice), a run whose only file is missing (no readable input in it, an input error of the
+/// night), `--raw-csv` (which the merge must be given), and names with spaces, commas, `=`, a
+/// non-ASCII letter and a `..` step. The job's exit code, reports and messages are the audit's.
+#[test]
+fn runs_that_cannot_judge_alone_on_spark_equal_one_audit() {
+    let Some(venv) = pyspark_venv() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let night = tmp.path().join("night");
+    robots_audit()
+        .args([
+            "synth", "--files", "2", "--lines", "3000", "--seed", "7", "--out",
+        ])
+        .arg(&night)
+        .assert()
+        .code(0);
+    write(
+        &night,
+        "human.log",
+        "news.example.com:443 178.215.254.6 - - [20/Nov/2026:00:00:48 +0000] \"GET /a HTTP/2.0\" \
+         200 388 \"-\" \"Mozilla/5.0 (Windows NT 10.0; Win64; x64) Firefox/133.0\"\n",
+    );
+    let odd = "odd names/a copy, =1 \u{e9}.log.gz";
+    fs::create_dir_all(night.join("odd names")).unwrap();
+    fs::copy(night.join("logs/access-000.log.gz"), night.join(odd)).unwrap();
+    fs::create_dir_all(night.join("other")).unwrap();
+
+    let nights: [(&str, &[&str], i32, usize); 2] = [
+        (
+            "judged",
+            &[
+                "--raw-csv",
+                "logs/access-000.log.gz",
+                "human.log",
+                odd,
+                "other/../logs/access-001.log.gz",
+            ],
+            0,
+            4,
+        ),
+        ("missing", &["missing.log", "logs/access-001.log.gz"], 3, 2),
+    ];
+    for (name, logs, code, files) in nights {
+        let args: Vec<&str> = [&["--robots", "robots", "--decisions"][..], logs].concat();
+        let single = tmp.path().join(format!("{name}-single"));
+        let audit = robots_audit()
+            .current_dir(&night)
+            .args(["audit", "-q", "--out"])
+            .arg(&single)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(audit.status.code(), Some(code), "{}", stderr_text(&audit));
+
+        let spark = tmp.path().join(format!("{name}-spark"));
+        let job = run_job(
+            &venv,
+            &night,
+            &spark,
+            &[&format!("spark.default.parallelism={files}")],
+            &[&["-q"][..], &args].concat(),
+            &tmp.path().join(format!("{name}-logs")),
+        );
+        job.assert_ended(code, Some((files, files)));
+        assert_same_csvs(&single, &spark, &job);
+        // What one audit says on standard error, the job says once: no task's own view.
+        for line in stderr_text(&audit).lines() {
+            assert_eq!(
+                job.stderr.matches(line).count(),
+                1,
+                "{line:?} is not said once; the job's log:\n{}",
+                job.stderr
+            );
+        }
+        assert!(
+            !job.stderr.contains("nothing judged") || code != 0,
+            "{}",
+            job.stderr
+        );
+    }
 }

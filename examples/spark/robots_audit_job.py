@@ -24,12 +24,18 @@ of the command line resolves, under the very string the user wrote, to the file 
 symbolic link to a local file or to the shipped copy of a robots source, a local copy of a remote
 input). Absolute local paths are passed as they are: they must exist on every executor.
 
-Exit code: the worst of the tasks' audits and the merge (0 < 3 < 1 < 2), as `audit` would have it.
+Runs one audit would not cut: a run whose every file is unreadable (its audit exits 1, where one
+audit over the night exits 3), and content two runs both read (`merge` counts it once, one audit
+as often as it was given), would make the merged reports differ from one audit's; the driver
+audits the runs concerned again, joined to their neighbours, before it merges.
+
+Exit code: the merge's, which judges the night as a whole (input errors anywhere, nothing judged
+anywhere); when a task fails, the worst of the failed tasks' codes, and nothing is merged.
 """
 
 import csv
-import fnmatch
 import io
+import json
 import os
 import re
 import shutil
@@ -53,8 +59,10 @@ VALUE_OPTIONS = {
     "--dns-ttl",
     "--dns-server",
     "--dns-timeout",
+    "--dns-budget",
     "--threads",
     "--timezone",
+    "--haproxy-captures",
     "--include",
     "--exclude",
 }
@@ -74,6 +82,9 @@ FLAG_OPTIONS = {
     "--quiet",
 }
 SHIPPED_OPTIONS = {"--robots", "--bots", "--verify"}
+# The flags `merge` takes as `audit` does: how much it says, whether it renders report.html, and
+# which cells the reports were made with (it refuses --raw-csv reports without the flag).
+MERGE_FLAGS = {"-q", "--quiet", "--no-html", "--wait", "--raw-csv"}
 
 # The job's archives hold plain files and directories only: Python's "data" filter (where
 # it has one) refuses anything else, such as links out of the extraction directory.
@@ -82,6 +93,9 @@ EXTRACT = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 EXIT_OK, EXIT_FATAL, EXIT_USAGE, EXIT_INPUT_ERRORS = 0, 1, 2, 3
 # How bad each exit code is: usage errors and fatal failures outrank a run with input errors.
 SEVERITY = {EXIT_OK: 0, EXIT_INPUT_ERRORS: 1, EXIT_FATAL: 2, EXIT_USAGE: 3}
+
+# What the audit says when none of its inputs could be read (src/audit/mod.rs).
+NO_READABLE_INPUT = b"no readable input ("
 
 # Not named .tar: SparkContext.addFile unpacks files so named on executors.
 ARCHIVE_NAME = "robots-audit-job-sources.bundle"
@@ -153,8 +167,6 @@ def parse_args(argv):
             if eq:
                 raise UsageError(f"{name} takes no value")
             audit_options.append((name, None))
-        elif arg == "-":
-            raise UsageError("standard input (-) cannot be spread over tasks: name the files")
         elif arg.startswith("-") and len(arg) > 1:
             raise UsageError(f"unknown option {arg}")
         else:
@@ -166,6 +178,9 @@ def parse_args(argv):
         raise UsageError("--out DIR is required")
     if not logs:
         raise UsageError("at least one LOG is required")
+    if "-" in logs:
+        # After `--` too: the audit reads standard input for `-` wherever it stands.
+        raise UsageError("standard input (-) cannot be spread over tasks: name the files")
     if not any(o == "--robots" for o, _ in audit_options):
         raise UsageError("at least one --robots PATH is required (as for audit)")
     return binary, out, audit_options, logs
@@ -277,36 +292,97 @@ def natural_key(name):
     return (parts, raw)
 
 
-def expand_braces(pattern):
-    """`{a,b}` alternatives of a glob, expanded (fnmatch has none; globset, which `audit`
-    uses, has them)."""
-    match = re.search(r"\{([^{}]*)\}", pattern)
-    if match is None:
-        return [pattern]
-    head, tail = pattern[: match.start()], pattern[match.end() :]
-    return [e for alt in match.group(1).split(",") for e in expand_braces(head + alt + tail)]
+def glob_regex(pattern, flag):
+    """The regular expression of an --include or --exclude glob, in the syntax of the `globset`
+    crate `audit` uses (src/audit/inputs.rs): `*`, `?`, `[...]` (`[!...]` and `[^...]`
+    negated, `]` first and `-` first or last literal), `{a,b}` (nested too) and a backslash
+    escaping the next character. What globset refuses is a usage error, as for `audit`."""
+
+    def refuse(why):
+        raise UsageError(f"{flag} {pattern!r} is not a glob: {why}")
+
+    branches = [[]]  # the branches of the open alternations, innermost last
+    opened = []  # for each open alternation, where its branches start in `branches`
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        i += 1
+        if c == "?":
+            branches[-1].append(".")
+        elif c == "*":
+            branches[-1].append(".*")
+        elif c == "\\":
+            if i == len(pattern):
+                refuse("dangling '\\'")
+            branches[-1].append(re.escape(pattern[i]))
+            i += 1
+        elif c == "[":
+            negated = i < len(pattern) and pattern[i] in "!^"
+            i += negated
+            ranges, first, in_range = [], True, False
+            while True:
+                if i == len(pattern):
+                    refuse("unclosed character class; missing ']'")
+                c = pattern[i]
+                i += 1
+                if c == "]" and not first:
+                    break
+                if c == "-" and not first and not in_range:
+                    in_range = True
+                elif in_range:
+                    if c < ranges[-1][0]:
+                        refuse(f"invalid range; '{ranges[-1][0]}' > '{c}'")
+                    ranges[-1] = (ranges[-1][0], c)
+                    in_range = False
+                else:
+                    ranges.append((c, c))
+                first = False
+            if in_range:
+                ranges.append(("-", "-"))
+            body = "".join(f"{re.escape(a)}-{re.escape(b)}" for a, b in ranges)
+            branches[-1].append(f"[{'^' if negated else ''}{body}]")
+        elif c == "{":
+            opened.append(len(branches))
+            branches.append([])
+        elif c == "}":
+            if not opened:
+                refuse("unopened alternate group; missing '{'")
+            start = opened.pop()
+            alternates = ["".join(b) for b in branches[start:]]
+            del branches[start:]
+            branches[-1].append("(?:" + "|".join(alternates) + ")")
+        elif c == "," and opened:
+            branches.append([])
+        else:
+            branches[-1].append(re.escape(c))
+    if opened:
+        refuse("unclosed alternate group; missing '}'")
+    return re.compile("".join(branches[0]), re.DOTALL)
 
 
 class NameFilter:
     """--include and --exclude, matched against a file's name within its directory as
-    `audit` matches them (`*`, `?`, `[...]`, `[!...]`, `{a,b}`)."""
+    `audit` matches them; a pattern that is no glob is a usage error (UsageError)."""
 
     def __init__(self, audit_options):
         def globs(flag):
-            return [g for o, v in audit_options if o == flag for g in expand_braces(v)]
+            return [(v, glob_regex(v, flag)) for o, v in audit_options if o == flag]
 
         self.include = globs("--include")
         self.exclude = globs("--exclude")
 
     def selects(self, name):
-        if self.include and not any(fnmatch.fnmatchcase(name, g) for g in self.include):
+        def matches(globs):
+            return any(regex.fullmatch(name) for _, regex in globs)
+
+        if self.include and not matches(self.include):
             return False
-        return not any(fnmatch.fnmatchcase(name, g) for g in self.exclude)
+        return not matches(self.exclude)
 
     def describe(self):
-        flags = [f"--include {g!r}" for g in self.include]
-        flags += [f"--exclude {g!r}" for g in self.exclude]
-        return ", ".join(flags)
+        flags = [f"--include {g}" for g, _ in self.include]
+        flags += [f"--exclude {g}" for g, _ in self.exclude]
+        return " ".join(flags)
 
 
 def list_local(arg, name_filter):
@@ -333,9 +409,16 @@ def list_local(arg, name_filter):
                 f" and {name_filter.describe()} leaves out every one"
             )
         names = sorted(selected, key=natural_key)
-        return [(join(arg, n), os.path.abspath(join(arg, n)), size_of(join(arg, n))) for n in names]
+        return [(join(arg, n), location(join(arg, n)), size_of(join(arg, n))) for n in names]
     # A missing or unreadable file is still an input: the audit lists it with its error.
-    return [(arg, os.path.abspath(arg), size_of(arg))]
+    return [(arg, location(arg), size_of(arg))]
+
+
+def location(name):
+    """The absolute path of a local input as the kernel resolves `name` from the driver's
+    working directory: `..` is left for the kernel to step back out of where a symbolic link
+    leads, where os.path.abspath would drop it with the component before it."""
+    return os.path.join(os.getcwd(), name)
 
 
 def size_of(path):
@@ -408,9 +491,11 @@ def place(cwd, name, target):
     """Makes `name` (relative to `cwd`) lead to `target`: a symbolic link, in a directory made
     for it. A name already placed (the same file given twice) is left alone."""
     link = os.path.normpath(os.path.join(cwd, name))
+    # The audit opens `name` as written, so every directory it walks through must be there,
+    # those a `..` steps back out of included (`other/../logs/a.gz`).
+    os.makedirs(os.path.join(cwd, os.path.dirname(name)), exist_ok=True)
     if os.path.lexists(link):
         return
-    os.makedirs(os.path.dirname(link), exist_ok=True)
     os.symlink(target, link)
 
 
@@ -589,10 +674,79 @@ def ship_sources(sc, hadoop, audit_options, staging):
     return sources, dns_cache_member
 
 
-def run_job(sc, binary, out, audit_options, logs):
+class TaskReport:
+    """What the task of one run left on the driver: its audit's exit code and standard error,
+    and its report directory (None when it wrote none)."""
+
+    def __init__(self, code, stderr, report):
+        self.code = code
+        self.stderr = stderr
+        self.report = report
+
+    def unreadable(self):
+        """Whether the audit found no readable input in the run: an error of the run alone
+        when other runs have readable files, since one audit over them all would list these
+        files with their errors and exit 3."""
+        return self.report is None and self.code == EXIT_FATAL and NO_READABLE_INPUT in self.stderr
+
+    def fingerprints(self):
+        """The content fingerprints of the run's inputs (those read), from its state.json."""
+        with open(os.path.join(self.report, "state.json"), "rb") as f:
+            state = json.load(f)
+        return [i["fingerprint"] for i in state["payload"]["inputs"] if i["fingerprint"]]
+
+
+def joined_runs(runs, unreadable, fingerprints):
+    """The runs to audit instead of `runs` (in order) so that merging their reports gives one
+    audit's: a run of unreadable files only (position in `unreadable`) joins its next run (its
+    previous, for the last), and content held by two runs (`fingerprints`, per run) joins
+    every run from the first that holds it to the last, since `merge` would count it once
+    where one audit counts it as often as it was given. Returns `runs` when nothing joins."""
+    joined = [False] * len(runs)  # joined[k]: run k and run k + 1 become one
+    for k in unreadable:
+        if len(runs) > 1:
+            joined[min(k, len(runs) - 2)] = True
+    first = {}
+    for k, prints in enumerate(fingerprints):
+        for f in prints:
+            for j in range(first.setdefault(f, k), k):
+                joined[j] = True
+    result = []
+    for k, (start, end) in enumerate(runs):
+        if k > 0 and joined[k - 1]:
+            result[-1] = (result[-1][0], end)
+        else:
+            result.append((start, end))
+    return result
+
+
+def audit_runs(sc, job, inputs, runs, positions, staging, round_number):
+    """Audits the runs at `positions` of `runs` (index pairs into `inputs`), one task each,
+    biggest first; returns {run: TaskReport}. Each round's reports go to directories of their
+    own: a report of a run that was then joined to another is never merged."""
+    work = [
+        (k, [{"name": i.name, "location": i.location} for i in inputs[slice(*runs[k])]])
+        for k in positions
+    ]
+    # Biggest run first: Spark starts partitions in order, so the longest task starts first.
+    work.sort(key=lambda w: -sum(inputs[i].size for i in range(*runs[w[0]])))
+    results = sc.parallelize(work, len(work)).map(lambda run: run_task(run, job)).collect()
+    reports = {}
+    for index, code, stderr, archive in results:
+        report = None
+        if archive is not None:
+            target = os.path.join(staging, "reports", f"{round_number}-{index:05}")
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                tar.extractall(target, **EXTRACT)
+            report = os.path.join(target, "report")
+        reports[runs[index]] = TaskReport(code, stderr, report)
+    return reports
+
+
+def run_job(sc, binary, out, audit_options, logs, name_filter):
     """Lists, spreads, audits and merges; returns the exit code."""
     hadoop = HadoopFs(sc)
-    inputs = list_inputs(logs, hadoop, NameFilter(audit_options))
+    inputs = list_inputs(logs, hadoop, name_filter)
     tasks = max(1, min(sc.defaultParallelism, len(inputs)))
     runs = contiguous_runs([i.size for i in inputs], tasks)
 
@@ -609,48 +763,62 @@ def run_job(sc, binary, out, audit_options, logs):
             # One task's audit uses the cores Spark gives the task, unless --threads says.
             "threads": None if any(o == "--threads" for o, _ in audit_options) else task_cpus,
         }
-        work = [
-            (
-                index,
-                [{"name": i.name, "location": i.location} for i in inputs[start:end]],
-            )
-            for index, (start, end) in enumerate(runs)
-        ]
-        # Biggest run first: Spark starts partitions in order, so the longest task starts first.
-        work.sort(key=lambda w: -sum(inputs[k].size for k in range(*runs[w[0]])))
         sys.stderr.write(
             f"robots-audit job: {len(inputs)} files, {sum(i.size for i in inputs)} bytes, "
             f"{len(runs)} tasks\n"
         )
-        results = (
-            sc.parallelize(work, len(work))
-            .map(lambda run: run_task(run, job))
-            .collect()
-        )
-        results.sort(key=lambda r: r[0])
+        reports = {}
+        round_number = 0
+        while True:
+            pending = [k for k, r in enumerate(runs) if r not in reports]
+            reports.update(audit_runs(sc, job, inputs, runs, pending, staging, round_number))
+            done = [reports[r] for r in runs]
+            if any(t.report is None and not t.unreadable() for t in done):
+                break
+            joined = joined_runs(
+                runs,
+                [k for k, t in enumerate(done) if t.unreadable()],
+                [t.fingerprints() if t.report else [] for t in done],
+            )
+            if joined == runs:
+                break
+            again = [r for r in joined if r not in reports]
+            sys.stderr.write(
+                f"robots-audit job: {len(runs) - len(joined) + len(again)} of {len(runs)} runs "
+                f"audited again as {len(again)} (a run found no readable input, or two runs "
+                "read the same content)\n"
+            )
+            runs, round_number = joined, round_number + 1
 
-        codes, report_dirs = [], []
-        for index, code, stderr, archive in results:
-            codes.append(code)
-            text = stderr.decode("utf-8", "replace")
-            if text:
+        failed = [
+            (k, t)
+            for k, t in enumerate(done)
+            if t.report is None or t.code not in (EXIT_OK, EXIT_INPUT_ERRORS)
+        ]
+        if failed:
+            for index, task in failed:
+                text = task.stderr.decode("utf-8", "replace")
                 sys.stderr.write("".join(f"[task {index}] {line}\n" for line in text.splitlines()))
-            if archive is None:
-                sys.stderr.write(f"robots-audit job: task {index} wrote no report (exit {code})\n")
-                continue
-            target = os.path.join(staging, "reports", f"{index:05}")
-            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-                tar.extractall(target, **EXTRACT)
-            report_dirs.append(os.path.join(target, "report"))
-        if len(report_dirs) != len(results) or SEVERITY.get(worst(codes)) >= SEVERITY[EXIT_FATAL]:
+                if task.report is None:
+                    sys.stderr.write(
+                        f"robots-audit job: task {index} wrote no report (exit {task.code})\n"
+                    )
             # A run that could not be audited would be missing from the merge: no partial report.
             sys.stderr.write("robots-audit job: a task failed; nothing merged into --out\n")
-            return worst(codes + [EXIT_FATAL])
+            return worst([t.code for _, t in failed] + [EXIT_FATAL])
+        for index, task in enumerate(done):
+            # The merge names the inputs with errors, and says why nothing was judged, for the
+            # whole night: a task's own lines of those would repeat or contradict it.
+            text = task.stderr.decode("utf-8", "replace").splitlines()
+            warnings = [line for line in text if line.startswith("robots-audit: warning:")]
+            sys.stderr.write("".join(f"[task {index}] {line}\n" for line in warnings))
         merge = [os.path.abspath(binary), "merge", "--out", out]
-        # Standard error and report.html as one audit with these options would have them.
-        merge += [o for o, _ in audit_options if o in ("-q", "--quiet", "--no-html", "--wait")]
-        merged = subprocess.run(merge + report_dirs)
-        return worst(codes + [merged.returncode])
+        # Standard error, report.html and cells as one audit with these options would have them.
+        merge += [o for o, _ in audit_options if o in MERGE_FLAGS]
+        merged = subprocess.run(merge + [t.report for t in done])
+        # The merge judges the night as a whole: input errors in any run, or nothing judged in
+        # all of them (a run without a bot's request is not a night without one).
+        return merged.returncode if merged.returncode >= 0 else EXIT_FATAL
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -661,6 +829,7 @@ def main(argv):
         return EXIT_OK
     try:
         binary, out, audit_options, logs = parse_args(argv)
+        name_filter = NameFilter(audit_options)
         if not os.path.isfile(binary):
             raise UsageError(f"--binary {binary} is not a file")
     except UsageError as error:
@@ -671,7 +840,7 @@ def main(argv):
     sc = SparkContext(conf=SparkConf().setAppName("robots-audit"))
     sc.setLogLevel("WARN")
     try:
-        return run_job(sc, binary, out, audit_options, logs)
+        return run_job(sc, binary, out, audit_options, logs, name_filter)
     except FatalError as error:
         sys.stderr.write(f"robots-audit job: {error}\n")
         return EXIT_FATAL

@@ -25,6 +25,9 @@ class ParseArgs(unittest.TestCase):
                 "Google=g.json",
                 "a.gz",
                 "--grace=1h",
+                "--haproxy-captures",
+                "x-forwarded-for,host,user-agent",
+                "--dns-budget=1m",
                 "b.gz",
                 "--",
                 "--odd-name.gz",
@@ -34,7 +37,8 @@ class ParseArgs(unittest.TestCase):
         self.assertEqual(
             options,
             [("--robots", "r"), ("--decisions", None), ("--verify", "Google=g.json"),
-             ("--grace", "1h")],
+             ("--grace", "1h"), ("--haproxy-captures", "x-forwarded-for,host,user-agent"),
+             ("--dns-budget", "1m")],
         )
         self.assertEqual(logs, ["a.gz", "b.gz", "--odd-name.gz"])
 
@@ -46,6 +50,7 @@ class ParseArgs(unittest.TestCase):
             ["--binary", "b", "--out", "o", "a"],  # no --robots
             ["--binary", "b", "--out", "o", "--robots", "r", "--bogus", "a"],
             ["--binary", "b", "--out", "o", "--robots", "r", "-"],  # standard input
+            ["--binary", "b", "--out", "o", "--robots", "r", "--", "-"],  # still standard input
             ["--binary", "b", "--out", "o", "--robots", "r", "--decisions=yes", "a"],
             ["--binary", "b", "--out", "o", "--robots", "r", "a", "--grace"],
         ]
@@ -101,6 +106,29 @@ class ContiguousRuns(unittest.TestCase):
         self.assertEqual(job.contiguous_runs([50, 1, 1, 1], 2), [(0, 1), (1, 4)])
 
 
+class JoinedRuns(unittest.TestCase):
+    RUNS = [(0, 2), (2, 3), (3, 5), (5, 6)]
+
+    def test_nothing_to_join(self):
+        prints = [["a", "b"], ["c"], [], ["d"]]
+        self.assertEqual(job.joined_runs(self.RUNS, [], prints), self.RUNS)
+        # Repeats within one run stay: its audit counted them as one audit does.
+        self.assertEqual(job.joined_runs(self.RUNS, [], [["a", "a"], [], [], []]), self.RUNS)
+        self.assertEqual(job.joined_runs([(0, 3)], [0], [[]]), [(0, 3)])
+
+    def test_a_run_of_unreadable_files_joins_a_neighbour(self):
+        empty = [[]] * 4
+        self.assertEqual(job.joined_runs(self.RUNS, [1], empty), [(0, 2), (2, 5), (5, 6)])
+        self.assertEqual(job.joined_runs(self.RUNS, [3], empty), [(0, 2), (2, 3), (3, 6)])
+        self.assertEqual(job.joined_runs(self.RUNS, [0, 1], empty), [(0, 5), (5, 6)])
+
+    def test_content_in_two_runs_joins_every_run_between(self):
+        prints = [["a"], ["b"], ["c"], ["a"]]
+        self.assertEqual(job.joined_runs(self.RUNS, [], prints), [(0, 6)])
+        prints = [["a"], ["b", "a"], ["c"], ["c"]]
+        self.assertEqual(job.joined_runs(self.RUNS, [], prints), [(0, 3), (3, 6)])
+
+
 class Helpers(unittest.TestCase):
     def test_worst_exit_code(self):
         cases = [
@@ -126,6 +154,20 @@ class Helpers(unittest.TestCase):
         for names, expected in cases:
             with self.subTest(names=names):
                 self.assertEqual(job.depth_needed(names), expected)
+
+    def test_a_placed_name_resolves_as_written(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            target = os.path.join(tmp, "a.gz")
+            open(target, "wb").close()
+            cwd = os.path.join(tmp, "cwd")
+            os.makedirs(cwd)
+            for name in ["other/../logs/a.gz", "logs/a.gz", "b.gz"]:
+                job.place(cwd, name, target)
+                self.assertTrue(os.path.isfile(os.path.join(cwd, name)), name)
+            here = os.getcwd()
+            os.chdir(tmp)
+            self.addCleanup(os.chdir, here)
+            self.assertEqual(job.location("x/../a.gz"), os.path.realpath(tmp) + "/x/../a.gz")
 
     def test_uris(self):
         self.assertTrue(job.is_uri("s3a://bucket/a.gz"))
@@ -197,6 +239,28 @@ class Helpers(unittest.TestCase):
         for name, read in cases:
             self.assertEqual(name_filter.selects(name), read, name)
         self.assertTrue(job.NameFilter([]).selects("anything"))
+        self.assertEqual(name_filter.describe(), "--include access.log* --include *.gz --exclude *.{1,10}")
+
+    def test_globs_are_globsets(self):
+        # What `audit --include GLOB` reads of a directory of these names (globset's syntax).
+        names = ["a^", "ab", "ac", "a*", "a\\b", "x.1", "x.2", "x.3", "x,1"]
+        cases = [
+            ("a[^b]", ["a^", "ac", "a*"]),
+            ("a[!b]", ["a^", "ac", "a*"]),
+            ("a\\*", ["a*"]),
+            ("a\\\\b", ["a\\b"]),
+            ("x.{1,{2,3}}", ["x.1", "x.2", "x.3"]),
+            ("x,1", ["x,1"]),
+            ("a**", ["a^", "ab", "ac", "a*", "a\\b"]),
+            ("[]a-b]?", ["a^", "ab", "ac", "a*"]),
+            ("x[-,]1", ["x,1"]),
+        ]
+        for glob, read in cases:
+            name_filter = job.NameFilter([("--include", glob)])
+            self.assertEqual([n for n in names if name_filter.selects(n)], read, glob)
+        for glob in ["[a", "{a,b", "a}", "a\\", "[z-a]"]:
+            with self.subTest(glob=glob), self.assertRaises(job.UsageError):
+                job.NameFilter([("--exclude", glob)])
         here = os.getcwd()
         with tempfile.TemporaryDirectory() as tmp:
             os.chdir(tmp)
