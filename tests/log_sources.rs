@@ -292,6 +292,51 @@ fn every_prefix_before_combined_and_caddy_lines_is_detected_and_stripped() {
 
 /// A line of each load balancer, with the paths of [`PATHS`]; `accept` is HAProxy's accept
 /// date (local time, no offset).
+/// A log rotated between the partial records of its last line and their continuation: the
+/// record left open is read as what was joined of it, a whole line as a request and a line cut
+/// short as a skipped line, never counted nowhere.
+#[test]
+fn a_record_left_open_where_the_log_ends_is_read_or_skipped() {
+    let lines: Vec<String> = PATHS
+        .iter()
+        .enumerate()
+        .map(|(n, path)| combined(n, path))
+        .collect();
+    // The last line in two partial records, the runtime's closing record in the next file.
+    let whole: Wrap = |line, n| {
+        let tag = if n == 2 { 'P' } else { 'F' };
+        halves(line, n == 2)
+            .iter()
+            .map(|piece| format!("2026-11-20T01:00:00Z stdout {tag} {piece}"))
+            .collect()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (output, out) = audit_lines(dir.path(), &lines, whole, &["--origin", ORIGIN]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    assert_judged_night(&out, "combined", "2026-11-20T01:00:02Z");
+    assert_eq!(read_csv(&out.join("skipped_lines.csv")).len(), 0);
+    // Only its first half written: skipped as the line cut short it is, on the file's last line.
+    let half: Wrap = |line, n| {
+        let tag = if n == 2 { 'P' } else { 'F' };
+        let piece = halves(line, n == 2)[0];
+        vec![format!("2026-11-20T01:00:00Z stdout {tag} {piece}")]
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (output, out) = audit_lines(dir.path(), &lines, half, &["--origin", ORIGIN]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    let skipped = read_csv(&out.join("skipped_lines.csv"));
+    assert_eq!(skipped.len(), 1, "{skipped:#?}");
+    assert_eq!(
+        [skipped[0]["line"].as_str(), skipped[0]["reason"].as_str()],
+        ["3", "bad_quoting"]
+    );
+    let inputs = read_csv(&out.join("inputs.csv"));
+    assert_eq!(
+        ["lines", "parsed", "skipped"].map(|c| inputs[0][c].as_str()),
+        ["3", "2", "1"]
+    );
+}
+
 fn haproxy(second: usize, path: &str, headers: &str) -> String {
     format!(
         "192.0.2.1:51012 [20/Nov/2026:01:00:0{second}.125] www~ web/app1 0/0/1/12/13 200 512 - - ---- 3/3/1/1/0 0/0 {headers}\"GET {path} HTTP/1.1\""

@@ -17,7 +17,7 @@ use robots_audit_bots::dns::{DnsClaim, DnsVerdict, DnsVerifier};
 use robots_audit_bots::{
     BotRanges, ClientAddress, Verification, Verifier, client_address, dotted_quad_address,
 };
-use robots_audit_logs::{OriginParts, Request, Scratch};
+use robots_audit_logs::{BlockState, OriginParts, Request, Scratch};
 
 use super::Input;
 use super::error::AuditError;
@@ -754,6 +754,33 @@ fn write_failed(e: std::io::Error) -> AuditError {
     AuditError::Fatal(format!("cannot write reports: {e}"))
 }
 
+impl<S: Sink> BlockAuditor<'_, S> {
+    /// Reads the records of a container runtime left open where the input ends
+    /// ([`LineParser::finish`](robots_audit_logs::LineParser::finish)) as lines of the input's
+    /// last line number; a skipped one shows that line's text.
+    #[cold]
+    fn finish_input(&mut self, work: &LineBlock, state: &mut BlockState) {
+        let Some((line_no, line)) = work.block.lines().last() else {
+            return;
+        };
+        while let Some(read) = work.parser.finish(state, &mut self.scratch) {
+            match &read {
+                Ok(Some(request)) => {
+                    self.auditor
+                        .request(work.input, line_no, request, &mut self.sink)
+                }
+                Ok(None) => {}
+                &Err(reason) => self.sink.skipped(&Skipped {
+                    input: work.input,
+                    line: line_no,
+                    reason,
+                    text: line,
+                }),
+            }
+        }
+    }
+}
+
 impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
     fn handle(&mut self, work: &LineBlock) -> Result<u64, AuditError> {
         let mut state = work.parser.block_state(&work.block);
@@ -784,6 +811,9 @@ impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
                     text: line,
                 }),
             }
+        }
+        if work.block.ends_input {
+            self.finish_input(work, &mut state);
         }
         self.fold_retired();
         let context = self.auditor.context;

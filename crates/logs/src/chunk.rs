@@ -35,6 +35,10 @@ pub struct Block {
     /// no record ending within the line cap ([Prefixes](crate::Prefix)). Such a record is over
     /// long: its pieces here are no line of their own, and its last is skipped as too long.
     pub cut_records: [bool; 2],
+    /// Whether the input ends with this block, read to its end without damage: a record of a
+    /// container runtime still open after its last line will never be continued
+    /// ([`LineParser::finish`](crate::LineParser::finish)).
+    pub ends_input: bool,
 }
 
 impl Block {
@@ -348,6 +352,7 @@ impl LogReader {
             first_line: self.next_line,
             header: self.header.clone(),
             cut_records: std::mem::replace(&mut self.cut_records, cut_records),
+            ends_input: self.finished,
         };
         self.next_line += block.line_count();
         if self.track_headers {

@@ -1,15 +1,15 @@
 //! Streaming readers for web access logs and crawler fetch logs.
 //!
-//! A [`LogReader`] opens a file or standard input, detects gzip, zstd, xz, bzip2 or plain text
-//! from the magic bytes, and cuts the decompressed stream into [`Block`]s of whole lines. A
-//! [`LineParser`] for the log's [`Format`] (given, or [`Format::detect`]ed from the first
-//! block) turns each line into a borrowed [`Request`] without allocating, or says why it
-//! skipped the line. Blocks carry what they need to be parsed on their own, so they can be
-//! handed to worker threads. Lines may carry a collector's [`Prefix`] (syslog, journald,
-//! docker, Kubernetes), split off before the format's parser sees them
-//! ([`LogReader::detect`] finds it with the format); times written without an offset are read
-//! in the [`LocalZone`] the user names, and the requests read so say it; HAProxy's captured
-//! headers are read by the order the user declares ([`HaproxyCaptures`]).
+//! A [`LogReader`] opens a file or standard input, detects gzip, zstd, xz, bzip2 or plain text from
+//! the magic bytes, and cuts the decompressed stream into [`Block`]s of whole lines. A
+//! [`LineParser`] for the log's [`Format`] (given, or [`Format::detect`]ed from the first block)
+//! turns each line into a borrowed [`Request`] without allocating, or says why it skipped the line;
+//! [`LineParser::finish`] reads what the last block of an input leaves open. Blocks carry what they
+//! need to be parsed on their own, so they can be handed to worker threads. Lines may carry a
+//! collector's [`Prefix`] (syslog, journald, docker, Kubernetes), split off before the format's
+//! parser sees them ([`LogReader::detect`] finds it with the format); times written without an
+//! offset are read in the [`LocalZone`] the user names, and the requests read so say it; HAProxy's
+//! captured headers are read by the order the user declares ([`HaproxyCaptures`]).
 //!
 //! ```
 //! use robots_audit_logs::{FieldMap, Format, LineParser, LogReader, Scratch};
@@ -31,6 +31,10 @@
 //!             Ok(None) => {}
 //!             Err(reason) => assert_eq!((number, reason.as_str()), (2, "wrong_format")),
 //!         }
+//!     }
+//!     // A container runtime's record the input ended inside of: read as what was joined.
+//!     if block.ends_input {
+//!         assert!(parser.finish(&mut state, &mut scratch).is_none());
 //!     }
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -205,6 +205,36 @@ impl LineParser {
         }
     }
 
+    /// What is left of a block's lines in `state` once they are parsed, when the block
+    /// [ends its input](Block::ends_input): a record of a container runtime still open (a log
+    /// rotated between a partial record and its continuation) is read as what was joined of
+    /// it, so that it is read or skipped as a line is, rather than counted nowhere. Each call
+    /// closes one stream's record; `None` when none is open.
+    #[cold]
+    pub fn finish<'a>(
+        &self,
+        state: &mut BlockState,
+        scratch: &'a mut Scratch,
+    ) -> Option<Result<Option<Request<'a>>, SkipReason>> {
+        let (stream, too_long) = state.open_records.close_first()?;
+        if too_long {
+            return Some(Err(SkipReason::TooLong));
+        }
+        let Scratch {
+            first,
+            retry,
+            records,
+        } = scratch;
+        let message = records.get(stream).map_or(&[][..], Vec::as_slice);
+        if message.iter().all(u8::is_ascii_whitespace) {
+            return Some(Ok(None));
+        }
+        Some(match self.parse_current(message, state, first) {
+            Err(SkipReason::WrongFormat) => self.parse_other_format(message, state, retry),
+            read => read,
+        })
+    }
+
     /// Parses a line (or a prefixed line's message) in the format the block's lines are in.
     #[inline(always)]
     fn parse_current<'a>(

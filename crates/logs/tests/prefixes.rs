@@ -5,8 +5,8 @@
 
 use proptest::prelude::*;
 use robots_audit_logs::{
-    BlockState, Detector, FieldMap, Format, LineParser, LogReader, Prefix, Request, Scratch,
-    SkipReason,
+    BlockState, DEFAULT_BLOCK_SIZE, Detector, FieldMap, Format, LineParser, LogReader, Prefix,
+    Request, Scratch, SkipReason,
 };
 
 /// One valid line of each format that can stand alone (W3C needs its directive).
@@ -314,20 +314,71 @@ fn read_input(input: &[u8], block_size: usize) -> Vec<String> {
 /// Every line of `input` read through the reader as the audit reads it, block by block: what
 /// each line that is no piece of a record read as (a request's target, or why it was skipped).
 fn outcomes(input: &[u8]) -> Vec<Result<String, SkipReason>> {
-    let mut reader = LogReader::from_reader(std::io::Cursor::new(input.to_vec())).unwrap();
+    outcomes_in_blocks(input, DEFAULT_BLOCK_SIZE)
+}
+
+/// [`outcomes`] through blocks of `block_size` bytes, the records left open where the input
+/// ends read last.
+fn outcomes_in_blocks(input: &[u8], block_size: usize) -> Vec<Result<String, SkipReason>> {
+    let mut reader = LogReader::from_reader(std::io::Cursor::new(input.to_vec()))
+        .unwrap()
+        .with_block_size(block_size);
     let parser = LineParser::new(Format::Combined, &FieldMap::new()).with_prefix(Some(Prefix::Cri));
     let (mut scratch, mut read) = (Scratch::new(), Vec::new());
+    let outcome = |parsed: Result<Option<Request<'_>>, SkipReason>| match parsed {
+        Ok(Some(request)) => Some(Ok(String::from_utf8_lossy(request.target).into())),
+        Ok(None) => None,
+        Err(reason) => Some(Err(reason)),
+    };
     while let Some(block) = reader.next_block().unwrap() {
         let mut state = parser.block_state(&block);
         for (_, line) in block.lines() {
-            match parser.parse(line, &mut state, &mut scratch) {
-                Ok(Some(request)) => read.push(Ok(String::from_utf8_lossy(request.target).into())),
-                Ok(None) => {}
-                Err(reason) => read.push(Err(reason)),
+            read.extend(outcome(parser.parse(line, &mut state, &mut scratch)));
+        }
+        if block.ends_input {
+            while let Some(parsed) = parser.finish(&mut state, &mut scratch) {
+                read.extend(outcome(parsed));
             }
         }
     }
     read
+}
+
+#[test]
+fn records_left_open_where_the_input_ends_are_read_as_lines() {
+    // A log rotated between partial records and their continuations: stdout's record holds a
+    // whole line, stderr's is cut inside its user-agent. Whatever the blocks, each is read
+    // once, as what was joined of it, after the lines before.
+    let (whole, cut) = (SAMPLES[0].1, &SAMPLES[0].1[..100]);
+    let input = format!(
+        "2026-11-20T01:00:00Z stdout F {whole}\n\
+         2026-11-20T01:00:01Z stdout P {}\n\
+         2026-11-20T01:00:01Z stderr P {cut}\n\
+         2026-11-20T01:00:01Z stdout P {}\n",
+        &whole[..40],
+        &whole[40..],
+    );
+    for block_size in [1, 64, 200, DEFAULT_BLOCK_SIZE] {
+        assert_eq!(
+            outcomes_in_blocks(input.as_bytes(), block_size),
+            [
+                Ok("/a?b=1".to_owned()),
+                Ok("/a?b=1".to_owned()),
+                Err(SkipReason::BadQuoting)
+            ],
+            "blocks of {block_size} bytes"
+        );
+    }
+    // A record closed before the end is read where it closes, and nothing is left.
+    let closed = format!("{input}2026-11-20T01:00:02Z stderr F {}\n", &whole[100..]);
+    assert_eq!(
+        outcomes_in_blocks(closed.as_bytes(), 64),
+        [
+            Ok("/a?b=1".to_owned()),
+            Ok("/a?b=1".to_owned()),
+            Ok("/a?b=1".to_owned())
+        ]
+    );
 }
 
 #[test]

@@ -120,6 +120,18 @@ impl OpenRecords {
             too_long: cut,
         }
     }
+
+    /// Closes the first stream that has a record open: the stream, and whether its record
+    /// reached the line cap.
+    pub(crate) fn close_first(&mut self) -> Option<(usize, bool)> {
+        let stream = self.open.iter().position(|&open| open)?;
+        let open = self.open.get_mut(stream)?;
+        *open = false;
+        Some((
+            stream,
+            self.too_long.get(stream).copied().unwrap_or_default(),
+        ))
+    }
 }
 
 /// What [`assemble`] made of a record.
