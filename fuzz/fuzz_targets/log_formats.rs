@@ -59,6 +59,7 @@ fuzz_target!(|data: &[u8]| {
         data: rest.to_vec(),
         first_line: 1,
         header,
+        ends_input: true,
         ..Block::default()
     };
     let mut state = parser.block_state(&block);
@@ -76,6 +77,15 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     assert_eq!(lines, block.line_count());
+    // The records of a container runtime the input ended inside of, one per stream at most.
+    let mut left_open = 0;
+    while let Some(read) = parser.finish(&mut state, &mut scratch) {
+        left_open += 1;
+        assert!(left_open <= 2, "at most one record a stream is left open");
+        if let Ok(Some(request)) = read {
+            follow(&request, &mut path);
+        }
+    }
 });
 
 /// What the audit does with a parsed request, minus the robots.txt verdict.
