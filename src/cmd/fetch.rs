@@ -73,9 +73,8 @@ pub fn run(args: FetchArgs) -> Result<u8, Error> {
             "{other}: fetch speaks http and https only"
         )));
     }
-    let defaults = FetchOptions::default();
     let options = FetchOptions {
-        user_agent: args.user_agent.unwrap_or(defaults.user_agent),
+        user_agent: super::user_agent_flag(args.user_agent)?,
         timeout: super::duration_flag("--timeout", &args.timeout, true)?,
         concurrency: usize::from(args.concurrency),
     };
