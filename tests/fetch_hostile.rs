@@ -381,3 +381,75 @@ fn fetch_a_user_agent_that_is_no_header_value_is_a_usage_error() {
     }
     assert!(!dir.path().join("history/manifest.csv").exists());
 }
+
+/// The peak resident memory of a running child, in KiB, read from `/proc` until it exits
+/// (Linux only: elsewhere `None`).
+fn peak_memory_kib(child: &mut std::process::Child) -> (std::process::ExitStatus, Option<u64>) {
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = None;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(Some(kib));
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, peak);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Each origin may send 500 KiB, and a list of origins may be long: what `fetch` holds at once
+/// is the bodies of the fetches under way (`--concurrency`), not of every origin.
+#[test]
+fn fetch_memory_does_not_grow_with_the_origins() {
+    const ORIGINS: usize = 64;
+    let servers: Vec<Raw> = (0..ORIGINS)
+        .map(|n| {
+            Raw::start(move |_, stream, _| {
+                let mut body = format!("User-agent: *\nDisallow: /site-{n}/\n").into_bytes();
+                body.resize(512_000, b'#');
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.write_all(&body);
+            })
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .env_remove("http_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("all_proxy")
+        .env_remove("ALL_PROXY")
+        .args([
+            "fetch",
+            "-q",
+            "--concurrency",
+            "2",
+            "--timeout",
+            "20s",
+            "--into",
+        ])
+        .arg(&into)
+        .args(servers.iter().map(|s| s.origin().to_string()))
+        .spawn()
+        .unwrap();
+    let (status, peak) = peak_memory_kib(&mut child);
+    assert!(status.success());
+    let files = std::fs::read_dir(&into)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .count();
+    assert_eq!(files, ORIGINS);
+    eprintln!("fetch, {ORIGINS} origins of 500 KiB: peak memory {peak:?} KiB");
+    if let Some(peak) = peak {
+        // 64 bodies held at once would be 32 MB on their own.
+        assert!(peak < 24 * 1024, "peak {peak} KiB");
+    }
+}
