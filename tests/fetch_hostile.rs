@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use robots_audit::history::fetch::{FetchOptions, Fetched, fetch_all};
+use robots_audit::history::fetch::{FetchOptions, Fetched};
 use robots_audit::origin::Origin;
 use robots_audit::versions::FetchStatus;
 
@@ -115,7 +115,7 @@ fn fetch(origins: &[Origin], timeout: Duration, concurrency: usize) -> Vec<Fetch
         concurrency,
         ..FetchOptions::default()
     };
-    fetch_all(origins, &options).unwrap()
+    crate::common::fetch_in_order(origins, &options)
 }
 
 #[test]
@@ -420,36 +420,73 @@ fn fetch_memory_does_not_grow_with_the_origins() {
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let into = dir.path().join("history");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("robots-audit"))
-        .env_remove("http_proxy")
-        .env_remove("HTTP_PROXY")
-        .env_remove("all_proxy")
-        .env_remove("ALL_PROXY")
-        .args([
-            "fetch",
-            "-q",
-            "--concurrency",
-            "2",
-            "--timeout",
-            "20s",
-            "--into",
-        ])
-        .arg(&into)
-        .args(servers.iter().map(|s| s.origin().to_string()))
-        .spawn()
-        .unwrap();
-    let (status, peak) = peak_memory_kib(&mut child);
-    assert!(status.success());
-    let files = std::fs::read_dir(&into)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .count();
-    assert_eq!(files, ORIGINS);
-    eprintln!("fetch, {ORIGINS} origins of 500 KiB: peak memory {peak:?} KiB");
-    if let Some(peak) = peak {
-        // 64 bodies held at once would be 32 MB on their own.
-        assert!(peak < 24 * 1024, "peak {peak} KiB");
+    let peak = |origins: &[Raw], into: &str| {
+        let into = dir.path().join(into);
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+            .env_remove("http_proxy")
+            .env_remove("HTTP_PROXY")
+            .env_remove("all_proxy")
+            .env_remove("ALL_PROXY")
+            .args([
+                "fetch",
+                "-q",
+                "--concurrency",
+                "2",
+                "--timeout",
+                "20s",
+                "--into",
+            ])
+            .arg(&into)
+            .args(origins.iter().map(|s| s.origin().to_string()))
+            .spawn()
+            .unwrap();
+        let (status, peak) = peak_memory_kib(&mut child);
+        assert!(status.success());
+        let dirs = std::fs::read_dir(&into)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .count();
+        assert_eq!(dirs, origins.len(), "a file per origin");
+        peak
+    };
+    let few = peak(&servers[..4], "few");
+    let all = peak(&servers, "all");
+    eprintln!("fetch, 4 and {ORIGINS} origins of 500 KiB: peak memory {few:?} and {all:?} KiB");
+    if let (Some(few), Some(all)) = (few, all) {
+        // 60 more bodies held to the end would be 30 MB more.
+        assert!(all < few + 8 * 1024, "{few} KiB, then {all} KiB");
     }
+}
+
+/// A recording that fails stops the run: no fetch starts after it.
+#[test]
+fn fetch_stops_starting_fetches_once_recording_fails() {
+    let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let servers: Vec<Raw> = (0..8)
+        .map(|_| {
+            let asked = Arc::clone(&asked);
+            Raw::start(move |_, stream, _| {
+                asked.fetch_add(1, Ordering::SeqCst);
+                let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+            })
+        })
+        .collect();
+    let origins: Vec<Origin> = servers.iter().map(Raw::origin).collect();
+    let options = FetchOptions {
+        timeout: Duration::from_secs(5),
+        concurrency: 2,
+        ..FetchOptions::default()
+    };
+    let mut given = 0;
+    let result = robots_audit::history::fetch::fetch_all(&origins, &options, |_, _| {
+        given += 1;
+        Err(robots_audit::history::HistoryError::FetchThreads(
+            std::io::Error::other("disk full"),
+        ))
+    });
+    assert!(result.is_err());
+    assert_eq!(given, 1);
+    // The failing answer, and at most one more fetch under way in each thread.
+    assert!(asked.load(Ordering::SeqCst) <= 3, "{asked:?}");
 }

@@ -9,10 +9,11 @@
 //! connection dropped mid-body or a final status outside 200..=599 (see [`Observation::new`]) is
 //! `unreachable`: a row, never an error of the command.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
-use rayon::prelude::*;
 use ureq::http::header::LOCATION;
 use ureq::http::{HeaderValue, StatusCode};
 use url::Url;
@@ -71,21 +72,54 @@ fn agent(user_agent: &str) -> ureq::Agent {
         .into()
 }
 
-/// Fetches every origin's robots.txt, at most `options.concurrency` at once. The results are
-/// in the order of `origins`.
-pub fn fetch_all(origins: &[Origin], options: &FetchOptions) -> Result<Vec<Fetched>, HistoryError> {
+/// Fetches every origin's robots.txt, at most `options.concurrency` at once, and hands each
+/// answer to `each` on the calling thread as it arrives, with the origin's index in `origins`.
+/// The bodies held at once are those of the fetches under way and the one `each` is given,
+/// however many origins there are (each may send 500 KiB). Once `each` fails, no fetch starts;
+/// those under way end (within the timeout) and its error is returned.
+pub fn fetch_all<E: From<HistoryError>>(
+    origins: &[Origin],
+    options: &FetchOptions,
+    mut each: impl FnMut(usize, Fetched) -> Result<(), E>,
+) -> Result<(), E> {
     let agent = agent(&options.user_agent);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.concurrency.max(1))
-        .thread_name(|i| format!("fetch-{i}"))
-        .build()?;
-    Ok(pool.install(|| {
-        origins
-            .par_iter()
-            .with_max_len(1)
-            .map(|origin| fetch_one(&agent, origin, options.timeout))
-            .collect()
-    }))
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // No buffer: a finished fetch waits in its thread until its answer is taken.
+        let (sender, answers) = mpsc::sync_channel::<(usize, Fetched)>(0);
+        for n in 0..options.concurrency.clamp(1, origins.len().max(1)) {
+            let (sender, agent, next, stop) = (sender.clone(), &agent, &next, &stop);
+            let worker = move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(origin) = origins.get(index) else {
+                        break;
+                    };
+                    let fetched = fetch_one(agent, origin, options.timeout);
+                    if sender.send((index, fetched)).is_err() {
+                        break;
+                    }
+                }
+            };
+            if let Err(e) = std::thread::Builder::new()
+                .name(format!("fetch-{n}"))
+                .spawn_scoped(scope, worker)
+            {
+                stop.store(true, Ordering::Relaxed);
+                return Err(HistoryError::FetchThreads(e).into());
+            }
+        }
+        drop(sender);
+        for (index, fetched) in answers {
+            if let Err(e) = each(index, fetched) {
+                // Dropping `answers` on the way out fails the workers' next send.
+                stop.store(true, Ordering::Relaxed);
+                return Err(e);
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Fetches one origin's robots.txt now, redirects and body included within `timeout`. The
