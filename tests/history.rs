@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 use predicates::prelude::*;
-use robots_audit::history::fetch::{FetchOptions, fetch_all};
+use robots_audit::history::fetch::FetchOptions;
 use robots_audit::history::manifest::Manifest;
 use robots_audit::origin::Origin;
 use robots_audit::versions::FetchStatus;
@@ -227,7 +227,7 @@ fn fetch_records_statuses_and_keeps_the_first_500_kib() {
         .collect();
     origins.push(Origin::parse(&closed).unwrap());
     let started = Instant::now();
-    let fetched = fetch_all(&origins, &options(Duration::from_millis(700))).unwrap();
+    let fetched = fetch_in_order(&origins, &options(Duration::from_millis(700)));
     assert!(
         started.elapsed() < Duration::from_secs(4),
         "the hanging server must cost one timeout, not its whole silence"
@@ -322,7 +322,7 @@ fn fetch_follows_five_redirects_and_not_a_sixth() {
         Origin::parse(&five.origin()).unwrap(),
         Origin::parse(&six.origin()).unwrap(),
     ];
-    let fetched = fetch_all(&origins, &options(Duration::from_secs(5))).unwrap();
+    let fetched = fetch_in_order(&origins, &options(Duration::from_secs(5)));
 
     assert_eq!(fetched[0].observation.status, FetchStatus::Http(200));
     assert_eq!(

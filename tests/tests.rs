@@ -14,6 +14,7 @@ mod cron_month;
 mod exemptions;
 mod explain;
 mod faults;
+mod fetch_hostile;
 mod golden;
 mod history;
 mod hourly;

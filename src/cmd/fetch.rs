@@ -73,17 +73,16 @@ pub fn run(args: FetchArgs) -> Result<u8, Error> {
             "{other}: fetch speaks http and https only"
         )));
     }
-    let defaults = FetchOptions::default();
     let options = FetchOptions {
-        user_agent: args.user_agent.unwrap_or(defaults.user_agent),
+        user_agent: super::user_agent_flag(args.user_agent)?,
         timeout: super::duration_flag("--timeout", &args.timeout, true)?,
         concurrency: usize::from(args.concurrency),
     };
     // Opened first: a locked directory or a broken manifest fails before any request.
     let mut manifest = super::open_history(&args.into, args.wait)?;
-    let fetched = fetch_all(&origins, &options)?;
     let mut added = 0;
-    for one in &fetched {
+    // Each answer is recorded (its file written) as it arrives, in the order they come.
+    fetch_all(&origins, &options, |_, one| -> Result<(), Error> {
         let recorded = manifest.record(&one.observation)?;
         if recorded != Recorded::Unchanged {
             added += 1;
@@ -110,14 +109,15 @@ pub fn run(args: FetchArgs) -> Result<u8, Error> {
                 one.observation.origin, one.observation.status
             ));
         }
-    }
+        Ok(())
+    })?;
     let path = manifest.path();
     manifest.commit()?;
     if !args.quiet {
         super::say(format_args!(
             "fetch: {} origin{}, {added} new row{} in {}",
-            fetched.len(),
-            if fetched.len() == 1 { "" } else { "s" },
+            origins.len(),
+            if origins.len() == 1 { "" } else { "s" },
             if added == 1 { "" } else { "s" },
             path.display()
         ));

@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use clap::builder::TypedValueParser;
 use clap::{ArgGroup, Args};
 use robots_audit::error::{EXIT_INPUT_ERRORS, EXIT_OK, Error};
+use robots_audit::history::PerSecond;
 use robots_audit::history::copies::CopyLog;
 use robots_audit::history::git::{GitSource, import as import_git};
 use robots_audit::history::wayback::{
     Client, DEFAULT_MAX_COPIES, DEFAULT_SERVICE, Imported, WaybackOptions, cdx_time,
 };
-use robots_audit::history::{PerSecond, default_user_agent};
 use robots_audit::origin::Origin;
 
 /// What `robots-audit import` does, for `--help`.
@@ -172,7 +172,7 @@ fn run_wayback(args: &ImportArgs) -> Result<u8, Error> {
         retries: args.retries,
         backoff: super::duration_flag("--backoff", &args.backoff, false)?,
         timeout: super::duration_flag("--timeout", &args.timeout, true)?,
-        user_agent: args.user_agent.clone().unwrap_or_else(default_user_agent),
+        user_agent: super::user_agent_flag(args.user_agent.clone())?,
         max_copies: args.max_copies,
     };
     let mut client = Client::new(options).map_err(|e| Error::Usage(e.to_string()))?;

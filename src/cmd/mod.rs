@@ -166,6 +166,20 @@ fn parse_duration(flag: &str, text: &str) -> Result<jiff::SignedDuration, Error>
     robots_audit::duration::parse(text).map_err(|e| usage(format!("{flag} {text:?}: {e}")))
 }
 
+/// The `--user-agent` of `fetch` and `import --wayback`, or the default one: a header value (no
+/// line break or other control character), which ureq panics on otherwise, and which would
+/// otherwise write a header of the user's own into every request.
+fn user_agent_flag(value: Option<String>) -> Result<String, Error> {
+    let agent = value.unwrap_or_else(robots_audit::history::default_user_agent);
+    match ureq::http::HeaderValue::from_str(&agent) {
+        Ok(_) => Ok(agent),
+        Err(_) => Err(usage(format!(
+            "--user-agent {:?}: a header value is one line, without control characters",
+            robots_audit::shown::shown(&agent)
+        ))),
+    }
+}
+
 /// A duration flag (`10s`, `500ms`, `1m30s`) as a std duration; `positive` refuses zero.
 fn duration_flag(flag: &str, text: &str, positive: bool) -> Result<Duration, Error> {
     let duration = parse_duration(flag, text)?;

@@ -72,7 +72,7 @@ pub enum HistoryError {
     Git(#[from] GitError),
     /// `fetch` could not start its threads.
     #[error("cannot start the fetch threads: {0}")]
-    FetchThreads(#[from] rayon::ThreadPoolBuildError),
+    FetchThreads(io::Error),
 }
 
 /// A history command's failure ends the command (exit code 1).

@@ -116,3 +116,21 @@ pub fn resigned_state(state: &str, edit: impl FnOnce(&mut serde_json::Value)) ->
     envelope["sha256"] = format!("{:x}", Sha256::digest(payload.as_bytes())).into();
     serde_json::to_string(&envelope).unwrap()
 }
+
+/// `fetch_all`'s answers, in the order of `origins`.
+pub fn fetch_in_order(
+    origins: &[robots_audit::origin::Origin],
+    options: &robots_audit::history::fetch::FetchOptions,
+) -> Vec<robots_audit::history::fetch::Fetched> {
+    let mut answers = vec![None; origins.len()];
+    robots_audit::history::fetch::fetch_all(
+        origins,
+        options,
+        |i, fetched| -> Result<(), robots_audit::history::HistoryError> {
+            answers[i] = Some(fetched);
+            Ok(())
+        },
+    )
+    .unwrap();
+    answers.into_iter().map(Option::unwrap).collect()
+}
