@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::common::{read_csv, robots_audit};
+use crate::common::{read_csv, robots_audit, write};
 use robots_audit::audit::AuditConfig;
 use robots_audit::audit::explain::Explainer;
 use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, NameServers};
@@ -156,26 +156,16 @@ impl Night {
             for file in files {
                 let mut reader = LogReader::open(&Source::Path(file.clone())).unwrap();
                 let mut format = None;
-                let mut preamble: Vec<Vec<u8>> = Vec::new();
                 while let Some(block) = reader.next_block().unwrap() {
                     if format.is_none() {
                         format = reader.detect_format(&block);
                     }
-                    for (line_no, line) in block.lines() {
+                    let name = file.display().to_string();
+                    let explained =
+                        explainer.explain_lines(format.unwrap(), true, &block, &name, |_| true);
+                    for (line_no, explanation) in explained {
                         lines += 1;
-                        let before: Vec<&[u8]> = preamble.iter().map(Vec::as_slice).collect();
-                        let name = file.display().to_string();
-                        let explanation = explainer.explain(
-                            format.unwrap(),
-                            true,
-                            &before,
-                            (&name, line_no),
-                            line,
-                        );
                         let json = explanation.to_json();
-                        if line.first() == Some(&b'#') {
-                            preamble.push(line.to_vec());
-                        }
                         let verdict = json["verdict"].as_str().unwrap().to_owned();
                         if ["", "robots_fetch", "unjudged"].contains(&verdict.as_str()) {
                             continue;
@@ -620,4 +610,107 @@ fn explain_a_robots_txt_fetch() {
         "{text}"
     );
     assert!(text.contains("verdict:       robots_fetch"), "{text}");
+}
+
+/// A line the audit reads together with lines before it (the last piece of a CRI record that
+/// partial `P` records started, the last of docker's records of one cut line, a W3C line whose
+/// `#Fields:` directive lies more than 64 directives back) gets the audit's verdict from
+/// `explain --line`: the lines of its block before it are read first, as the audit reads them.
+/// A piece that a later line completes is no request of its own.
+#[test]
+fn explain_reads_the_lines_before_a_line_as_the_audit_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(
+        dir.path(),
+        "robots.txt",
+        "User-agent: *\nDisallow: /private\n",
+    );
+    let line = r#"66.249.66.1 - - [20/Nov/2026:12:30:00 +0000] "GET /private/x HTTP/1.1" 200 5 "-" "Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)""#;
+    let (head, rest) = line.split_at(40);
+    let (middle, tail) = rest.split_at(50);
+    let cri = format!(
+        "2026-11-20T12:30:00.1Z stdout P {head}\n\
+         2026-11-20T12:30:00.2Z stderr F an error line\n\
+         2026-11-20T12:30:00.3Z stdout P {middle}\n\
+         2026-11-20T12:30:00.4Z stdout F {tail}\n"
+    );
+    let record = |log: &str| {
+        serde_json::json!({"log": log, "stream": "stdout", "time": "2026-11-20T12:30:00Z"})
+            .to_string()
+    };
+    let docker = format!(
+        "{}\n{}\n",
+        record(&line[..50]),
+        record(&format!("{}\n", &line[50..]))
+    );
+    let mut w3c = String::from(
+        "#Software: Microsoft Internet Information Services 10.0\n\
+         #Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip \
+         cs(User-Agent) sc-status sc-substatus sc-win32-status time-taken\n",
+    );
+    for remark in 0..70 {
+        w3c.push_str(&format!("#Remark: {remark}\n"));
+    }
+    w3c.push_str(
+        "2026-11-20 12:30:00 10.0.0.1 GET /private/x - 443 - 66.249.66.1 \
+         Mozilla/5.0+(compatible;+GPTBot/1.2;++https://openai.com/gptbot) 200 0 0 5\n",
+    );
+    for (name, log, last, pieces) in [
+        ("cri.log", cri, 4, &[1, 3][..]),
+        ("docker.log", docker, 2, &[1][..]),
+        ("w3c.log", w3c, 73, &[][..]),
+    ] {
+        let log = write(dir.path(), name, log);
+        let out = dir.path().join(format!("{name}.out"));
+        let options = ["--origin", "https://h.example", "--robots"];
+        robots_audit()
+            .args(["audit", "-q", "--decisions", "--out"])
+            .arg(&out)
+            .args(options)
+            .arg(&robots)
+            .arg(&log)
+            .assert()
+            .code(0);
+        let decisions = read_csv(&out.join("decisions.csv"));
+        assert_eq!(decisions.len(), 1, "{name}: {decisions:?}");
+        let decision = &decisions[0];
+        let explain = |line: u64| -> serde_json::Value {
+            let output = robots_audit()
+                .args(["explain", "--json"])
+                .args(options)
+                .arg(&robots)
+                .arg("--line")
+                .arg(format!("{}:{line}", log.display()))
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "{name}: {output:?}");
+            serde_json::from_slice(&output.stdout).unwrap()
+        };
+        let json = explain(last);
+        assert_eq!(decision["source"], format!("{}:{last}", log.display()));
+        assert_eq!(
+            json["not_a_request"],
+            serde_json::Value::Null,
+            "{name}: {json}"
+        );
+        for (key, column) in [
+            ("verdict", "verdict"),
+            ("agent", "agent"),
+            ("path", "path"),
+            ("rule", "rule"),
+            ("rule_line", "rule_line"),
+        ] {
+            assert_eq!(json[key], decision[column].as_str(), "{name}: {key}");
+        }
+        assert_eq!(json["fields"]["time"], decision["time"].as_str(), "{name}");
+        for &piece in pieces {
+            let json = explain(piece);
+            assert_eq!(json["verdict"], "", "{name}:{piece}: {json}");
+            let why = json["not_a_request"].as_str().unwrap_or_default();
+            assert!(
+                why.contains("a later line completes"),
+                "{name}:{piece}: {why}"
+            );
+        }
+    }
 }

@@ -17,7 +17,7 @@ use jiff::Timestamp;
 use robots_audit_bots::dns::{DnsVerdict, DnsVerifier, Refutation};
 use robots_audit_bots::{Bot, Catalog, ClientAddress, Identity, Verifier, client_address};
 use robots_audit_engine::{RuleKind, Selection, Stance, TokenMatch};
-use robots_audit_logs::{BlockState, FieldMap, Format, LineParser, Scratch};
+use robots_audit_logs::{Block, FieldMap, Format, LineParser, Request, Scratch, SkipReason};
 
 use super::auditor::{AuditContext, Auditor};
 use super::identity::Identifier;
@@ -75,33 +75,54 @@ pub struct Explainer<'a> {
 }
 
 impl Explainer<'_> {
-    /// Explains `line`, line `line_no` of `source`, read as `format`. `preamble` are the lines
-    /// before it that set a layout (W3C `#Fields:`), given to the parser first, as the audit
-    /// reads a file.
-    pub fn explain(
+    /// Explains the lines of `block`, lines of `source` read as `format`, whose numbers
+    /// `wanted` accepts, in order. Every line of the block is read, as the audit reads a block
+    /// from its start: the directives before a line lay it out (W3C `#Fields:`), a CRI record or
+    /// docker's record of a cut line is joined with the pieces before it, a stream that changed
+    /// format is read in its new one. A line read without those gets another reading, or none.
+    pub fn explain_lines(
         &self,
         format: Format,
         detected: bool,
-        preamble: &[&[u8]],
-        (source, line_no): (&str, u64),
-        line: &[u8],
-    ) -> Explanation {
+        block: &Block,
+        source: &str,
+        wanted: impl Fn(u64) -> bool,
+    ) -> Vec<(u64, Explanation)> {
         let fields = self.fields();
         let parser = if detected {
             LineParser::detected(format, &fields)
         } else {
             LineParser::new(format, &fields)
         };
-        let mut state = BlockState::new();
+        let mut state = parser.block_state(block);
         let mut scratch = Scratch::new();
-        for directive in preamble {
-            let _ = parser.parse(directive, &mut state, &mut scratch);
+        let mut explained = Vec::new();
+        for (line_no, line) in block.lines() {
+            let read = parser.parse(line, &mut state, &mut scratch);
+            if wanted(line_no) {
+                explained.push((line_no, self.explain_read(format, read, (source, line_no))));
+            }
         }
+        explained
+    }
+
+    /// Explains one line as the parser read it.
+    fn explain_read(
+        &self,
+        format: Format,
+        read: Result<Option<Request<'_>>, SkipReason>,
+        (source, line_no): (&str, u64),
+    ) -> Explanation {
         let mut explanation = Explanation::empty(format);
-        let request = match parser.parse(line, &mut state, &mut scratch) {
+        let request = match read {
             Ok(Some(request)) => request,
             Ok(None) => {
-                explanation.not_a_request = Some("a blank line, a comment or a directive".into());
+                explanation.not_a_request = Some(
+                    "a blank line, a comment, a directive, or a piece of a record (CRI `P`, \
+                     docker's record of a cut line) that a later line completes: no request \
+                     of its own"
+                        .into(),
+                );
                 return explanation;
             }
             Err(reason) => {

@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError};
 use clap::Args;
 use robots_audit::audit::explain::Explainer;
 use robots_audit::error::{EXIT_OK, Error};
-use robots_audit::logs::{Format, LogReader, Source};
+use robots_audit::logs::{Block, Format, LogReader, Source};
 use robots_audit::shown::json_visible;
 use robots_audit::versions::source::{LoadOptions, load};
 
@@ -19,20 +19,18 @@ use super::{load_catalog, usage};
 /// What `robots-audit explain` does, for `--help`.
 pub const ABOUT: &str = "Every step of the judgement of one log line (text or --json)";
 
-/// At most this many directive lines (`#Fields:` ...) before the line are replayed to the parser.
-const PREAMBLE_LINES: usize = 64;
-
 /// `robots-audit explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The log line to explain.
+    /// The log line to explain; of several lines, the last, read after the others.
     #[arg(
         value_name = "LINE",
         required_unless_present = "line",
         conflicts_with = "line"
     )]
     pub text: Option<String>,
-    /// Line N of a log file (compressed or not), counted from 1.
+    /// Line N of a log file (compressed or not), counted from 1, read after the lines before it
+    /// as the audit reads it.
     #[arg(long, value_name = "FILE:N")]
     pub line: Option<String>,
     /// The audit's options that shape the verdict.
@@ -47,17 +45,17 @@ pub struct ExplainArgs {
     pub json: bool,
 }
 
-/// The line to explain: its source name and number, its bytes, the directives before it.
+/// The line to explain: its source name and number, and the block of lines it is in (the
+/// audit reads a line after the lines of its block before it).
 struct Located {
     source: String,
     line_no: u64,
-    line: Vec<u8>,
-    preamble: Vec<Vec<u8>>,
+    block: Block,
     /// Detected from the file's first block (as the audit does).
     detected: Option<Format>,
 }
 
-/// Reads line `n` of `file`, with the directive lines before it.
+/// Reads the block that holds line `n` of `file`, cut as the audit cuts it.
 fn read_line(spec: &str, auto: bool) -> Result<Located, Error> {
     let (file, n) = spec
         .rsplit_once(':')
@@ -66,7 +64,6 @@ fn read_line(spec: &str, auto: bool) -> Result<Located, Error> {
     let source = Source::from_arg(file.as_ref());
     let mut reader =
         LogReader::open(&source).map_err(|e| Error::Fatal(format!("cannot open {file}: {e}")))?;
-    let mut preamble: Vec<Vec<u8>> = Vec::new();
     let mut detected = None;
     let mut first = true;
     loop {
@@ -80,22 +77,13 @@ fn read_line(spec: &str, auto: bool) -> Result<Located, Error> {
             detected = reader.detect_format(&block);
         }
         first = false;
-        for (line_no, line) in block.lines() {
-            if line_no == n {
-                return Ok(Located {
-                    source: file.to_owned(),
-                    line_no,
-                    line: line.to_vec(),
-                    preamble,
-                    detected,
-                });
-            }
-            if line.first() == Some(&b'#') {
-                if preamble.len() == PREAMBLE_LINES {
-                    preamble.remove(0);
-                }
-                preamble.push(line.to_vec());
-            }
+        if block.lines().any(|(line_no, _)| line_no == n) {
+            return Ok(Located {
+                source: file.to_owned(),
+                line_no: n,
+                block,
+                detected,
+            });
         }
     }
 }
@@ -106,13 +94,24 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
     let config = args.judging.config()?;
     let located = match (&args.line, &args.text) {
         (Some(spec), _) => read_line(spec, config.format.is_none())?,
-        (None, Some(text)) => Located {
-            source: "-".into(),
-            line_no: 1,
-            line: text.as_bytes().to_vec(),
-            preamble: Vec::new(),
-            detected: None,
-        },
+        // The last line of the text, after the lines before it (the pieces of a record).
+        (None, Some(text)) => {
+            let mut data = text.as_bytes().to_vec();
+            if data.last() != Some(&b'\n') {
+                data.push(b'\n');
+            }
+            let block = Block {
+                data,
+                first_line: 1,
+                ..Block::default()
+            };
+            Located {
+                source: "-".into(),
+                line_no: block.line_count(),
+                block,
+                detected: None,
+            }
+        }
         (None, None) => return Err(usage("give a LINE or --line FILE:N".into())),
     };
     let (format, detected) = match config.format {
@@ -120,7 +119,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
         None => {
             let format = located
                 .detected
-                .or_else(|| Format::detect(&located.line))
+                .or_else(|| Format::detect(&located.block.data))
                 .ok_or_else(|| {
                     Error::Fatal("could not detect the log format; name it with --format".into())
                 })?;
@@ -152,14 +151,17 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
         policy: &policy,
         dns: dns.as_ref(),
     };
-    let preamble: Vec<&[u8]> = located.preamble.iter().map(Vec::as_slice).collect();
-    let explanation = explainer.explain(
-        format,
-        detected,
-        &preamble,
-        (&located.source, located.line_no),
-        &located.line,
-    );
+    let explanation = explainer
+        .explain_lines(
+            format,
+            detected,
+            &located.block,
+            &located.source,
+            |line_no| line_no == located.line_no,
+        )
+        .pop()
+        .map(|(_, explanation)| explanation)
+        .ok_or_else(|| Error::Fatal(format!("no line {}", located.line_no)))?;
     if let Some(dns) = dns {
         args.dns
             .save(&dns.into_inner().unwrap_or_else(PoisonError::into_inner))?;
