@@ -634,6 +634,15 @@ fn explain_reads_the_lines_before_a_line_as_the_audit_does() {
          2026-11-20T12:30:00.3Z stdout P {middle}\n\
          2026-11-20T12:30:00.4Z stdout F {tail}\n"
     );
+    // Rotated before the runtime's closing record: the record is read where the input ends
+    // (after a browser's request, by which the format is detected).
+    let rotated = format!(
+        "2026-11-20T12:30:00.0Z stdout F 192.0.2.9 - - [20/Nov/2026:12:29:59 +0000] \
+         \"GET / HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0\"\n\
+         2026-11-20T12:30:00.1Z stdout P {head}\n\
+         2026-11-20T12:30:00.3Z stdout P {middle}\n\
+         2026-11-20T12:30:00.4Z stdout P {tail}\n"
+    );
     let record = |log: &str| {
         serde_json::json!({"log": log, "stream": "stdout", "time": "2026-11-20T12:30:00Z"})
             .to_string()
@@ -657,6 +666,7 @@ fn explain_reads_the_lines_before_a_line_as_the_audit_does() {
     );
     for (name, log, last, pieces) in [
         ("cri.log", cri, 4, &[1, 3][..]),
+        ("rotated.log", rotated, 4, &[2, 3][..]),
         ("docker.log", docker, 2, &[1][..]),
         ("w3c.log", w3c, 73, &[][..]),
     ] {

@@ -80,6 +80,8 @@ impl Explainer<'_> {
     /// from its start: the directives before a line lay it out (W3C `#Fields:`), a CRI record or
     /// docker's record of a cut line is joined with the pieces before it, a stream that changed
     /// format is read in its new one. A line read without those gets another reading, or none.
+    /// When the block [ends its input](Block::ends_input), the records left open are read on
+    /// its last line, after the line itself, as the audit reads them.
     pub fn explain_lines(
         &self,
         format: Format,
@@ -97,9 +99,18 @@ impl Explainer<'_> {
         let mut state = parser.block_state(block);
         let mut scratch = Scratch::new();
         let mut explained = Vec::new();
+        let mut last = None;
         for (line_no, line) in block.lines() {
             let read = parser.parse(line, &mut state, &mut scratch);
             if wanted(line_no) {
+                explained.push((line_no, self.explain_read(format, read, (source, line_no))));
+            }
+            last = Some(line_no);
+        }
+        // The records the input ended inside of, read on its last line as the audit reads
+        // them: that line's explanation is the last record read there.
+        if let Some(line_no) = last.filter(|&n| block.ends_input && wanted(n)) {
+            while let Some(read) = parser.finish(&mut state, &mut scratch) {
                 explained.push((line_no, self.explain_read(format, read, (source, line_no))));
             }
         }

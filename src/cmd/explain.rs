@@ -100,9 +100,12 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
             if data.last() != Some(&b'\n') {
                 data.push(b'\n');
             }
+            // Explained as the audit reads a file of this text: a record it ends inside of
+            // is read at its end.
             let block = Block {
                 data,
                 first_line: 1,
+                ends_input: true,
                 ..Block::default()
             };
             Located {
