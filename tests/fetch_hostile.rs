@@ -382,27 +382,6 @@ fn fetch_a_user_agent_that_is_no_header_value_is_a_usage_error() {
     assert!(!dir.path().join("history/manifest.csv").exists());
 }
 
-/// The peak resident memory of a running child, in KiB, read from `/proc` until it exits
-/// (Linux only: elsewhere `None`).
-fn peak_memory_kib(child: &mut std::process::Child) -> (std::process::ExitStatus, Option<u64>) {
-    let status_file = format!("/proc/{}/status", child.id());
-    let mut peak = None;
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&status_file)
-            && let Some(kib) = text
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        {
-            peak = peak.max(Some(kib));
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            return (status, peak);
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// Each origin may send 500 KiB, and a list of origins may be long: what `fetch` holds at once
 /// is the bodies of the fetches under way (`--concurrency`), not of every origin.
 #[test]
@@ -440,7 +419,7 @@ fn fetch_memory_does_not_grow_with_the_origins() {
             .args(origins.iter().map(|s| s.origin().to_string()))
             .spawn()
             .unwrap();
-        let (status, peak) = peak_memory_kib(&mut child);
+        let (status, peak) = crate::common::peak_memory_kib(&mut child);
         assert!(status.success());
         let dirs = std::fs::read_dir(&into)
             .unwrap()

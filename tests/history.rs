@@ -1666,27 +1666,6 @@ fn wayback_reads_at_most_max_copies_a_run_and_the_next_run_goes_on() {
         .code(2);
 }
 
-/// The peak resident memory of a running child, in KiB, read from `/proc` until it exits
-/// (Linux only: elsewhere `None`). Its own memory only, not that of the programs it runs.
-fn peak_memory_kib(child: &mut std::process::Child) -> (std::process::ExitStatus, Option<u64>) {
-    let status_file = format!("/proc/{}/status", child.id());
-    let mut peak = None;
-    loop {
-        if let Ok(text) = fs::read_to_string(&status_file)
-            && let Some(kib) = text
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        {
-            peak = peak.max(Some(kib));
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            return (status, peak);
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// A robots.txt of `size` bytes, different for each `n`.
 fn big_robots(n: usize, size: usize) -> Vec<u8> {
     let mut body = format!("User-agent: *\nDisallow: /version-{n}/\n").into_bytes();

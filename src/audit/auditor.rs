@@ -17,7 +17,7 @@ use robots_audit_bots::dns::{DnsClaim, DnsVerdict, DnsVerifier};
 use robots_audit_bots::{
     BotRanges, ClientAddress, Verification, Verifier, client_address, dotted_quad_address,
 };
-use robots_audit_logs::{BlockState, OriginParts, Request, Scratch};
+use robots_audit_logs::{BlockState, OriginParts, Request, Scratch, SkipReason};
 
 use super::Input;
 use super::error::AuditError;
@@ -754,6 +754,16 @@ fn write_failed(e: std::io::Error) -> AuditError {
     AuditError::Fatal(format!("cannot write reports: {e}"))
 }
 
+/// Line `line` of `work`'s input, `text`, skipped for `reason`.
+fn skipped<'a>(work: &LineBlock, line: u64, reason: SkipReason, text: &'a [u8]) -> Skipped<'a> {
+    Skipped {
+        input: work.input,
+        line,
+        reason,
+        text,
+    }
+}
+
 impl<S: Sink> BlockAuditor<'_, S> {
     /// Reads the records of a container runtime left open where the input ends
     /// ([`LineParser::finish`](robots_audit_logs::LineParser::finish)) as lines of the input's
@@ -770,12 +780,7 @@ impl<S: Sink> BlockAuditor<'_, S> {
                         .request(work.input, line_no, request, &mut self.sink)
                 }
                 Ok(None) => {}
-                &Err(reason) => self.sink.skipped(&Skipped {
-                    input: work.input,
-                    line: line_no,
-                    reason,
-                    text: line,
-                }),
+                &Err(reason) => self.sink.skipped(&skipped(work, line_no, reason, line)),
             }
         }
     }
@@ -804,12 +809,7 @@ impl<S: Sink> BlockHandler for BlockAuditor<'_, S> {
                     }
                 }
                 Ok(None) => {}
-                &Err(reason) => self.sink.skipped(&Skipped {
-                    input: work.input,
-                    line: line_no,
-                    reason,
-                    text: line,
-                }),
+                &Err(reason) => self.sink.skipped(&skipped(work, line_no, reason, line)),
             }
         }
         if work.block.ends_input {

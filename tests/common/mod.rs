@@ -134,3 +134,24 @@ pub fn fetch_in_order(
     .unwrap();
     answers.into_iter().map(Option::unwrap).collect()
 }
+
+/// The peak resident memory of a running child, in KiB, read from `/proc` until it exits
+/// (Linux only: elsewhere `None`). Its own memory only, not that of the programs it runs.
+pub fn peak_memory_kib(child: &mut std::process::Child) -> (std::process::ExitStatus, Option<u64>) {
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = None;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(Some(kib));
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, peak);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
