@@ -189,11 +189,16 @@ impl VersionSet {
             &mut self.by_origin
         };
         let timeline = map.entry(version.origin.clone()).or_default();
+        // The timeline is in time order: the version valid from the same moment, if any, is
+        // where this one would go. A scan would make loading quadratic in the versions.
+        let at = timeline
+            .versions
+            .partition_point(|&v| self.versions[v.index()].valid_from < version.valid_from);
         let clash = timeline
             .versions
-            .iter()
+            .get(at)
             .map(|&v| &self.versions[v.index()])
-            .find(|v| v.valid_from == version.valid_from);
+            .filter(|v| v.valid_from == version.valid_from);
         if let Some(earlier) = clash {
             return Err(VersionError::SameValidFrom {
                 origin: version.origin.clone(),
@@ -202,9 +207,6 @@ impl VersionSet {
                 later: version.source.clone(),
             });
         }
-        let at = timeline
-            .versions
-            .partition_point(|&v| self.versions[v.index()].valid_from < version.valid_from);
         timeline.versions.insert(at, id);
         self.versions.push(version);
         Ok(id)
