@@ -277,3 +277,63 @@ fn a_huge_robots_txt_named_by_many_rows_is_read_once_and_not_held_whole() {
     }
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
 }
+
+/// In a robots directory, names that start with `.` are never read, in a host's dated versions
+/// as at the top (an editor's `.2026-02-01T00:00:00Z.txt.swp` or a hidden copy). A directory
+/// written by `fetch` or `import` is named as one: its manifest is what to pass.
+#[test]
+fn a_robots_directory_skips_hidden_dated_files_and_points_at_a_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "access.log", LOG.repeat(2));
+    write(
+        dir.path(),
+        "robots/example.com/2026-01-01T00:00:00Z.txt",
+        "User-agent: *\nDisallow: /private/\n",
+    );
+    write(
+        dir.path(),
+        "robots/example.com/.old.txt",
+        "User-agent: *\nDisallow: /\n",
+    );
+    let run = |source: &str| {
+        robots_audit()
+            .current_dir(dir.path())
+            .args([
+                "audit",
+                "-q",
+                "--robots",
+                source,
+                "--out",
+                "out",
+                "access.log",
+            ])
+            .args(["--origin", "https://example.com"])
+            .output()
+            .unwrap()
+    };
+    let output = run("robots");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    let agents = read_csv(&dir.path().join("out/agents.csv"));
+    assert_eq!(row(&agents, "agent", "AhrefsBot")["disallowed"], "2");
+
+    write(
+        dir.path(),
+        "history/manifest.csv",
+        "origin,valid_from,status,file\nhttps://example.com,,200,example.com/0a1b.txt\n",
+    );
+    write(
+        dir.path(),
+        "history/example.com/0a1b.txt",
+        "User-agent: *\n",
+    );
+    let output = run("history");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = stderr_text(&output);
+    assert!(
+        stderr.contains(&format!(
+            "--robots {}",
+            Path::new("history").join("manifest.csv").display()
+        )),
+        "{stderr}"
+    );
+}

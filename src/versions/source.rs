@@ -384,6 +384,16 @@ fn load_directory(
             ))
         })?;
     entries.sort();
+    let manifest = dir.join("manifest.csv");
+    if entries.contains(&manifest) {
+        // `fetch` and `import` name files by their content, which no directory source reads.
+        return Err(SourceError(format!(
+            "robots directory {} holds the manifest that fetch and import write: \
+             pass --robots {}",
+            dir.display(),
+            manifest.display()
+        )));
+    }
     for path in entries {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             return Err(err(&path, "the name is not valid UTF-8".into()));
@@ -431,7 +441,7 @@ fn load_dated_versions(
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or_default();
-        let Some(stamp) = name.strip_suffix(".txt") else {
+        let Some(stamp) = name.strip_suffix(".txt").filter(|_| !name.starts_with('.')) else {
             continue;
         };
         let valid_from: Timestamp = stamp.parse().map_err(|e| {
