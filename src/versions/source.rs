@@ -237,7 +237,7 @@ fn header_cells(body: &[u8]) -> Vec<String> {
 /// Where each manifest column is in a header row: `[origin, valid_from, status, file]`.
 /// Columns may come in any order; case and surrounding spaces do not matter. An unknown,
 /// repeated or missing column is an error naming it.
-fn manifest_columns(header: &csv::ByteRecord) -> Result<[usize; 4], FieldError> {
+pub fn manifest_columns(header: &csv::ByteRecord) -> Result<[usize; 4], FieldError> {
     let mut at = [None; 4];
     for (index, cell) in header.iter().enumerate() {
         let name = String::from_utf8_lossy(cell.trim_ascii());
