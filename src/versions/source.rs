@@ -116,7 +116,6 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<VersionSet, Sour
                     origin.to_string(),
                     None,
                     FetchStatus::Http(200),
-                    Some(path),
                     path,
                     None,
                     options,
@@ -256,15 +255,14 @@ pub fn manifest_columns(header: &csv::ByteRecord) -> Result<[usize; 4], FieldErr
     Ok(columns)
 }
 
-/// Adds a version whose robots.txt, for a 2xx status, is the file `file`; `line` is the
-/// manifest line that declares it. A file already read is not read again.
-#[allow(clippy::too_many_arguments)]
+/// Adds a version whose robots.txt, for a 2xx status, is the file `source` (a status without a
+/// file names the manifest); `line` is the manifest line that declares it. A file already read
+/// is not read again.
 fn add(
     loading: &mut Loading,
     origin: String,
     valid_from: Option<Timestamp>,
     status: FetchStatus,
-    file: Option<&Path>,
     source: &Path,
     line: Option<String>,
     options: &LoadOptions,
@@ -272,6 +270,7 @@ fn add(
     let parse_options = ParseOptions {
         max_bytes: options.max_bytes,
     };
+    let file = matches!(status, FetchStatus::Http(200..=299)).then_some(source);
     let content = match file {
         None => None,
         Some(file) => Some(match loading.files.get(file) {
@@ -411,7 +410,6 @@ fn load_directory(
                 key,
                 None,
                 FetchStatus::Http(200),
-                Some(&path),
                 &path,
                 None,
                 options,
@@ -456,7 +454,6 @@ fn load_dated_versions(
             key.to_owned(),
             Some(valid_from),
             FetchStatus::Http(200),
-            Some(&path),
             &path,
             None,
             options,
@@ -525,7 +522,6 @@ fn load_manifest(
             key,
             valid_from,
             status,
-            is_2xx.then_some(source.as_path()),
             &source,
             Some(format!("manifest {} line {line}", path.display())),
             options,
