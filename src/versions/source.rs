@@ -355,7 +355,14 @@ pub fn manifest_origin_key(origin: &str) -> Result<String, FieldError> {
     if origin.contains("://") {
         Ok(Origin::parse(origin)?.to_string())
     } else {
-        host_key_from_name(&origin.replacen(':', "_", 1))
+        // The port follows the last colon, after an IPv6 host's closing bracket: the first colon
+        // of `[2001:db8::1]` is inside the address.
+        match origin.rsplit_once(':') {
+            Some((host, port)) if !host.contains(':') || host.ends_with(']') => {
+                host_key_from_name(&format!("{host}_{port}"))
+            }
+            _ => host_key_from_name(origin),
+        }
     }
 }
 
@@ -638,6 +645,22 @@ mod tests {
         for name in ["[zz]", "[zz]_8080", "[192.0.2.1]"] {
             assert!(host_key_from_name(name).is_err(), "{name}");
         }
+    }
+
+    /// A bare origin in a manifest is `host[:port]`, an IPv6 host in brackets as in a URL.
+    #[test]
+    fn bare_manifest_origins() {
+        let cases = [
+            ("a.example", "a.example"),
+            ("A.example:8080", "a.example:8080"),
+            ("[2001:DB8::1]", "[2001:db8::1]"),
+            ("[2001:db8::1]:8080", "[2001:db8::1]:8080"),
+            ("[::1]", "[::1]"),
+        ];
+        for (origin, key) in cases {
+            assert_eq!(manifest_origin_key(origin).unwrap(), key, "{origin}");
+        }
+        assert!(manifest_origin_key("2001:db8::1").is_err());
     }
 
     #[test]
