@@ -133,8 +133,8 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<VersionSet, Sour
 /// version; a file that many versions name is read once.
 #[derive(Default)]
 struct Loading {
-    /// Each version, with the manifest line that declared it (for an error about it).
-    versions: Vec<(Version, Option<String>)>,
+    /// Each version, with the manifest and line that declared it (for an error about it).
+    versions: Vec<(Version, Option<(Arc<str>, u64)>)>,
     parsed: HashMap<([u8; 32], ParseOptions), Arc<Robots>>,
     /// What each file read so far holds: its SHA-256 and size.
     files: HashMap<PathBuf, ([u8; 32], u64)>,
@@ -151,7 +151,7 @@ impl Loading {
         let mut set = VersionSet::new();
         for (version, line) in self.versions {
             set.add(version).map_err(|e| match line {
-                Some(line) => SourceError(format!("{line}: {e}")),
+                Some((manifest, line)) => SourceError(format!("{manifest} line {line}: {e}")),
                 None => SourceError(e.to_string()),
             })?;
         }
@@ -264,7 +264,7 @@ fn add(
     valid_from: Option<Timestamp>,
     status: FetchStatus,
     source: &Path,
-    line: Option<String>,
+    line: Option<(Arc<str>, u64)>,
     options: &LoadOptions,
 ) -> Result<(), SourceError> {
     let parse_options = ParseOptions {
@@ -477,6 +477,7 @@ fn load_manifest(
 ) -> Result<(), SourceError> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     let base = path.parent().unwrap_or(Path::new("."));
+    let name: Arc<str> = format!("manifest {}", path.display()).into();
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)
@@ -530,7 +531,7 @@ fn load_manifest(
             valid_from,
             status,
             &source,
-            Some(format!("manifest {} line {line}", path.display())),
+            Some((Arc::clone(&name), line)),
             options,
         )
         .map_err(|e| fail(e.0))?;
