@@ -126,6 +126,9 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<VersionSet, Sour
     loading.finish()
 }
 
+/// A manifest (as errors name it, shared by its rows) and one of its lines.
+type ManifestLine = (Arc<str>, u64);
+
 /// Versions being loaded, with every file read and parsed so far: versions with the same
 /// bytes, parsed with the same options, share one [`Robots`] (module docs of
 /// [`crate::versions`]). A site served by two servers with different files is archived as a
@@ -134,7 +137,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<VersionSet, Sour
 #[derive(Default)]
 struct Loading {
     /// Each version, with the manifest and line that declared it (for an error about it).
-    versions: Vec<(Version, Option<(Arc<str>, u64)>)>,
+    versions: Vec<(Version, Option<ManifestLine>)>,
     parsed: HashMap<([u8; 32], ParseOptions), Arc<Robots>>,
     /// What each file read so far holds: its SHA-256 and size.
     files: HashMap<PathBuf, ([u8; 32], u64)>,
@@ -264,7 +267,7 @@ fn add(
     valid_from: Option<Timestamp>,
     status: FetchStatus,
     source: &Path,
-    line: Option<(Arc<str>, u64)>,
+    line: Option<ManifestLine>,
     options: &LoadOptions,
 ) -> Result<(), SourceError> {
     let parse_options = ParseOptions {
