@@ -227,3 +227,113 @@ fn versions_with_the_same_file_keep_their_own_rows_and_counts() {
         ]
     );
 }
+
+/// A robots.txt of any size costs the 500 KiB the audit reads of it, not its size: the rest is
+/// only hashed and counted, and a file that many rows name is read once.
+#[test]
+fn a_huge_robots_txt_named_by_many_rows_is_read_once_and_not_held_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = b"User-agent: *\nDisallow: /private/\n".to_vec();
+    body.resize(48 << 20, b'#');
+    write(dir.path(), "robots/site.txt", &body);
+    let mut manifest =
+        "origin,valid_from,status,file\nhttps://example.com,,200,robots/site.txt\n".to_owned();
+    for day in 1..=28 {
+        manifest.push_str(&format!(
+            "https://example.com,2026-02-{day:02}T00:00:00Z,200,robots/site.txt\n"
+        ));
+    }
+    write(dir.path(), "access.log", LOG.repeat(2));
+    write(dir.path(), "history.csv", manifest);
+    let started = std::time::Instant::now();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .current_dir(dir.path())
+        .args([
+            "audit",
+            "-q",
+            "--robots",
+            "history.csv",
+            "--out",
+            "out",
+            "access.log",
+        ])
+        .args(["--origin", "https://example.com"])
+        .spawn()
+        .unwrap();
+    let (status, peak) = peak_memory_kib(&mut child);
+    assert_eq!(status.code(), Some(0));
+    let robots = read_csv(&dir.path().join("out/robots.csv"));
+    assert_eq!(robots.len(), 29);
+    assert!(
+        robots
+            .iter()
+            .all(|r| r["bytes"] == (48 << 20).to_string() && r["truncated"] == "true"),
+        "{robots:?}"
+    );
+    let agents = read_csv(&dir.path().join("out/agents.csv"));
+    assert_eq!(row(&agents, "agent", "AhrefsBot")["disallowed"], "2");
+    if let Some(peak) = peak {
+        assert!(peak < 40 << 10, "peak {peak} KiB for a 48 MiB robots.txt");
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}
+
+/// In a robots directory, names that start with `.` are never read, in a host's dated versions
+/// as at the top (an editor's `.2026-02-01T00:00:00Z.txt.swp` or a hidden copy). A directory
+/// written by `fetch` or `import` is named as one: its manifest is what to pass.
+#[test]
+fn a_robots_directory_skips_hidden_dated_files_and_points_at_a_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "access.log", LOG.repeat(2));
+    write(
+        dir.path(),
+        "robots/example.com/2026-01-01T00:00:00Z.txt",
+        "User-agent: *\nDisallow: /private/\n",
+    );
+    write(
+        dir.path(),
+        "robots/example.com/.old.txt",
+        "User-agent: *\nDisallow: /\n",
+    );
+    let run = |source: &str| {
+        robots_audit()
+            .current_dir(dir.path())
+            .args([
+                "audit",
+                "-q",
+                "--robots",
+                source,
+                "--out",
+                "out",
+                "access.log",
+            ])
+            .args(["--origin", "https://example.com"])
+            .output()
+            .unwrap()
+    };
+    let output = run("robots");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
+    let agents = read_csv(&dir.path().join("out/agents.csv"));
+    assert_eq!(row(&agents, "agent", "AhrefsBot")["disallowed"], "2");
+
+    write(
+        dir.path(),
+        "history/manifest.csv",
+        "origin,valid_from,status,file\nhttps://example.com,,200,example.com/0a1b.txt\n",
+    );
+    write(
+        dir.path(),
+        "history/example.com/0a1b.txt",
+        "User-agent: *\n",
+    );
+    let output = run("history");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = stderr_text(&output);
+    assert!(
+        stderr.contains(&format!(
+            "--robots {}",
+            Path::new("history").join("manifest.csv").display()
+        )),
+        "{stderr}"
+    );
+}

@@ -94,12 +94,12 @@ pub enum ManifestError {
         source: csv::Error,
     },
     /// The first line is not the manifest's header.
-    #[error("{} is not a robots manifest: its first line must be {header}", .path.display())]
+    #[error("{} is not a robots manifest: {problem}", .path.display())]
     NotAManifest {
         /// The file.
         path: PathBuf,
-        /// The header it must have.
-        header: &'static str,
+        /// What is wrong with its header.
+        problem: String,
     },
     /// A row the audit would refuse.
     #[error("manifest {} line {line}: {problem}", .path.display())]

@@ -20,7 +20,7 @@ use crate::commit::{AtomicFile, DirLock, HolderText, LockRefused};
 use crate::origin::Origin;
 use crate::versions::FetchStatus;
 use crate::versions::source::{
-    MANIFEST_HEADER, manifest_origin_key, manifest_status, manifest_valid_from,
+    MANIFEST_HEADER, manifest_columns, manifest_origin_key, manifest_status, manifest_valid_from,
 };
 use crate::versions::summary::hex;
 use robots_audit_engine::GOOGLEBOT_MAX_BYTES;
@@ -400,19 +400,10 @@ fn parse(path: &Path, body: &[u8]) -> Result<Vec<Row>, ManifestError> {
         source,
     };
     let header = reader.byte_headers().map_err(csv_error)?;
-    let header: Vec<&[u8]> = header.iter().collect();
-    let expected: Vec<&str> = MANIFEST_HEADER.split(',').collect();
-    let header_ok = header.len() == expected.len()
-        && header
-            .iter()
-            .zip(&expected)
-            .all(|(h, e)| h.eq_ignore_ascii_case(e.as_bytes()));
-    if !header_ok {
-        return Err(ManifestError::NotAManifest {
-            path: path.to_path_buf(),
-            header: MANIFEST_HEADER,
-        });
-    }
+    let columns = manifest_columns(header).map_err(|e| ManifestError::NotAManifest {
+        path: path.to_path_buf(),
+        problem: e.to_string(),
+    })?;
     let mut rows = Vec::new();
     for record in reader.byte_records() {
         let record = record.map_err(csv_error)?;
@@ -424,12 +415,12 @@ fn parse(path: &Path, body: &[u8]) -> Result<Vec<Row>, ManifestError> {
         };
         if record.len() != 4 {
             return Err(fail(format!(
-                "expected 4 fields ({MANIFEST_HEADER}), found {}",
+                "expected 4 fields, as in the header, found {}",
                 record.len()
             )));
         }
-        let field = |i: usize| {
-            std::str::from_utf8(&record[i])
+        let field = |column: usize| {
+            std::str::from_utf8(&record[columns[column]])
                 .map(str::to_owned)
                 .map_err(|_| fail("a field is not valid UTF-8".into()))
         };
@@ -557,6 +548,43 @@ mod tests {
              https://example.com,2026-01-10T00:00:00Z,200,old.txt\n\
              zeta.example,,404,\n"
         );
+    }
+
+    /// A manifest the audit reads (columns in any order, `docs/contract.md`) is one `fetch` and
+    /// `import` extend; it is written back in the header's order. A column the audit would
+    /// refuse is named.
+    #[test]
+    fn columns_in_any_order_are_read_as_the_audit_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("old.txt"), "a").unwrap();
+        fs::write(
+            dir.path().join(MANIFEST_NAME),
+            "File, Status ,origin,VALID_FROM\n\
+             old.txt,200,https://example.com,2026-01-10T00:00:00Z\n",
+        )
+        .unwrap();
+        let mut manifest = Manifest::open(dir.path()).unwrap();
+        manifest
+            .record(&observation(
+                "2026-01-11T00:00:00Z",
+                FetchStatus::Http(404),
+                None,
+            ))
+            .unwrap();
+        manifest.commit().unwrap();
+        assert_eq!(
+            manifest_text(dir.path()),
+            "origin,valid_from,status,file\n\
+             https://example.com,2026-01-10T00:00:00Z,200,old.txt\n\
+             https://example.com,2026-01-11T00:00:00Z,404,\n"
+        );
+        fs::write(
+            dir.path().join(MANIFEST_NAME),
+            "origin,valid_from,status,file,note\n",
+        )
+        .unwrap();
+        let error = Manifest::open(dir.path()).err().unwrap().to_string();
+        assert!(error.contains("unknown column \"note\""), "{error}");
     }
 
     #[test]

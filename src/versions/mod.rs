@@ -38,11 +38,13 @@ pub enum FetchStatus {
 }
 
 impl FetchStatus {
-    /// Google's reading of the status (RFC 9309 section 2.3.1).
+    /// Google's reading of the status (RFC 9309 section 2.3.1). A 1xx is no final answer:
+    /// Google reads an invalid response as a server error, and `fetch` records it as
+    /// `unreachable` (`src/history/mod.rs`), so a manifest's 1xx row decides the same.
     pub fn effect(self) -> Effect {
         match self {
             FetchStatus::Http(200..=299) => Effect::Rules,
-            FetchStatus::Http(429) | FetchStatus::Http(500..=599) | FetchStatus::Unreachable => {
+            FetchStatus::Http(100..=199 | 429 | 500..=599) | FetchStatus::Unreachable => {
                 Effect::DisallowAll
             }
             // 3xx that could not be followed to a file, and 4xx: no robots.txt, no restrictions.
@@ -189,11 +191,16 @@ impl VersionSet {
             &mut self.by_origin
         };
         let timeline = map.entry(version.origin.clone()).or_default();
+        // The timeline is in time order: the version valid from the same moment, if any, is
+        // where this one would go. A scan would make loading quadratic in the versions.
+        let at = timeline
+            .versions
+            .partition_point(|&v| self.versions[v.index()].valid_from < version.valid_from);
         let clash = timeline
             .versions
-            .iter()
+            .get(at)
             .map(|&v| &self.versions[v.index()])
-            .find(|v| v.valid_from == version.valid_from);
+            .filter(|v| v.valid_from == version.valid_from);
         if let Some(earlier) = clash {
             return Err(VersionError::SameValidFrom {
                 origin: version.origin.clone(),
@@ -202,9 +209,6 @@ impl VersionSet {
                 later: version.source.clone(),
             });
         }
-        let at = timeline
-            .versions
-            .partition_point(|&v| self.versions[v.index()].valid_from < version.valid_from);
         timeline.versions.insert(at, id);
         self.versions.push(version);
         Ok(id)
@@ -311,6 +315,8 @@ mod tests {
         let cases = [
             (FetchStatus::Http(200), Effect::Rules),
             (FetchStatus::Http(204), Effect::Rules),
+            (FetchStatus::Http(100), Effect::DisallowAll),
+            (FetchStatus::Http(199), Effect::DisallowAll),
             (FetchStatus::Http(301), Effect::AllowAll),
             (FetchStatus::Http(404), Effect::AllowAll),
             (FetchStatus::Http(403), Effect::AllowAll),
