@@ -229,9 +229,9 @@ fn versions_with_the_same_file_keep_their_own_rows_and_counts() {
 }
 
 /// A robots.txt of any size costs the 500 KiB the audit reads of it, not its size: the rest is
-/// only hashed and counted, and a file that many rows name is read once.
+/// only hashed and counted, however many rows name the file.
 #[test]
-fn a_huge_robots_txt_named_by_many_rows_is_read_once_and_not_held_whole() {
+fn a_huge_robots_txt_named_by_many_rows_is_not_held_whole() {
     let dir = tempfile::tempdir().unwrap();
     let mut body = b"User-agent: *\nDisallow: /private/\n".to_vec();
     body.resize(48 << 20, b'#');
@@ -245,7 +245,6 @@ fn a_huge_robots_txt_named_by_many_rows_is_read_once_and_not_held_whole() {
     }
     write(dir.path(), "access.log", LOG.repeat(2));
     write(dir.path(), "history.csv", manifest);
-    let started = std::time::Instant::now();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("robots-audit"))
         .current_dir(dir.path())
         .args([
@@ -275,7 +274,6 @@ fn a_huge_robots_txt_named_by_many_rows_is_read_once_and_not_held_whole() {
     if let Some(peak) = peak {
         assert!(peak < 40 << 10, "peak {peak} KiB for a 48 MiB robots.txt");
     }
-    assert!(started.elapsed() < std::time::Duration::from_secs(60));
 }
 
 /// In a robots directory, names that start with `.` are never read, in a host's dated versions

@@ -597,10 +597,11 @@ mod tests {
         assert_eq!(versions.iter().filter(|(_, r)| r.is_none()).count(), 1);
     }
 
-    /// A manifest of many rows of one origin, in any order, loads in time that grows with its
-    /// rows, not their square: each version is placed by a binary search, not a scan.
+    /// A manifest of many rows of one origin, in reverse order, loads whole and in order. Each
+    /// version is placed by a binary search, not a scan: quadratic, this took about 4 minutes
+    /// (the test is not timed, as speed is the benchmarks' to measure, but it would show).
     #[test]
-    fn many_rows_of_one_origin_load_quickly_in_any_order() {
+    fn many_rows_of_one_origin_load_in_any_order() {
         const ROWS: i64 = 150_000;
         let dir = tempfile::tempdir().unwrap();
         let mut manifest = String::from("origin,valid_from,status,file\n");
@@ -613,13 +614,7 @@ mod tests {
         }
         let path = dir.path().join("history.csv");
         fs::write(&path, manifest).unwrap();
-        let started = std::time::Instant::now();
         let set = load(&[path], &LoadOptions::default()).unwrap();
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(20),
-            "{:?}",
-            started.elapsed()
-        );
         let origin = Origin::parse("https://a.example").unwrap();
         let versions = set.versions_of(&origin);
         assert_eq!(versions.len(), ROWS as usize);
