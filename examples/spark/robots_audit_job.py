@@ -294,9 +294,10 @@ def natural_key(name):
 
 def glob_regex(pattern, flag):
     """The regular expression of an --include or --exclude glob, in the syntax of the `globset`
-    crate `audit` uses (src/audit/inputs.rs): `*`, `?`, `[...]` (`[!...]` and `[^...]`
-    negated, `]` first and `-` first or last literal), `{a,b}` (nested too) and a backslash
-    escaping the next character. What globset refuses is a usage error, as for `audit`."""
+    crate `audit` uses (src/audit/inputs.rs): `*`, `?`, `**/` (any directories or none),
+    `[...]` (`[!...]` and `[^...]` negated, `]` first and `-` first or last literal), `{a,b}`
+    (nested too) and a backslash escaping the next character. What globset refuses is a usage
+    error, as for `audit`."""
 
     def refuse(why):
         raise UsageError(f"{flag} {pattern!r} is not a glob: {why}")
@@ -309,6 +310,15 @@ def glob_regex(pattern, flag):
         i += 1
         if c == "?":
             branches[-1].append(".")
+        elif (
+            c == "*"
+            and pattern.startswith("*/", i)
+            and (not branches[-1] or pattern[i - 2] == "/")
+        ):
+            # `**/` at the start of a pattern, of an alternate, or after a `/`: any directories
+            # or none, so `**/x` selects the name `x`.
+            branches[-1].append("(?:.*/)?")
+            i += 2
         elif c == "*":
             branches[-1].append(".*")
         elif c == "\\":

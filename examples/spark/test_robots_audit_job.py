@@ -254,6 +254,11 @@ class Helpers(unittest.TestCase):
             ("a**", ["a^", "ab", "ac", "a*", "a\\b"]),
             ("[]a-b]?", ["a^", "ab", "ac", "a*"]),
             ("x[-,]1", ["x,1"]),
+            ("**/x.1", ["x.1"]),
+            ("{**/x.2,ab}", ["ab", "x.2"]),
+            ("**/*1", ["x.1", "x,1"]),
+            ("**/**/ab", ["ab"]),
+            ("a/**", []),
         ]
         for glob, read in cases:
             name_filter = job.NameFilter([("--include", glob)])
