@@ -14,7 +14,7 @@ use robots_audit_engine::{
 use crate::audit::judge::{engine_use, select_for};
 use crate::error::Error;
 use crate::report::crawl_rate::seconds;
-use crate::shown::is_hidden;
+use crate::shown::{Escaped, is_hidden};
 
 /// Everything `check` is told.
 #[derive(Debug, Clone, Default)]
@@ -128,8 +128,7 @@ fn write_valid(out: &mut dyn Write, text: &str) -> io::Result<()> {
             '\r' => out.write_all(b"\\r")?,
             '\n' => out.write_all(b"\\n")?,
             '\\' => out.write_all(b"\\\\")?,
-            ascii if ascii.is_ascii() => write!(out, "\\x{:02x}", u32::from(ascii))?,
-            other => write!(out, "\\u{{{:x}}}", u32::from(other))?,
+            hidden => write!(out, "{}", Escaped(hidden))?,
         }
         rest = &rest[at + c.len_utf8()..];
     }

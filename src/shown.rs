@@ -18,7 +18,7 @@
 //! own rule (`src/report/cells.rs`).
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 /// The characters of a stranger's string a note or the page shows; the rest is cut and marked
 /// `…`.
@@ -41,6 +41,23 @@ pub fn is_hidden(c: char) -> bool {
                 | '\u{2028}'
                 | '\u{2029}'
         )
+}
+
+/// A [hidden](is_hidden) character as it is written visibly, wherever it is: `\x1b` for an
+/// ASCII control (two lower-case hex digits, as the CSVs write control bytes), `\u{202e}` for
+/// any other.
+#[derive(Debug, Clone, Copy)]
+pub struct Escaped(pub char);
+
+impl fmt::Display for Escaped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let code = u32::from(self.0);
+        if self.0.is_ascii() {
+            write!(f, "\\x{code:02x}")
+        } else {
+            write!(f, "\\u{{{code:x}}}")
+        }
+    }
 }
 
 /// `text` with each [hidden](is_hidden) character written visibly, whole. Borrows `text` when
@@ -89,11 +106,9 @@ pub fn cut(text: &str, chars: usize) -> String {
             out.push('…');
             break;
         }
-        // Writing to a String cannot fail.
-        if c.is_ascii_control() {
-            let _ = write!(out, "\\x{:02x}", u32::from(c));
-        } else if is_hidden(c) {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        if is_hidden(c) {
+            // Writing to a String cannot fail.
+            let _ = write!(out, "{}", Escaped(c));
         } else {
             out.push(c);
         }

@@ -23,7 +23,7 @@
 use std::borrow::Cow;
 use std::io::Write as _;
 
-use crate::shown::is_hidden;
+use crate::shown::{Escaped, is_hidden};
 
 /// Whether `byte` is a control byte, written visibly.
 #[inline]
@@ -118,18 +118,9 @@ pub fn write_safe(cell: &[u8], out: &mut Vec<u8>) {
     let start = out.len();
     for chunk in cell.utf8_chunks() {
         for c in chunk.valid().chars() {
-            if c.is_ascii_control() {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let byte = c as u8;
-                out.extend_from_slice(&[
-                    b'\\',
-                    b'x',
-                    HEX[usize::from(byte >> 4)],
-                    HEX[usize::from(byte & 0xF)],
-                ]);
-            } else if is_hidden(c) {
+            if is_hidden(c) {
                 // Writing to a Vec cannot fail.
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+                let _ = write!(out, "{}", Escaped(c));
             } else {
                 out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
             }
