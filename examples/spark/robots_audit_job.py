@@ -29,8 +29,17 @@ audit over the night exits 3), and content two runs both read (`merge` counts it
 as often as it was given), would make the merged reports differ from one audit's; the driver
 audits the runs concerned again, joined to their neighbours, before it merges.
 
+Retries: a task attempt that fails in a way another attempt may not (the binary killed by a
+signal, an audit that could not write its report, a copy or an unpacking that raised) raises, and
+Spark runs the task again, up to spark.task.maxFailures attempts; an attempt starts from an empty
+scratch directory, and only one attempt's report per run reaches the driver. What another attempt
+would repeat (the audit's verdict, exit 0 or 3; a usage error, exit 2; any other exit 1) is the
+task's result, as below.
+
 Exit code: the merge's, which judges the night as a whole (input errors anywhere, nothing judged
-anywhere); when a task fails, the worst of the failed tasks' codes, and nothing is merged.
+anywhere); when a task fails, the worst of the failed tasks' codes, and nothing is merged; when
+Spark gives up on a task after its attempts, 1, naming the task and its last error, and nothing
+is merged.
 """
 
 import csv
@@ -39,6 +48,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -96,6 +106,22 @@ SEVERITY = {EXIT_OK: 0, EXIT_INPUT_ERRORS: 1, EXIT_FATAL: 2, EXIT_USAGE: 3}
 
 # What the audit says when none of its inputs could be read (src/audit/mod.rs).
 NO_READABLE_INPUT = b"no readable input ("
+# What the audit says, exit 1, when it cannot write its own output or start its threads: the
+# executor's disk, quota or process limits, which another attempt may not meet. The messages
+# are those of src/commit/mod.rs (CommitError), src/cmd/audit.rs, src/audit/auditor.rs
+# (`write_failed`), src/audit/schedule.rs and crates/bots/src/dns.rs (DnsError::CacheWrite,
+# the task's own copy of --dns-cache).
+EXECUTOR_FAILURE = re.compile(
+    rb"^robots-audit: (?:cannot write into --out |cannot write reports[ :]|cannot create --out "
+    rb"|cannot lock |cannot clear what an interrupted run left beside --out "
+    rb"|cannot start [0-9]+ worker threads: |DNS cache .*: cannot write: )",
+    re.MULTILINE,
+)
+# The audit's exit code when SIGINT, SIGTERM or SIGHUP stopped it (docs/guide/exit-codes.md).
+EXIT_INTERRUPTED = 130
+# How a task attempt's failure begins, so that the driver finds it in Spark's report of the
+# last attempt (a Java stack trace around a Python one).
+ATTEMPT_FAILED = "robots-audit task "
 
 # Not named .tar: SparkContext.addFile unpacks files so named on executors.
 ARCHIVE_NAME = "robots-audit-job-sources.bundle"
@@ -112,6 +138,40 @@ class UsageError(Exception):
 
 class FatalError(Exception):
     """Nothing could be audited (exit 1)."""
+
+
+class AttemptFailed(Exception):
+    """A failure of one attempt at a task that another attempt may not meet (a copy from object
+    storage that failed, a disk that filled, the binary killed by a signal): the task raises it
+    so that Spark runs the task again, up to spark.task.maxFailures attempts in all."""
+
+    def __init__(self, index, reason):
+        # One line: the driver reads it back out of Spark's report of the last attempt.
+        super().__init__(f"{ATTEMPT_FAILED}{index}: {' '.join(reason.split())}")
+
+
+def transient_failure(code, stderr):
+    """Why an audit that ended with `code`, saying `stderr`, failed in a way another attempt may
+    not (the reason, for the message), or None when its exit code is the run's result: 0 and 3
+    (its verdict on its inputs), 2 (usage), an exit 1 about its inputs or robots sources, a panic
+    (101): another attempt would end the same way."""
+    said = stderr.decode("utf-8", "replace").strip().splitlines()
+    last_words = f"; it said: {said[-1]}" if said else ""
+    if code < 0:
+        try:
+            name = f" ({signal.Signals(-code).name})"
+        except ValueError:
+            name = ""
+        # The OOM killer, a pre-empted or shrinking node, an operator's kill.
+        return f"the audit was killed by signal {-code}{name}{last_words}"
+    if code == EXIT_INTERRUPTED:
+        return f"the audit was stopped by a signal (exit {code}){last_words}"
+    if code == EXIT_FATAL and NO_READABLE_INPUT not in stderr:
+        failure = EXECUTOR_FAILURE.search(stderr)
+        if failure:
+            line = stderr[failure.start() :].split(b"\n", 1)[0].decode("utf-8", "replace")
+            return f"the audit could not write its report on this executor: {line}"
+    return None
 
 
 def worst(codes):
@@ -552,20 +612,28 @@ def fetch_remote(uri, local):
 
 
 def run_task(run, job):
-    """Audits one run of inputs on an executor; returns (run index, exit code, stderr, tar
-    archive of the report directory or None)."""
+    """Audits one run of inputs on an executor (one Spark task): `audit_run` in the executor's
+    own working space (under spark.local.dir, YARN's local directories or the pod's work
+    directory), which Spark cleans up after the application too."""
     from pyspark import SparkFiles  # noqa: PLC0415 (executor side)
 
+    return audit_run(run, job, SparkFiles.getRootDirectory(), SparkFiles.get)
+
+
+def audit_run(run, job, workspace, shipped_file):
+    """Audits one run of inputs in a scratch directory of its own under `workspace`, with the
+    files the driver shipped (`shipped_file(name)` is where one is); returns (run index, exit
+    code, stderr, tar archive of the report directory or None). A failure another attempt may
+    not meet raises AttemptFailed, so that Spark runs the task again; the scratch directory goes
+    with every attempt, so an attempt starts from nothing and its report is the run's whole."""
     index, inputs = run
-    # The executor's own working space (under spark.local.dir, YARN's local directories or
-    # the pod's work directory), which Spark cleans up after the application too.
-    scratch = tempfile.mkdtemp(prefix="robots-audit-task-", dir=SparkFiles.getRootDirectory())
+    scratch = tempfile.mkdtemp(prefix="robots-audit-task-", dir=workspace)
     try:
         binary = os.path.join(scratch, "robots-audit")
-        shutil.copyfile(SparkFiles.get(job["binary_name"]), binary)
+        shutil.copyfile(shipped_file(job["binary_name"]), binary)
         os.chmod(binary, 0o755)
         shipped = os.path.join(scratch, "shipped")
-        with tarfile.open(SparkFiles.get(ARCHIVE_NAME)) as archive:
+        with tarfile.open(shipped_file(ARCHIVE_NAME)) as archive:
             archive.extractall(shipped, **EXTRACT)
 
         relative = [i["name"] for i in inputs if not i["name"].startswith("/")]
@@ -597,6 +665,9 @@ def run_task(run, job):
             command += ["--threads", str(job["threads"])]
         command += ["--"] + [i["name"] for i in inputs]
         done = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        reason = transient_failure(done.returncode, done.stderr)
+        if reason is not None:
+            raise AttemptFailed(index, reason)
         archive = None
         if os.path.isdir(report):
             buffer = io.BytesIO()
@@ -604,8 +675,16 @@ def run_task(run, job):
                 tar.add(report, arcname="report")
             archive = buffer.getvalue()
         return index, done.returncode, done.stderr, archive
-    except Exception as error:  # noqa: BLE001 (reported to the driver, which decides)
+    except AttemptFailed:
+        raise
+    except FatalError as error:
+        # This executor has no client for a URI's scheme: every attempt would meet it.
         return index, EXIT_FATAL, f"task {index}: {error}\n".encode(), None
+    except Exception as error:  # noqa: BLE001
+        # Copying the binary, unpacking the shipped sources, copying an input from object
+        # storage, archiving the report: the executor's disk, memory or network, or the
+        # storage's, none of them the run's own.
+        raise AttemptFailed(index, f"{type(error).__name__}: {error}") from error
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -730,6 +809,35 @@ def joined_runs(runs, unreadable, fingerprints):
     return result
 
 
+def gave_up(failure, runs_by_partition):
+    """What to say when Spark gave up on the job, from its `failure` text (which tells the
+    partition that failed, how often, and its last attempt's error): the task (the run index,
+    `runs_by_partition[partition]`), its attempts and its last error."""
+    ours = re.findall(re.escape(ATTEMPT_FAILED) + r"([0-9]+): ([^\n]*)", failure)
+    counted = re.search(r"Task ([0-9]+) in stage \S+ failed ([0-9]+) times?", failure)
+    lines = failure.strip().splitlines() or ["no reason given"]
+    if ours:
+        task, error = ours[-1]
+    elif counted and int(counted.group(1)) < len(runs_by_partition):
+        # Lost with its executor or its Python worker: Spark's own words for the last attempt.
+        task = runs_by_partition[int(counted.group(1))]
+        last = re.search(r"most recent failure: ([^\n]*)", failure)
+        error = last.group(1) if last else lines[0]
+    else:
+        return f"Spark gave up on the job: {lines[0]}; nothing merged into --out"
+    tries = int(counted.group(2)) if counted else 0
+    if tries > 1:
+        attempts = f" on all {tries} attempts, as many as spark.task.maxFailures allows"
+    elif tries == 1:
+        attempts = (
+            " on its one attempt (spark.task.maxFailures is 1, as in local mode unless the master"
+            " is 'local[N,F]')"
+        )
+    else:
+        attempts = ""
+    return f"task {task} failed{attempts}; its last error: {error}; nothing merged into --out"
+
+
 def audit_runs(sc, job, inputs, runs, positions, staging, round_number):
     """Audits the runs at `positions` of `runs` (index pairs into `inputs`), one task each,
     biggest first; returns {run: TaskReport}. Each round's reports go to directories of their
@@ -740,7 +848,12 @@ def audit_runs(sc, job, inputs, runs, positions, staging, round_number):
     ]
     # Biggest run first: Spark starts partitions in order, so the longest task starts first.
     work.sort(key=lambda w: -sum(inputs[i].size for i in range(*runs[w[0]])))
-    results = sc.parallelize(work, len(work)).map(lambda run: run_task(run, job)).collect()
+    from py4j.protocol import Py4JJavaError  # noqa: PLC0415 (driver side, with pyspark)
+
+    try:
+        results = sc.parallelize(work, len(work)).map(lambda run: run_task(run, job)).collect()
+    except Py4JJavaError as error:
+        raise FatalError(gave_up(str(error), [k for k, _ in work])) from None
     reports = {}
     for index, code, stderr, archive in results:
         report = None

@@ -1,10 +1,15 @@
-"""Unit tests of the Spark job's pure parts (no Spark needed): the command line, how runs are
-cut, the working-directory depth, exit codes, manifests and the driver's listing of local inputs.
-Run by tests/spark.rs (`python3 -m unittest` in this directory)."""
+"""Unit tests of the Spark job's parts that need no Spark: the command line, how runs are cut,
+the working-directory depth, exit codes, which task failures Spark retries, a task's scratch
+directory, manifests and the driver's listing of local inputs. Run by tests/spark.rs (`python3 -m
+unittest` in this directory), which names the robots-audit binary under test in
+ROBOTS_AUDIT_BINARY for the tests that run it."""
 
+import io
 import itertools
 import os
 import random
+import subprocess
+import tarfile
 import tempfile
 import unittest
 
@@ -127,6 +132,176 @@ class JoinedRuns(unittest.TestCase):
         self.assertEqual(job.joined_runs(self.RUNS, [], prints), [(0, 6)])
         prints = [["a"], ["b", "a"], ["c"], ["c"]]
         self.assertEqual(job.joined_runs(self.RUNS, [], prints), [(0, 3), (3, 6)])
+
+
+class Retries(unittest.TestCase):
+    """Which ends of a task's audit make Spark run the task again."""
+
+    def test_what_another_attempt_would_repeat_is_the_result(self):
+        cases = [
+            (0, b""),
+            (3, b"robots-audit: logs/a.gz: gzip stream cut short after 1,024 bytes\n"),
+            (3, b"robots-audit: nothing judged: none of the 812 requests read was a bot's\n"),
+            (2, b"robots-audit: --grace soon: not a duration\n"),
+            (1, b"robots-audit: no readable input (2 inputs, every one with an error)\n"),
+            (1, b"robots-audit: robots/manifest.csv line 3: no such file robots/a.txt\n"),
+            (1, b"robots-audit: --verify ranges/g.json: not a range file\n"),
+            # A panic: the same input panics again.
+            (101, b"thread 'main' panicked at src/audit/mod.rs:1:1:\n"),
+            # A --verify file that cannot be read is the run's own input.
+            (1, b"robots-audit: cannot read ranges/g.json: Permission denied (os error 13)\n"),
+        ]
+        for code, stderr in cases:
+            with self.subTest(code=code, stderr=stderr):
+                self.assertIsNone(job.transient_failure(code, stderr))
+
+    def test_what_another_attempt_may_not_meet_is_retried(self):
+        cases = [
+            (-9, b"", "the audit was killed by signal 9 (SIGKILL)"),
+            (-15, b"robots-audit: warning: x\n", "killed by signal 15 (SIGTERM); it said: "
+             "robots-audit: warning: x"),
+            (130, b"robots-audit: interrupted: no report was written\n", "stopped by a signal"),
+            (1, b"robots-audit: warning: --verify dns: slow\n"
+                b"robots-audit: cannot write reports: No space left on device (os error 28)\n",
+             "could not write its report on this executor: robots-audit: cannot write reports: "
+             "No space left on device (os error 28)"),
+            (1, b"robots-audit: cannot write reports into /s/report: Disk quota exceeded\n",
+             "Disk quota exceeded"),
+            (1, b"robots-audit: cannot write into --out /s/report: No space left\n", "No space"),
+            (1, b"robots-audit: cannot create --out /s/report: Input/output error\n", "Input/"),
+            (1, b"robots-audit: cannot lock /s/.report.lock: No space left\n", "cannot lock"),
+            (1, b"robots-audit: DNS cache /s/shipped/0/dns.csv: cannot write: No space left\n",
+             "DNS cache"),
+            (1, b"robots-audit: cannot start 4 worker threads: Resource temporarily unavailable\n",
+             "worker threads"),
+        ]
+        for code, stderr, reason in cases:
+            with self.subTest(code=code, stderr=stderr):
+                self.assertIn(reason, job.transient_failure(code, stderr) or "")
+
+    def test_the_audits_own_messages_are_classified(self):
+        # The real binary's words, so that a changed message cannot slip past the patterns.
+        binary = os.environ.get("ROBOTS_AUDIT_BINARY")
+        if binary is None:
+            self.skipTest("ROBOTS_AUDIT_BINARY is not set (tests/spark.rs sets it)")
+        with tempfile.TemporaryDirectory() as tmp:
+            robots = os.path.join(tmp, "robots.txt")
+            log = os.path.join(tmp, "a.log")
+            for path in (robots, log):
+                with open(path, "wb") as f:
+                    f.write(b"User-agent: *\nDisallow: /x\n" if path == robots else b"")
+            blocked = os.path.join(tmp, "a-file")
+            open(blocked, "wb").close()
+            cases = [
+                # --out under a regular file: the audit's output cannot be made.
+                ([robots], os.path.join(blocked, "report"), b"cannot create --out", True),
+                # A robots source that is not there: the run's own input.
+                ([os.path.join(tmp, "missing")], os.path.join(tmp, "r1"), b"robots source", False),
+                # Every input unreadable: the driver joins the run to its neighbour.
+                ([robots], os.path.join(tmp, "r2"), b"no readable input", False),
+            ]
+            for robots_source, out, says, retried in cases:
+                logs = [log] if out != os.path.join(tmp, "r2") else [log + ".missing"]
+                done = subprocess.run(
+                    [binary, "audit", "-q", "--no-html", "--out", out, "--origin",
+                     "https://a.example", "--robots", *robots_source, "--", *logs],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                )
+                with self.subTest(out=out, stderr=done.stderr):
+                    self.assertEqual(done.returncode, 1)
+                    self.assertIn(says, done.stderr)
+                    reason = job.transient_failure(done.returncode, done.stderr)
+                    self.assertEqual(reason is not None, retried)
+
+    def test_spark_giving_up_names_the_task_and_its_last_error(self):
+        # Spark's report of a job it aborted (abridged): the Python traceback of the last attempt
+        # inside the Java one; partitions are the runs biggest first.
+        failure = (
+            "An error occurred while calling z:org.apache.spark.api.python.PythonRDD."
+            "collectAndServe.\n: org.apache.spark.SparkException: Job aborted due to stage "
+            "failure: Task 1 in stage 0.0 failed 3 times, most recent failure: Lost task 1.2 in "
+            "stage 0.0 (TID 5) (127.0.0.1 executor driver): org.apache.spark.api.python."
+            "PythonException: Traceback (most recent call last):\n  File \"job.py\", line 1\n"
+            "__main__.AttemptFailed: robots-audit task 0: the audit was killed by signal 9 "
+            "(SIGKILL)\n\n\tat org.apache.spark.api.python.BasePythonRunner\n"
+        )
+        message = job.gave_up(failure, [1, 0])
+        self.assertEqual(
+            message,
+            "task 0 failed on all 3 attempts, as many as spark.task.maxFailures allows; its last "
+            "error: the audit was killed by signal 9 (SIGKILL); nothing merged into --out",
+        )
+        # A task lost with its Python worker: Spark's own words, the run found by partition.
+        lost = failure.split("org.apache.spark.api.python.PythonException")[0] + "lost\n"
+        lost = lost.replace("failed 3 times", "failed 1 times")
+        message = job.gave_up(lost, [1, 0])
+        self.assertTrue(message.startswith("task 0 failed on its one attempt ("), message)
+        self.assertIn("its last error: Lost task 1.2 in stage 0.0", message)
+        self.assertEqual(
+            job.gave_up("java.lang.OutOfMemoryError\n", [0]),
+            "Spark gave up on the job: java.lang.OutOfMemoryError; nothing merged into --out",
+        )
+
+
+class TaskAttempt(unittest.TestCase):
+    """One attempt at a task in a scratch directory, with a shell script for the binary."""
+
+    def attempt(self, script, inputs=(), archive=True):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        shipped, workspace = os.path.join(tmp.name, "shipped"), os.path.join(tmp.name, "work")
+        os.makedirs(shipped)
+        os.makedirs(workspace)
+        with open(os.path.join(shipped, "robots-audit"), "w") as f:
+            f.write("#!/bin/sh\n" + script)
+        if archive:
+            tarfile.open(os.path.join(shipped, job.ARCHIVE_NAME), "w").close()
+        settings = {"binary_name": "robots-audit", "audit_options": [], "sources": [],
+                    "dns_cache_member": None, "threads": None}
+        run = (5, [{"name": name, "location": location} for name, location in inputs])
+        try:
+            return job.audit_run(run, settings, workspace, lambda n: os.path.join(shipped, n))
+        finally:
+            # Every attempt, failed or not, takes its scratch directory with it.
+            self.assertEqual(os.listdir(workspace), [])
+
+    def test_a_killed_binary_fails_the_attempt(self):
+        with self.assertRaises(job.AttemptFailed) as raised:
+            self.attempt('echo "robots-audit: warning: slow" >&2; kill -9 $$\n')
+        self.assertEqual(
+            str(raised.exception),
+            "robots-audit task 5: the audit was killed by signal 9 (SIGKILL); it said: "
+            "robots-audit: warning: slow",
+        )
+
+    def test_a_full_disk_fails_the_attempt(self):
+        with self.assertRaises(job.AttemptFailed) as raised:
+            self.attempt('echo "robots-audit: cannot write reports: No space left on device '
+                         '(os error 28)" >&2; exit 1\n')
+        self.assertIn("No space left on device", str(raised.exception))
+
+    def test_a_usage_error_is_the_result(self):
+        index, code, stderr, report = self.attempt('echo "robots-audit: bad --grace" >&2; exit 2\n')
+        self.assertEqual(
+            (index, code, stderr, report), (5, 2, b"robots-audit: bad --grace\n", None)
+        )
+
+    def test_a_report_comes_back_whole(self):
+        # $5 is --out's value: `audit -q --no-html --out DIR`.
+        index, code, _, report = self.attempt('mkdir "$5" && echo "{}" > "$5/state.json"; exit 3\n')
+        self.assertEqual((index, code), (5, 3))
+        with tarfile.open(fileobj=io.BytesIO(report)) as tar:
+            self.assertEqual(sorted(tar.getnames()), ["report", "report/state.json"])
+
+    def test_a_failed_copy_or_unpacking_fails_the_attempt(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            gone = "file://" + os.path.join(tmp, "gone.log.gz")
+            with self.assertRaises(job.AttemptFailed) as raised:
+                self.attempt("exit 0\n", inputs=[(gone, gone)])
+            self.assertIn("robots-audit task 5: FileNotFoundError", str(raised.exception))
+        with self.assertRaises(job.AttemptFailed) as raised:
+            self.attempt("exit 0\n", archive=False)
+        self.assertIn("robots-audit task 5: FileNotFoundError", str(raised.exception))
 
 
 class Helpers(unittest.TestCase):
