@@ -82,11 +82,30 @@ impl JobRun {
     }
 }
 
-/// Runs the job with `spark-submit --master local[2]` on loopback only, in `cwd`, with the
-/// binary under test, `--out out` and `args`; `confs` are extra Spark settings. Killed after
+/// Where a job runs: the pyspark venv, Spark's master and the binary the job ships.
+struct Spark<'a> {
+    venv: &'a Path,
+    master: &'a str,
+    binary: &'a Path,
+}
+
+impl<'a> Spark<'a> {
+    /// Two threads, each task tried once (local mode retries only when the master says how
+    /// often), the binary under test.
+    fn local(venv: &'a Path) -> Spark<'a> {
+        Spark {
+            venv,
+            master: "local[2]",
+            binary: Path::new(env!("CARGO_BIN_EXE_robots-audit")),
+        }
+    }
+}
+
+/// Runs the job with `spark-submit` on loopback only, in `cwd`, with `spark`'s master and
+/// binary, `--out out` and `args`; `confs` are extra Spark settings. Killed after
 /// [`JOB_DEADLINE`]. Output goes to files: Spark's log would fill a pipe.
 fn run_job(
-    venv: &Path,
+    spark: &Spark,
     cwd: &Path,
     out: &Path,
     confs: &[&str],
@@ -96,15 +115,15 @@ fn run_job(
     let _one_at_a_time = SPARK.lock().unwrap_or_else(|e| e.into_inner());
     fs::create_dir_all(logs).unwrap();
     let (stdout, stderr) = (logs.join("stdout.txt"), logs.join("stderr.txt"));
-    let python = venv.join("bin/python");
-    let mut command = Command::new(venv.join("bin/spark-submit"));
+    let python = spark.venv.join("bin/python");
+    let mut command = Command::new(spark.venv.join("bin/spark-submit"));
     command
         .current_dir(cwd)
         .env("SPARK_LOCAL_IP", "127.0.0.1")
         .env("PYSPARK_PYTHON", &python)
         .env("PYSPARK_DRIVER_PYTHON", &python)
         .env("PYTHONDONTWRITEBYTECODE", "1")
-        .args(["--master", "local[2]"])
+        .args(["--master", spark.master])
         .args(["--conf", "spark.driver.host=127.0.0.1"])
         .args(["--conf", "spark.driver.bindAddress=127.0.0.1"])
         .args(["--conf", "spark.ui.enabled=false"])
@@ -115,7 +134,7 @@ fn run_job(
     let mut child = command
         .arg(job_script())
         .arg("--binary")
-        .arg(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg(spark.binary)
         .arg("--out")
         .arg(out)
         .args(args)
@@ -222,7 +241,7 @@ fn sample_night_on_spark_equals_one_audit() {
 
     let spark = tmp.path().join("spark");
     let job = run_job(
-        &venv,
+        &Spark::local(&venv),
         repository(),
         &spark,
         &[],
@@ -243,7 +262,7 @@ fn sample_night_on_spark_equals_one_audit() {
     let (robots, logs) = (format!("{uri}robots"), format!("{uri}logs/"));
     let spark_uris = tmp.path().join("spark-uris");
     let job = run_job(
-        &venv,
+        &Spark::local(&venv),
         repository(),
         &spark_uris,
         &[],
@@ -309,7 +328,7 @@ fn synthetic_night_out_of_order_on_spark_equals_one_audit() {
     let spark = tmp.path().join("spark");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let job = run_job(
-        &venv,
+        &Spark::local(&venv),
         &night,
         &spark,
         &["spark.default.parallelism=3"],
@@ -324,6 +343,147 @@ fn synthetic_night_out_of_order_on_spark_equals_one_audit() {
     assert_eq!(names[4], "./logs/access-001.log.gz");
 }
 
+/// A stand-in for the binary the job ships, written into `dir`: its `audit` is killed with
+/// SIGKILL, as the OOM killer or a pre-empted node kills it, when the shell condition `killed`
+/// holds, and otherwise it is the binary under test.
+fn killed_when(dir: &Path, killed: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let wrapper = write(
+        dir,
+        "bin/robots-audit",
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = audit ] && {killed}; then kill -9 $$; fi\nexec '{}' \"$@\"\n",
+            env!("CARGO_BIN_EXE_robots-audit")
+        ),
+    );
+    fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).unwrap();
+    wrapper
+}
+
+/// Spark's local mode with two threads and three attempts per task.
+const LOCAL_WITH_RETRIES: &str = "local[2,3]";
+
+/// A task whose first attempt dies (its binary killed by a signal) is run again by Spark, and
+/// the night's reports still equal one audit's: the killed attempt left nothing that counts.
+#[test]
+fn a_task_killed_once_is_retried_and_the_night_equals_one_audit() {
+    let Some(venv) = pyspark_venv() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let single = tmp.path().join("single");
+    sample_night_audit()
+        .args(["--decisions", "--out"])
+        .arg(&single)
+        .arg("sample-data/logs")
+        .assert()
+        .code(0);
+
+    // One attempt of the job's whole is killed: the one that makes the marker directory.
+    let marker = tmp.path().join("killed-once");
+    let wrapper = killed_when(
+        tmp.path(),
+        &format!("mkdir '{}' 2>/dev/null", marker.display()),
+    );
+    let spark = tmp.path().join("spark");
+    let job = run_job(
+        &Spark {
+            venv: &venv,
+            master: LOCAL_WITH_RETRIES,
+            binary: &wrapper,
+        },
+        repository(),
+        &spark,
+        &[],
+        &[
+            &SAMPLE_NIGHT_OPTIONS[..],
+            &["--decisions", "sample-data/logs"],
+        ]
+        .concat(),
+        &tmp.path().join("spark-logs"),
+    );
+    assert!(
+        marker.is_dir(),
+        "no attempt was killed; the job's log:\n{}",
+        job.stderr
+    );
+    job.assert_ended(0, Some((3, 2)));
+    // Spark's warning about the lost attempt carries the task's reason.
+    assert!(
+        job.stderr
+            .contains("the audit was killed by signal 9 (SIGKILL)"),
+        "{}",
+        job.stderr
+    );
+    assert_same_csvs(&single, &spark, &job);
+}
+
+/// A task that fails every attempt Spark allows fails the job: exit 1, a message naming the task
+/// and its last error, nothing merged, and `--out` (holding an earlier night's reports) as it was.
+#[test]
+fn a_task_failing_every_attempt_fails_the_job_and_leaves_out_alone() {
+    let Some(venv) = pyspark_venv() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    sample_night_audit()
+        .arg("--out")
+        .arg(&out)
+        .arg("sample-data/logs")
+        .assert()
+        .code(0);
+    write(&out, "notes.txt", "mine");
+    let before = directory_bytes(&out);
+
+    let wrapper = killed_when(tmp.path(), "true");
+    let job = run_job(
+        &Spark {
+            venv: &venv,
+            master: LOCAL_WITH_RETRIES,
+            binary: &wrapper,
+        },
+        repository(),
+        &out,
+        &[],
+        &[&SAMPLE_NIGHT_OPTIONS[..], &["sample-data/logs"]].concat(),
+        &tmp.path().join("spark-logs"),
+    );
+    job.assert_ended(1, None);
+    let said = job
+        .stderr
+        .lines()
+        .find(|line| line.starts_with("robots-audit job: task "))
+        .unwrap_or_else(|| {
+            panic!(
+                "no line names the failed task; the job's log:\n{}",
+                job.stderr
+            )
+        });
+    assert!(
+        said.contains("failed on all 3 attempts")
+            && said.contains("its last error: the audit was killed by signal 9 (SIGKILL)")
+            && said.ends_with("nothing merged into --out"),
+        "{said}"
+    );
+    assert_eq!(directory_bytes(&out), before);
+}
+
+/// Every file under `dir` (by its path relative to `dir`) and its bytes.
+fn directory_bytes(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let bytes = fs::read(&path).unwrap();
+                files.push((path.strip_prefix(dir).unwrap().to_path_buf(), bytes));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// Tasks whose audit refuses its options (a wrong --grace) fail the job with the audit's exit
 /// code, and nothing is merged into --out.
 #[test]
@@ -332,7 +492,7 @@ fn failing_tasks_fail_the_job_and_merge_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("spark");
     let job = run_job(
-        &venv,
+        &Spark::local(&venv),
         repository(),
         &out,
         &[],
@@ -351,14 +511,16 @@ fn failing_tasks_fail_the_job_and_merge_nothing() {
     assert!(!out.exists());
 }
 
-/// The job's command line, run cuts, exit-code ranking, manifests and listing of local inputs
-/// (Python's unittest; no Spark needed).
+/// The job's command line, run cuts, exit-code ranking, which task failures are retried, a
+/// task's scratch directory, manifests and listing of local inputs (Python's unittest; no Spark
+/// needed; the retry tests run the binary under test for its real messages).
 #[test]
 fn job_unit_tests_pass() {
     let Some(python) = python() else { return };
     let output = Command::new(&python)
         .current_dir(repository().join("examples/spark"))
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("ROBOTS_AUDIT_BINARY", env!("CARGO_BIN_EXE_robots-audit"))
         .args(["-m", "unittest", "-q", "test_robots_audit_job"])
         .output()
         .unwrap_or_else(|e| panic!("run {}: {e}", python.display()));
@@ -523,7 +685,7 @@ fn runs_that_cannot_judge_alone_on_spark_equal_one_audit() {
 
         let spark = tmp.path().join(format!("{name}-spark"));
         let job = run_job(
-            &venv,
+            &Spark::local(&venv),
             &night,
             &spark,
             &[&format!("spark.default.parallelism={files}")],
