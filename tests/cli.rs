@@ -635,6 +635,37 @@ fn the_man_page_names_every_command_and_option() {
     assert_eq!(man.matches(".ds Aq").count(), 2);
 }
 
+/// `--field`'s help names every field a mapping may name: those the error for an unknown name
+/// lists.
+#[test]
+fn field_help_names_every_field() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let output = audit_example(dir.path())
+        .args(["--format", "json", "--field", "nonsense=x", "access.log"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let error = stderr_text(&output);
+    let known = error
+        .split("known names: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{error}"))
+        .trim_end();
+    let help = robots_audit().args(["audit", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let field = help
+        .lines()
+        .find(|line| line.trim_start().starts_with("--field"))
+        .unwrap();
+    for name in known.split(", ") {
+        assert!(
+            field.contains(&format!(" {name},")) || field.contains(&format!(" {name})")),
+            "{name} missing from: {field}"
+        );
+    }
+}
+
 /// `--generate complete-SHELL` writes a completion script that knows every command.
 #[test]
 fn shell_completions_are_generated() {
