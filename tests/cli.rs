@@ -635,6 +635,40 @@ fn the_man_page_names_every_command_and_option() {
     assert_eq!(man.matches(".ds Aq").count(), 2);
 }
 
+/// Every option a command's `--help` lists is documented on the user guide's page of that
+/// command, so that a new option cannot land without its documentation.
+#[test]
+fn the_user_guide_documents_every_option() {
+    let pages = [
+        ("audit", "audit.md"),
+        ("check", "commands.md"),
+        ("explain", "commands.md"),
+        ("bots", "commands.md"),
+        ("synth", "commands.md"),
+        ("merge", "merge.md"),
+        ("fetch", "robots-sources.md"),
+        ("import", "robots-sources.md"),
+    ];
+    let guide = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide");
+    let mut undocumented = Vec::new();
+    for (command, page) in pages {
+        let text = fs::read_to_string(guide.join(page)).unwrap();
+        for option in options_of(command) {
+            if option == "--help" || option == "--version" {
+                continue;
+            }
+            // The option as a whole word: `--dns` is not documented by `--dns-cache`.
+            let documented = text.match_indices(&option).any(|(at, _)| {
+                !text[at + option.len()..].starts_with(|c: char| c.is_ascii_lowercase() || c == '-')
+            });
+            if !documented {
+                undocumented.push(format!("{command} {option} (docs/guide/{page})"));
+            }
+        }
+    }
+    assert!(undocumented.is_empty(), "undocumented: {undocumented:?}");
+}
+
 /// `--field`'s help names every field a mapping may name: those the error for an unknown name
 /// lists.
 #[test]
