@@ -208,6 +208,35 @@ fn nights_with_nothing_to_judge_exit_3_saying_why() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
 }
 
+/// Lines that hold no request (a W3C log of directives alone, blank lines under a named format)
+/// are read, and the night judged nothing: one line says so, its verb agreeing with the count.
+#[test]
+fn lines_without_a_request_exit_3_saying_so() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "robots.txt", "User-agent: *\nDisallow: /\n");
+    write(
+        dir.path(),
+        "directives.log",
+        "#Fields: date time cs-uri-stem\n",
+    );
+    write(dir.path(), "blank.log", "\n# rotated\n\n");
+    let cases = [
+        (&["directives.log"][..], "the 1 line read holds no request"),
+        (
+            &["--format", "combined", "blank.log"],
+            "the 3 lines read hold no request",
+        ),
+    ];
+    for (args, cause) in cases {
+        let output = audit(dir.path(), args);
+        assert_eq!(
+            (output.status.code(), stderr_text(&output)),
+            (Some(3), format!("robots-audit: nothing judged: {cause}\n")),
+            "{args:?}"
+        );
+    }
+}
+
 /// A crawler's own fetch log whose lines all record no fetch (Heritrix `-9998`: robots.txt
 /// precluded it) holds no request to the site. The line says so, and does not send the user to
 /// `--all-agents`, which cannot judge what was never fetched.

@@ -143,7 +143,11 @@ fn no_request_to_judge(view: &View<'_>, lines: u64) -> String {
         );
     }
     if skipped == 0 {
-        return format!("the {} read hold no request", count(lines, "line", "lines"));
+        return format!(
+            "the {} read {} no request",
+            count(lines, "line", "lines"),
+            if lines == 1 { "holds" } else { "hold" }
+        );
     }
     // The reasons the samples show, the most frequent first.
     let mut reasons: Vec<(&str, usize)> = Vec::new();
