@@ -635,6 +635,71 @@ fn the_man_page_names_every_command_and_option() {
     assert_eq!(man.matches(".ds Aq").count(), 2);
 }
 
+/// Every option a command's `--help` lists is documented on the user guide's page of that
+/// command, so that a new option cannot land without its documentation.
+#[test]
+fn the_user_guide_documents_every_option() {
+    let pages = [
+        ("audit", "audit.md"),
+        ("check", "commands.md"),
+        ("explain", "commands.md"),
+        ("bots", "commands.md"),
+        ("synth", "commands.md"),
+        ("merge", "merge.md"),
+        ("fetch", "robots-sources.md"),
+        ("import", "robots-sources.md"),
+    ];
+    let guide = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide");
+    let mut undocumented = Vec::new();
+    for (command, page) in pages {
+        let text = fs::read_to_string(guide.join(page)).unwrap();
+        for option in options_of(command) {
+            if option == "--help" || option == "--version" {
+                continue;
+            }
+            // The option as a whole word: `--dns` is not documented by `--dns-cache`.
+            let documented = text.match_indices(&option).any(|(at, _)| {
+                !text[at + option.len()..].starts_with(|c: char| c.is_ascii_lowercase() || c == '-')
+            });
+            if !documented {
+                undocumented.push(format!("{command} {option} (docs/guide/{page})"));
+            }
+        }
+    }
+    assert!(undocumented.is_empty(), "undocumented: {undocumented:?}");
+}
+
+/// `--field`'s help names every field a mapping may name: those the error for an unknown name
+/// lists.
+#[test]
+fn field_help_names_every_field() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let output = audit_example(dir.path())
+        .args(["--format", "json", "--field", "nonsense=x", "access.log"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let error = stderr_text(&output);
+    let known = error
+        .split("known names: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{error}"))
+        .trim_end();
+    let help = robots_audit().args(["audit", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let field = help
+        .lines()
+        .find(|line| line.trim_start().starts_with("--field"))
+        .unwrap();
+    for name in known.split(", ") {
+        assert!(
+            field.contains(&format!(" {name},")) || field.contains(&format!(" {name})")),
+            "{name} missing from: {field}"
+        );
+    }
+}
+
 /// `--generate complete-SHELL` writes a completion script that knows every command.
 #[test]
 fn shell_completions_are_generated() {

@@ -207,3 +207,66 @@ fn nights_with_nothing_to_judge_exit_3_saying_why() {
     let output = audit(dir.path(), &["--all-agents", "people.log"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr_text(&output));
 }
+
+/// Lines that hold no request (a W3C log of directives alone, blank lines under a named format)
+/// are read, and the night judged nothing: one line says so, its verb agreeing with the count.
+#[test]
+fn lines_without_a_request_exit_3_saying_so() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "robots.txt", "User-agent: *\nDisallow: /\n");
+    write(
+        dir.path(),
+        "directives.log",
+        "#Fields: date time cs-uri-stem\n",
+    );
+    write(dir.path(), "blank.log", "\n# rotated\n\n");
+    let cases = [
+        (&["directives.log"][..], "the 1 line read holds no request"),
+        (
+            &["--format", "combined", "blank.log"],
+            "the 3 lines read hold no request",
+        ),
+    ];
+    for (args, cause) in cases {
+        let output = audit(dir.path(), args);
+        assert_eq!(
+            (output.status.code(), stderr_text(&output)),
+            (Some(3), format!("robots-audit: nothing judged: {cause}\n")),
+            "{args:?}"
+        );
+    }
+}
+
+/// A crawler's own fetch log whose lines all record no fetch (Heritrix `-9998`: robots.txt
+/// precluded it) holds no request to the site. The line says so, and does not send the user to
+/// `--all-agents`, which cannot judge what was never fetched.
+#[test]
+fn a_crawl_log_that_fetched_nothing_exits_3_saying_so() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "robots.txt", "User-agent: *\nDisallow: /\n");
+    let precluded = "2026-01-01T10:00:00.000Z -9998 - https://example.com/private/x LREP - - \
+                     #014 - - - -\n";
+    write(dir.path(), "crawl.log", precluded.repeat(4));
+    let crawler = [
+        "--format",
+        "crawl",
+        "--user-agent",
+        "ExampleBot/1.0 (+https://bot.example/)",
+    ];
+    for all_agents in [&[][..], &["--all-agents"]] {
+        let output = audit(
+            dir.path(),
+            &[&crawler[..], all_agents, &["crawl.log"]].concat(),
+        );
+        assert_eq!(
+            (output.status.code(), stderr_text(&output)),
+            (
+                Some(3),
+                "robots-audit: nothing judged: the 4 lines read record no fetch (a crawler's own \
+                 outcome, such as -9998, is no request to the site)\n"
+                    .to_owned()
+            ),
+            "{all_agents:?}"
+        );
+    }
+}

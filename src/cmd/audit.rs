@@ -14,7 +14,7 @@ use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, Nam
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::commit::Staging;
 use robots_audit::error::Error;
-use robots_audit::logs::{FieldMap, Format, HaproxyCaptures, LocalZone};
+use robots_audit::logs::{FieldMap, FieldName, Format, HaproxyCaptures, LocalZone};
 use robots_audit::origin::Origin;
 use robots_audit::report::notes::count;
 use robots_audit::report::summary;
@@ -50,6 +50,19 @@ fn format_help() -> String {
     )
 }
 
+/// `--field`'s help: every field name a mapping may use, from the list that reads them, so
+/// that the help cannot leave one out.
+fn field_help() -> String {
+    format!(
+        "JSON field mapping, name=dotted.path (names: {}), or a preset (logpush). Repeatable.",
+        FieldName::ALL
+            .iter()
+            .map(|name| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
 /// The options that shape the verdict on each request: where the robots.txt versions, the
 /// catalog and the ranges come from, how lines are read, grace and strictness. `audit` and
 /// `explain` both take them, so a line is explained as the audit judged it.
@@ -64,9 +77,8 @@ pub struct JudgeArgs {
     /// Log format (`auto` detects it per file).
     #[arg(long, default_value = AUTO, value_name = "NAME", help = format_help())]
     pub format: String,
-    /// JSON field mapping, name=dotted.path (names: time, client_ip, method, target, url,
-    /// status, bytes, user_agent, host, scheme), or a preset (logpush). Repeatable.
-    #[arg(long = "field", value_name = "MAPPING")]
+    /// JSON field mapping, name=dotted.path, or a preset (logpush).
+    #[arg(long = "field", value_name = "MAPPING", help = field_help())]
     pub fields: Vec<String>,
     /// The proxy in front of the server sets X-Forwarded-Proto and X-Forwarded-Host: Caddy
     /// lines that carry them take their scheme and host from them.

@@ -96,10 +96,10 @@ fn table(s: &mut String, view: &View<'_>, totals: &[AgentTotals]) {
 
 /// Why nothing was judged, in one line, when lines were read and no request was judged (exit
 /// code 3): every line was skipped (a forced `--format` that is not the log's, say), no request
-/// was a bot's, the bots only fetched robots.txt, or the requests could not be judged (the lines
-/// carried no host and no `--origin` stood in, no robots source names the origins seen, or no
-/// version was in force yet at the requests' times). `None` when something was judged or no
-/// line was read.
+/// was a bot's, the bots only fetched robots.txt, the lines of a crawler's own log record no
+/// fetch, or the requests could not be judged (the lines carried no host and no `--origin`
+/// stood in, no robots source names the origins seen, or no version was in force yet at the
+/// requests' times). `None` when something was judged or no line was read.
 pub fn nothing_judged(view: &View<'_>) -> Option<String> {
     let lines: u64 = view.files().map(|f| f.lines).sum();
     let judged: u64 = view.agents.iter().map(|t| t.counts.judged()).sum();
@@ -126,6 +126,16 @@ fn no_request_to_judge(view: &View<'_>, lines: u64) -> String {
             if fetches == 1 { "was" } else { "were" }
         );
     }
+    // A request of a header that is not a bot's is always counted among the unknown agents;
+    // with none there, every line parsed was a crawler's own "not fetched" outcome.
+    if parsed > 0 && view.totals.unknown_agents.is_empty() {
+        return format!(
+            "the {} read {} no fetch (a crawler's own outcome, such as -9998, is no request \
+             to the site)",
+            count(parsed, "line", "lines"),
+            if parsed == 1 { "records" } else { "record" }
+        );
+    }
     if parsed > 0 {
         return format!(
             "none of the {} read was a bot's (--all-agents judges every request)",
@@ -133,7 +143,11 @@ fn no_request_to_judge(view: &View<'_>, lines: u64) -> String {
         );
     }
     if skipped == 0 {
-        return format!("the {} read hold no request", count(lines, "line", "lines"));
+        return format!(
+            "the {} read {} no request",
+            count(lines, "line", "lines"),
+            if lines == 1 { "holds" } else { "hold" }
+        );
     }
     // The reasons the samples show, the most frequent first.
     let mut reasons: Vec<(&str, usize)> = Vec::new();
