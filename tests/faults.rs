@@ -1006,6 +1006,19 @@ fn every_wrong_usage_is_exit_2_with_one_clear_message() {
             "--user-agent",
         ),
         (
+            vec![
+                "check".into(),
+                "--robots".into(),
+                "robots.txt".into(),
+                "--agent".into(),
+                "FooBot".into(),
+                "--bots".into(),
+                "missing.json".into(),
+                "/x".into(),
+            ],
+            "--user-agent",
+        ),
+        (
             vec!["synth".into(), "--lines".into(), "many".into()],
             "--lines",
         ),

@@ -26,7 +26,7 @@ pub struct CheckArgs {
     /// A full User-Agent header, resolved to tokens through the bot catalog.
     #[arg(long, value_name = "HEADER", conflicts_with = "agents")]
     pub user_agent: Option<String>,
-    /// Extra bot definitions for --user-agent.
+    /// Extra bot definitions for --user-agent (tokens given with --agent need none).
     #[arg(long, value_name = "FILE")]
     pub bots: Vec<PathBuf>,
     /// Read more URLs from FILE, one per line (- for standard input).
@@ -70,9 +70,15 @@ impl CheckArgs {
                     .map(<[u8]>::to_vec),
             );
         }
-        // The catalog only names the tokens of a --user-agent.
+        // The catalog only names the tokens of a --user-agent. (clap's `requires` cannot say
+        // this: it drops the requirement once --agent, which conflicts with it, is given.)
         let catalog = match &self.user_agent {
             Some(_) => Some(load_catalog(&self.bots)?),
+            None if !self.bots.is_empty() => {
+                return Err(usage(
+                    "--bots serves --user-agent: the tokens of --agent need no catalog".into(),
+                ));
+            }
             None => None,
         };
         Ok(CheckConfig {
