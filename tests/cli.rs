@@ -601,12 +601,24 @@ fn a_closed_standard_error_changes_no_exit_code() {
         (&["audit", "--out", "out"], &["access.log"], 0),
         // Nothing judged, and an input that cannot be read: exit 3, each said on stderr.
         (&["audit", "--out", "none"], &["browsers.log"], 3),
-        (&["audit", "--out", "missing"], &["access.log", "gone.log"], 3),
+        (
+            &["audit", "--out", "missing"],
+            &["access.log", "gone.log"],
+            3,
+        ),
         (&["merge", "--out", "merged"], &["out"], 0),
         (&["audit", "--out", "out"], &["gone.log"], 1),
         (&["audit", "--threads", "none"], &["access.log"], 2),
-        (&["check", "--robots", "ignored.txt", "--agent", "a"], &["/x"], 0),
-        (&["check", "--robots", "gone.txt", "--agent", "a"], &["/x"], 1),
+        (
+            &["check", "--robots", "ignored.txt", "--agent", "a"],
+            &["/x"],
+            0,
+        ),
+        (
+            &["check", "--robots", "gone.txt", "--agent", "a"],
+            &["/x"],
+            1,
+        ),
         (&["synth", "--out", "synth", "--lines", "10"], &[], 0),
     ];
     for (args, inputs, code) in cases {
