@@ -16,9 +16,10 @@
 //! `merge` trusts nothing of a report directory: it reads only the tool's own report names
 //! (a state listing another streamed report is refused, naming it), opens every file without
 //! following a symlink (and only a regular file), checks every sum the reports will make (the
-//! merged counters, each agent's over its origins, the streamed reports' byte ranges; an
-//! overflow is refused, naming the report directory), and refuses a state holding a string
-//! longer than the tool writes ([`crate::limits`]).
+//! merged counters, their sums over agents, origins and the whole run, the inputs' counters
+//! over every input, the streamed reports' byte ranges; an overflow is refused, naming the
+//! report directory), and refuses a state holding a string longer than the tool writes
+//! ([`crate::limits`]).
 //!
 //! The tables of unknown user-agent headers are kept per input as well, and summed in input
 //! order as the audit sums them. Past the exact bound, merging these tables is approximate
@@ -321,11 +322,18 @@ impl Merger {
             unknown.merge(table).map_err(|_| overflow())?;
             self.inputs.push(input);
         }
-        self.sums
-            .check_agent_sums()
-            .map_err(|_| MergeError::Overflow {
+        let inputs_fit = self.inputs.iter().try_fold([0u64; 8], |mut totals, input| {
+            let counters = input.file.summed_counters()?;
+            for (total, n) in totals.iter_mut().zip(counters) {
+                *total = total.checked_add(n)?;
+            }
+            Some(totals)
+        });
+        if self.sums.check_sums().is_err() || inputs_fit.is_none() {
+            return Err(MergeError::Overflow {
                 dir: dir.display().to_string(),
-            })?;
+            });
+        }
         for (f, at) in new_fingerprints {
             self.seen.entry(f).or_insert((r, at));
         }

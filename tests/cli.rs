@@ -584,6 +584,63 @@ fn a_closed_output_pipe_ends_quietly() {
     }
 }
 
+/// A closed standard error (`2>&1 | head -1`, a log collector that went away) ends nothing
+/// early and panics nothing: each command exits with its own code, the audit and the merge
+/// after committing their reports, whose summary, notes and errors had nowhere to go.
+#[test]
+fn a_closed_standard_error_changes_no_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    // Line 1 takes no effect: `check` names it on standard error.
+    write(dir.path(), "ignored.txt", "Disallow: /x\nUser-agent: *\n");
+    let browser = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+    let ahrefs = "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)";
+    write(dir.path(), "browsers.log", LINE.replace(ahrefs, browser));
+    let example = ["--robots", "robots.txt", "--origin", "https://example.com"];
+    let cases: [(&[&str], &[&str], i32); 9] = [
+        (&["audit", "--out", "out"], &["access.log"], 0),
+        // Nothing judged, and an input that cannot be read: exit 3, each said on stderr.
+        (&["audit", "--out", "none"], &["browsers.log"], 3),
+        (
+            &["audit", "--out", "missing"],
+            &["access.log", "gone.log"],
+            3,
+        ),
+        (&["merge", "--out", "merged"], &["out"], 0),
+        (&["audit", "--out", "out"], &["gone.log"], 1),
+        (&["audit", "--threads", "none"], &["access.log"], 2),
+        (
+            &["check", "--robots", "ignored.txt", "--agent", "a"],
+            &["/x"],
+            0,
+        ),
+        (
+            &["check", "--robots", "gone.txt", "--agent", "a"],
+            &["/x"],
+            1,
+        ),
+        (&["synth", "--out", "synth", "--lines", "10"], &[], 0),
+    ];
+    for (args, inputs, code) in cases {
+        let robots: &[&str] = if args[0] == "audit" { &example } else { &[] };
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+            .current_dir(dir.path())
+            .args(args)
+            .args(robots)
+            .args(inputs)
+            .stdout(std::process::Stdio::null())
+            .stderr(writer)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(code), "{args:?} {inputs:?}");
+    }
+    let merged = read_csv(&dir.path().join("merged/agents.csv"));
+    assert_eq!(row(&merged, "agent", "AhrefsBot")["disallowed"], "3");
+    assert!(dir.path().join("none/agents.csv").exists());
+}
+
 /// The options each command's `--help` lists.
 fn options_of(command: &str) -> Vec<String> {
     let help = robots_audit().args([command, "--help"]).output().unwrap();

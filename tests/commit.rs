@@ -358,6 +358,36 @@ fn merge_refuses_report_directories_the_tool_could_not_have_written() {
             "sum past 18446744073709551615",
         ),
         (
+            "overflowing lines",
+            Box::new(|d: &Path| {
+                rewrite_state(d, |s| {
+                    for input in &mut s.inputs {
+                        input.file.lines = u64::MAX;
+                        input.file.other_requests = u64::MAX;
+                        input.file.bytes = u64::MAX;
+                    }
+                })
+            }),
+            "sum past 18446744073709551615",
+        ),
+        (
+            "overflowing totals over agents",
+            Box::new(|d: &Path| {
+                rewrite_state(d, |s| {
+                    // One pair of each of two agents: each agent's sums fit, the run's do not.
+                    let mut agents = std::collections::BTreeSet::new();
+                    for input in &mut s.inputs {
+                        for (&(agent, _), counts) in input.stats.pairs.iter_mut() {
+                            if agents.len() < 2 && agents.insert(agent) {
+                                counts.allowed = u64::MAX / 2 + 1;
+                            }
+                        }
+                    }
+                })
+            }),
+            "sum past 18446744073709551615",
+        ),
+        (
             "an overlong origin",
             Box::new(|d: &Path| {
                 rewrite_state(d, |s| s.origins.push("x".repeat(5 << 20)));

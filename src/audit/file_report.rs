@@ -135,6 +135,27 @@ impl FileReport {
         }
     }
 
+    /// The counters the summary and `report.html` add over every input, in no particular
+    /// order: `bytes_read`, `bytes`, `lines`, `parsed`, `skipped`, `bot_requests`,
+    /// `other_requests` and the skipped lines of all reasons (a reason's own total is at most
+    /// theirs). `None` when the reasons alone pass `u64::MAX`.
+    pub fn summed_counters(&self) -> Option<[u64; 8]> {
+        let reasons = self
+            .skipped_by_reason
+            .iter()
+            .try_fold(0u64, |sum, count| sum.checked_add(count.lines))?;
+        Some([
+            self.bytes_read,
+            self.bytes,
+            self.lines,
+            self.parsed,
+            self.skipped,
+            self.bot_requests,
+            self.other_requests,
+            reasons,
+        ])
+    }
+
     /// Adds what another worker thread counted of the same input: line counts add, times
     /// combine, samples join (the caller keeps the first ones), and the reader's facts come
     /// from whichever side has them (one thread ends each input).

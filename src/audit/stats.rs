@@ -22,7 +22,6 @@
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
-use ahash::AHashMap;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -426,11 +425,13 @@ impl Stats {
         self.pairs.len() + self.rules.len() + self.hourly.len() + self.rates.key_count()
     }
 
-    /// Checks that each agent's counters summed over its origins fit (what `agents.csv` adds).
-    pub fn check_agent_sums(&self) -> Result<(), CountError> {
-        let mut agents: AHashMap<AgentId, Counts> = AHashMap::new();
-        for (&(agent, _), counts) in &self.pairs {
-            agents.entry(agent).or_default().merge(counts)?;
+    /// Checks that the counters of every pair summed fit, and with them every sum the reports
+    /// make of some pairs: an agent's over its origins (`agents.csv`), an origin's, and the
+    /// whole run's (the summary's and `report.html`'s totals).
+    pub fn check_sums(&self) -> Result<(), CountError> {
+        let mut all = Counts::default();
+        for counts in self.pairs.values() {
+            all.merge(counts)?;
         }
         Ok(())
     }

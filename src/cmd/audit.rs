@@ -571,7 +571,7 @@ pub fn run(args: AuditArgs) -> Result<u8, Error> {
     let view = View::of(&state)?;
     commit_out(staging, &interrupt)?;
     if !args.quiet {
-        eprint!("{}", summary::render(&view, &out.display().to_string()));
+        super::to_stderr(&summary::render(&view, &out.display().to_string()));
     }
     Ok(exit_code(&view))
 }

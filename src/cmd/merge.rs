@@ -84,7 +84,7 @@ pub fn run(args: MergeArgs) -> Result<u8, Error> {
         .map_err(|e| Error::Fatal(format!("cannot write reports into {}: {e}", out.display())))?;
     commit_out(staging, &interrupt)?;
     if !args.quiet {
-        eprint!("{}", summary::render(&view, &out.display().to_string()));
+        super::to_stderr(&summary::render(&view, &out.display().to_string()));
     }
     Ok(exit_code(&view))
 }

@@ -31,7 +31,14 @@ use robots_audit::shown::visible;
 /// report directory's `state.json`, a server's answer), which must not act on the terminal or
 /// start a line of its own.
 pub fn say(message: std::fmt::Arguments<'_>) {
-    eprintln!("{}", visible(&message.to_string()));
+    to_stderr(&format!("{}\n", visible(&message.to_string())));
+}
+
+/// Writes `text` on standard error, ignoring a failure: when its reader went away (`2>&1 |
+/// head -1`), the run goes on and exits with its own code (`docs/contract.md`, "Standard error
+/// and standard output"), where `eprint!` would panic.
+pub fn to_stderr(text: &str) {
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), text.as_bytes());
 }
 
 /// The exit code of a run's reports (`audit` and `merge` alike). Standard error names each

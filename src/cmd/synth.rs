@@ -132,8 +132,8 @@ pub fn run(args: SynthArgs) -> Result<u8, Error> {
     })?;
     let plural = |n: u64| if n == 1 { "" } else { "s" };
     let files = summary.files.len() as u64;
-    eprintln!(
-        "synth: {} line{} ({} byte{}) in {files} file{}; robots in {}; ground truth in {}",
+    super::to_stderr(&format!(
+        "synth: {} line{} ({} byte{}) in {files} file{}; robots in {}; ground truth in {}\n",
         summary.lines,
         plural(summary.lines),
         summary.bytes,
@@ -141,6 +141,6 @@ pub fn run(args: SynthArgs) -> Result<u8, Error> {
         plural(files),
         summary.robots_dir.display(),
         summary.truth.display()
-    );
+    ));
     Ok(EXIT_OK)
 }
