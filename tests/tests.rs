@@ -29,5 +29,6 @@ mod real_robots;
 mod spark;
 mod synth_truth;
 mod terminal;
+mod time_in_force;
 mod v2_reports;
 mod verify_dns;

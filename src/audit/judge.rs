@@ -984,4 +984,157 @@ mod tests {
             );
         }
     }
+
+    /// The robots.txt of one kind of version in [`in_force_and_grace_follow_the_contract`]
+    /// (`None` for a status without a file), and whether it allows `path`, as
+    /// docs/guide/robots-sources.md states each status.
+    fn kind(kind: usize) -> (FetchStatus, Option<&'static str>, fn(&str) -> bool) {
+        match kind {
+            0 => (
+                FetchStatus::Http(200),
+                Some("User-agent: *\nDisallow: /a\n"),
+                |p| p != "/a",
+            ),
+            1 => (
+                FetchStatus::Http(200),
+                Some("User-agent: *\nDisallow: /b\n"),
+                |p| p != "/b",
+            ),
+            2 => (FetchStatus::Http(503), None, |_| false),
+            3 => (FetchStatus::Http(404), None, |_| true),
+            4 => (FetchStatus::Unreachable, None, |_| false),
+            5 => (FetchStatus::Http(102), None, |_| false),
+            6 => (FetchStatus::Http(301), None, |_| true),
+            _ => (FetchStatus::Http(429), None, |_| false),
+        }
+    }
+
+    /// Googlebot, which obeys, and ChatGPT-User, a user-triggered fetcher: built once, as
+    /// identifying them reads the whole catalog.
+    static TIMELINE_AGENTS: std::sync::LazyLock<(AgentInfo, AgentInfo)> =
+        std::sync::LazyLock::new(|| {
+            (
+                agent("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"),
+                agent("Mozilla/5.0 (compatible; ChatGPT-User/1.0; +https://openai.com/bot)"),
+            )
+        });
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+        /// The version in force, grace and exemption over random timelines, against a scan
+        /// written from docs/contract.md ("Semantics of one request", "Grace"): the version in
+        /// force at `t` is the one with the latest `valid_from` at or before `t` (an empty one
+        /// is earlier than any); none is `unjudged`. A disallowed request is `grace` when a
+        /// version in force at some moment of `[t - grace, t]` allowed it (one replaced exactly
+        /// at `t - grace` was not), else `exempt` for a user-triggered fetcher unless strict.
+        /// Times are whole seconds in a short span, so requests fall on, just before and just
+        /// after changes and window edges; versions are added in any order, two at the same
+        /// moment refused, and sorting the set changes no answer.
+        #[test]
+        fn in_force_and_grace_follow_the_contract(
+            loaded in proptest::collection::vec(
+                (proptest::option::of(0i64..40), 0usize..8), 0..7),
+            requests in proptest::collection::vec((-3i64..60, 0usize..3, proptest::bool::ANY), 1..24),
+            grace in 0i64..25,
+            strict in proptest::bool::ANY,
+        ) {
+            const BASE: i64 = 1_774_746_000;
+            let mut set = VersionSet::new();
+            let mut timeline: Vec<(Option<i64>, usize)> = Vec::new();
+            for &(from, version_kind) in &loaded {
+                let (status, body, _) = kind(version_kind);
+                let added = set.add(Version {
+                    origin: "a.example".into(),
+                    valid_from: from.map(|s| Timestamp::from_second(BASE + s).unwrap()),
+                    status,
+                    robots: body.map(|b| Robots::parse(b.as_bytes()).into()),
+                    source: format!("{from:?} {version_kind}"),
+                    bytes: 0,
+                    sha256: None,
+                });
+                let clash = timeline.iter().any(|&(other, _)| other == from);
+                proptest::prop_assert_eq!(added.is_err(), clash);
+                if !clash {
+                    timeline.push((from, version_kind));
+                }
+            }
+            let (crawler, fetcher) = &*TIMELINE_AGENTS;
+            let origin = crate::origin::Origin::parse("https://a.example").unwrap();
+            let expected = |at: i64, path: &str, exempt: bool| -> (Outcome, Option<String>) {
+                // Latest `valid_from` at or before `at`; `None` sorts before every time.
+                let Some(&(from, current)) = timeline
+                    .iter()
+                    .filter(|(from, _)| from.is_none_or(|f| f <= at))
+                    .max_by_key(|(from, _)| *from)
+                else {
+                    return (Outcome::Unjudged, None);
+                };
+                let label = from.map_or("initial".to_owned(), |f| {
+                    Timestamp::from_second(BASE + f).unwrap().to_string()
+                });
+                if kind(current).2(path) {
+                    return (Outcome::Allowed, Some(label));
+                }
+                // Versions before `current`, each in force until the next one's start.
+                let in_window_and_allowing = timeline.iter().any(|&(start, other)| {
+                    let before_current = match (start, from) {
+                        (_, None) => false,
+                        (None, Some(_)) => true,
+                        (Some(s), Some(f)) => s < f,
+                    };
+                    let next = timeline
+                        .iter()
+                        .filter_map(|&(s, _)| s)
+                        .filter(|&s| start.is_none_or(|own| s > own))
+                        .min();
+                    before_current
+                        && next.is_some_and(|end| end > at - grace)
+                        && kind(other).2(path)
+                });
+                let outcome = if in_window_and_allowing {
+                    Outcome::Grace
+                } else if exempt && !strict {
+                    Outcome::Exempt
+                } else {
+                    Outcome::Disallowed
+                };
+                (outcome, Some(label))
+            };
+            let judge = Judge::new(&set, SignedDuration::from_secs(grace)).strict(strict);
+            let mut answers = Vec::new();
+            for &(at, path, is_fetcher) in &requests {
+                let path = ["/a", "/b", "/c"][path];
+                let who = if is_fetcher { fetcher } else { crawler };
+                let judged = judge.judge(
+                    &mut SelectionCache::default(),
+                    (AgentId::default(), who),
+                    &set.versions_of(&origin),
+                    Timestamp::from_second(BASE + at).unwrap(),
+                    path.as_bytes(),
+                );
+                let got = (judged.outcome, judged.version.map(|v| set.version(v).label()));
+                proptest::prop_assert_eq!(
+                    &got,
+                    &expected(at, path, is_fetcher),
+                    "{} at +{}s, grace {}s, strict {}, timeline {:?}",
+                    path, at, grace, strict, timeline
+                );
+                answers.push(got);
+            }
+            set.sort_versions();
+            let judge = Judge::new(&set, SignedDuration::from_secs(grace)).strict(strict);
+            for (&(at, path, is_fetcher), answer) in requests.iter().zip(&answers) {
+                let who = if is_fetcher { fetcher } else { crawler };
+                let judged = judge.judge(
+                    &mut SelectionCache::default(),
+                    (AgentId::default(), who),
+                    &set.versions_of(&origin),
+                    Timestamp::from_second(BASE + at).unwrap(),
+                    ["/a", "/b", "/c"][path].as_bytes(),
+                );
+                let got = (judged.outcome, judged.version.map(|v| set.version(v).label()));
+                proptest::prop_assert_eq!(&got, answer, "after sorting");
+            }
+        }
+    }
 }

@@ -55,12 +55,36 @@ pub enum FieldError {
     ValidFrom {
         /// The field as written.
         text: String,
-        /// Why jiff refused it.
-        error: jiff::Error,
+        /// Why it was refused.
+        error: NotRfc3339,
     },
     /// A `status` that is neither empty, an HTTP status nor `unreachable`.
     #[error("status {0:?} is neither an HTTP status nor 'unreachable'")]
     Status(String),
+}
+
+/// Why a time (a manifest's `valid_from`, a dated version's file name) is not RFC 3339.
+#[derive(Debug, thiserror::Error)]
+pub enum NotRfc3339 {
+    /// jiff cannot read it as a time with an offset.
+    #[error(transparent)]
+    Syntax(#[from] jiff::Error),
+    /// An offset that jiff reads but RFC 3339 does not write.
+    #[error("the offset {0} is not one RFC 3339 writes (+hh:mm, hours 00 to 23)")]
+    Offset(jiff::tz::Offset),
+}
+
+/// An RFC 3339 time. jiff reads offsets up to `+25:59:59`; RFC 3339's are `+hh:mm` with hours
+/// up to 23, so `+24:00`, which would move a version by a day, is refused rather than read.
+pub fn rfc3339_time(text: &str) -> Result<Timestamp, NotRfc3339> {
+    let time: Timestamp = text.parse()?;
+    let offset = jiff::fmt::temporal::Pieces::parse(text)?.to_numeric_offset();
+    match offset {
+        Some(offset) if offset.seconds() % 60 != 0 || offset.seconds().abs() >= 24 * 3600 => {
+            Err(NotRfc3339::Offset(offset))
+        }
+        _ => Ok(time),
+    }
 }
 
 /// How to load robots sources.
@@ -330,8 +354,7 @@ fn host_key_from_name(name: &str) -> Result<String, FieldError> {
 pub fn manifest_valid_from(field: &str) -> Result<Option<Timestamp>, FieldError> {
     match field {
         "" => Ok(None),
-        t => t
-            .parse::<Timestamp>()
+        t => rfc3339_time(t)
             .map(Some)
             .map_err(|error| FieldError::ValidFrom {
                 text: t.to_owned(),
@@ -452,7 +475,7 @@ fn load_dated_versions(
         let Some(stamp) = name.strip_suffix(".txt").filter(|_| !name.starts_with('.')) else {
             continue;
         };
-        let valid_from: Timestamp = stamp.parse().map_err(|e| {
+        let valid_from = rfc3339_time(stamp).map_err(|e| {
             SourceError(format!(
                 "robots version {}: the file name must be an RFC 3339 time such as \
                  2026-11-20T12:00:00Z.txt ({e})",
@@ -696,6 +719,46 @@ mod tests {
             manifest_origin_key("https://exa mple.com"),
             Err(FieldError::Origin(_))
         ));
+    }
+
+    /// RFC 3339 writes an offset as `+hh:mm`, hours 00 to 23, no seconds. jiff reads offsets up
+    /// to `+25:59:59`, so a manifest row or a dated file name `...+24:00` moved its version a
+    /// whole day without a word.
+    #[test]
+    fn valid_from_offsets_are_rfc_3339s() {
+        let dir = tempfile::tempdir().unwrap();
+        for (time, instant) in [
+            ("2026-03-29T01:00:00Z", Some("2026-03-29T01:00:00Z")),
+            ("2026-03-29T01:00:00+05:30", Some("2026-03-28T19:30:00Z")),
+            ("2026-03-29T01:00:00-09:30", Some("2026-03-29T10:30:00Z")),
+            ("2026-03-29T01:00:00+23:59", Some("2026-03-28T01:01:00Z")),
+            ("2026-03-29T01:00:00-00:00", Some("2026-03-29T01:00:00Z")),
+            ("2026-03-29T01:00:00+24:00", None),
+            ("2026-03-29T01:00:00-24:00", None),
+            ("2026-03-29T01:00:00+25:59", None),
+            ("2026-03-29T01:00:00+01:00:30", None),
+        ] {
+            let read = manifest_valid_from(time);
+            assert_eq!(
+                read.as_ref().ok().map(|t| t.map(|t| t.to_string())),
+                instant.map(|i| Some(i.to_owned())),
+                "manifest {time}: {read:?}"
+            );
+            if let Err(error) = read {
+                assert!(error.to_string().contains("is not RFC 3339: "), "{error}");
+            }
+            let sites = dir.path().join(time);
+            let dated = sites.join("example.com").join(format!("{time}.txt"));
+            fs::create_dir_all(dated.parent().unwrap()).unwrap();
+            fs::write(&dated, "User-agent: *\nDisallow: /\n").unwrap();
+            let loaded = load(&[sites], &LoadOptions::default());
+            assert_eq!(
+                loaded.as_ref().ok().map(|set| set.versions()[0].label()),
+                instant.map(str::to_owned),
+                "directory {time}: {:?}",
+                loaded.err()
+            );
+        }
     }
 
     #[test]

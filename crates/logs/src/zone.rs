@@ -3,7 +3,9 @@
 //! zone, looked up in the system's time zone database or, when the system has none or lacks the
 //! name, in the copy jiff bundles. Daylight saving time is the zone's: a wall time that occurs
 //! twice (the hour a clock is set back) is read as the first, one that does not occur (the
-//! hour skipped) as the later offset gives it, as RFC 5545 reads them (jiff's `compatible`).
+//! hour skipped) with the offset before the change, so as the later instant (02:30 of a night
+//! that skips from 02:00 to 03:00 is 03:30 of the new time), as RFC 5545 reads them (jiff's
+//! `compatible`; docs/log-formats.md, "Times without an offset").
 //!
 //! A leaf below the parsers. Converting goes through jiff once per minute of wall time
 //! ([`ZoneMinute`]), not once per line.
