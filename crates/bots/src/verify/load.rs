@@ -336,7 +336,13 @@ fn list_name(path: &Path) -> String {
 fn parse_time(text: &str) -> Option<Timestamp> {
     let text = text.trim();
     if let Ok(time) = Timestamp::from_str(text) {
-        return Some(time);
+        // jiff reads offsets up to `+25:59:59`; RFC 3339 writes `+hh:mm` with hours up to 23,
+        // and a name such as `...+24:00` would date its snapshot a whole day off.
+        let offset = jiff::fmt::temporal::Pieces::parse(text)
+            .ok()?
+            .to_numeric_offset()
+            .map_or(0, |offset| offset.seconds());
+        return (offset % 60 == 0 && offset.abs() < 24 * 3600).then_some(time);
     }
     let utc = jiff::tz::TimeZone::UTC;
     if let Ok(civil) = jiff::civil::DateTime::from_str(text) {
@@ -509,6 +515,30 @@ mod tests {
                 contains_word(haystack, needle),
                 expected,
                 "{haystack} {needle}"
+            );
+        }
+    }
+
+    /// Snapshot names and `creationTime`: RFC 3339 times, civil times and dates (read as UTC);
+    /// an offset RFC 3339 does not write (`+24:00`, seconds) is no time, not a day's shift.
+    #[test]
+    fn snapshot_times() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("2025-06-01T00:00:00Z", Some("2025-06-01T00:00:00Z")),
+            ("2025-06-01T00:00:00+05:30", Some("2025-05-31T18:30:00Z")),
+            ("2025-06-01T00:00:00-23:59", Some("2025-06-01T23:59:00Z")),
+            ("2025-06-01T00:00:00.000000", Some("2025-06-01T00:00:00Z")),
+            ("2025-06-01", Some("2025-06-01T00:00:00Z")),
+            ("2025-06-01T00:00:00+24:00", None),
+            ("2025-06-01T00:00:00-25:59", None),
+            ("2025-06-01T00:00:00+01:00:30", None),
+            ("June 2025", None),
+        ];
+        for &(text, expected) in cases {
+            assert_eq!(
+                parse_time(text).map(|t| t.to_string()),
+                expected.map(str::to_owned),
+                "{text}"
             );
         }
     }
