@@ -1100,40 +1100,33 @@ mod tests {
                 };
                 (outcome, Some(label))
             };
-            let judge = Judge::new(&set, SignedDuration::from_secs(grace)).strict(strict);
-            let mut answers = Vec::new();
-            for &(at, path, is_fetcher) in &requests {
-                let path = ["/a", "/b", "/c"][path];
-                let who = if is_fetcher { fetcher } else { crawler };
+            let answer = |set: &VersionSet, at: i64, path: &str, is_fetcher: bool| {
+                let judge = Judge::new(set, SignedDuration::from_secs(grace)).strict(strict);
                 let judged = judge.judge(
                     &mut SelectionCache::default(),
-                    (AgentId::default(), who),
+                    (AgentId::default(), if is_fetcher { fetcher } else { crawler }),
                     &set.versions_of(&origin),
                     Timestamp::from_second(BASE + at).unwrap(),
                     path.as_bytes(),
                 );
-                let got = (judged.outcome, judged.version.map(|v| set.version(v).label()));
+                (judged.outcome, judged.version.map(|v| set.version(v).label()))
+            };
+            let paths = ["/a", "/b", "/c"];
+            let mut answers = Vec::new();
+            for &(at, path, is_fetcher) in &requests {
+                let got = answer(&set, at, paths[path], is_fetcher);
                 proptest::prop_assert_eq!(
                     &got,
-                    &expected(at, path, is_fetcher),
+                    &expected(at, paths[path], is_fetcher),
                     "{} at +{}s, grace {}s, strict {}, timeline {:?}",
-                    path, at, grace, strict, timeline
+                    paths[path], at, grace, strict, timeline
                 );
                 answers.push(got);
             }
             set.sort_versions();
-            let judge = Judge::new(&set, SignedDuration::from_secs(grace)).strict(strict);
-            for (&(at, path, is_fetcher), answer) in requests.iter().zip(&answers) {
-                let who = if is_fetcher { fetcher } else { crawler };
-                let judged = judge.judge(
-                    &mut SelectionCache::default(),
-                    (AgentId::default(), who),
-                    &set.versions_of(&origin),
-                    Timestamp::from_second(BASE + at).unwrap(),
-                    ["/a", "/b", "/c"][path].as_bytes(),
-                );
-                let got = (judged.outcome, judged.version.map(|v| set.version(v).label()));
-                proptest::prop_assert_eq!(&got, answer, "after sorting");
+            for (&(at, path, is_fetcher), before) in requests.iter().zip(&answers) {
+                let got = answer(&set, at, paths[path], is_fetcher);
+                proptest::prop_assert_eq!(&got, before, "after sorting");
             }
         }
     }
