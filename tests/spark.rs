@@ -225,19 +225,26 @@ fn assert_same_csvs_renamed(
     }
 }
 
-/// The sample night, as the README audits it (relative paths, a manifest whose files sit beside
-/// it, a directory of dated versions, a range file), with `--decisions`: two tasks on two cores.
-#[test]
-fn sample_night_on_spark_equals_one_audit() {
-    let Some(venv) = pyspark_venv() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let single = tmp.path().join("single");
+/// One audit of the sample night with `--decisions`, into `dir/single`: what a job over the
+/// same night must equal.
+fn sample_night_decisions(dir: &Path) -> PathBuf {
+    let single = dir.join("single");
     sample_night_audit()
         .args(["--decisions", "--out"])
         .arg(&single)
         .arg("sample-data/logs")
         .assert()
         .code(0);
+    single
+}
+
+/// The sample night, as the README audits it (relative paths, a manifest whose files sit beside
+/// it, a directory of dated versions, a range file), with `--decisions`: two tasks on two cores.
+#[test]
+fn sample_night_on_spark_equals_one_audit() {
+    let Some(venv) = pyspark_venv() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let single = sample_night_decisions(tmp.path());
 
     let spark = tmp.path().join("spark");
     let job = run_job(
@@ -369,13 +376,7 @@ const LOCAL_WITH_RETRIES: &str = "local[2,3]";
 fn a_task_killed_once_is_retried_and_the_night_equals_one_audit() {
     let Some(venv) = pyspark_venv() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let single = tmp.path().join("single");
-    sample_night_audit()
-        .args(["--decisions", "--out"])
-        .arg(&single)
-        .arg("sample-data/logs")
-        .assert()
-        .code(0);
+    let single = sample_night_decisions(tmp.path());
 
     // One attempt of the job's whole is killed: the one that makes the marker directory.
     let marker = tmp.path().join("killed-once");
