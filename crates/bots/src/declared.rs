@@ -25,7 +25,9 @@
 //!    counts too (`AcademicBotRTU`). Inside a comment other than a `compatible` one, a name whose
 //!    only bot word is `bot` must be a product token (`Applebot/0.1`), so that phone models such
 //!    as `CUBOT P30` stay browsers. This holds even next to generic software:
-//!    `python-requests/2.31 MyBot/1.0` is `MyBot`.
+//!    `python-requests/2.31 MyBot/1.0` is `MyBot`. A bot word right after `like` or
+//!    `compatible with` names a product the header compares itself to, not its own, and is no
+//!    evidence (`FeedReader/1.2 (Linux; https://reader.example) like FooBot` is a feed reader).
 //! 2. **A contact in a `compatible` comment** (`(compatible; Ezooms/1.0; help@moz.com)`).
 //!    Internet Explorer's `(compatible; MSIE 7.0; ...)` counts only when the contact is a URL
 //!    whose path names a bot page (a path word containing `crawl`, `spider` or `slurp`, or
@@ -181,10 +183,19 @@ pub(crate) fn declared_name(user_agent: &[u8]) -> Option<String> {
 fn name_in(user_agent: &[u8]) -> Option<String> {
     let header = Header::read(user_agent);
     let mut bare = None;
-    for (at, word) in header.words.all().iter().enumerate() {
+    let words = header.words.all();
+    for (at, word) in words.iter().enumerate() {
         let Some(name) = header.bot_word_at(word) else {
             continue;
         };
+        let before = |back: usize| {
+            at.checked_sub(back)
+                .and_then(|index| words.get(index))
+                .map_or(&b""[..], |word| word.text)
+        };
+        if is_comparison(before(2), before(1)) {
+            continue;
+        }
         if !is_generic(name) {
             return Some(name.to_owned());
         }
@@ -546,6 +557,16 @@ fn is_generic(name: &str) -> bool {
     GENERIC_BOT_WORDS
         .iter()
         .any(|word| word.as_bytes() == squeezed.as_slice())
+}
+
+/// Whether a bot word after these two words names another product that the header compares
+/// itself to (`like FooBot`, `compatible with FooBot`), not the one that sends it. A bare
+/// `with` does not: `built with StormCrawler` names the crawler's framework, and its header is
+/// still a crawler's.
+fn is_comparison(second_before: &[u8], before: &[u8]) -> bool {
+    before.eq_ignore_ascii_case(b"like")
+        || (before.eq_ignore_ascii_case(b"with")
+            && second_before.eq_ignore_ascii_case(b"compatible"))
 }
 
 fn is_qualifier(word: &str) -> bool {

@@ -51,11 +51,12 @@
 //! `searchengine` (a capitalised `Bot` inside a name, as in `AcademicBotRTU`, outside browsers'
 //! headers); a contact (URL or e-mail address) in a `(compatible; ...)` comment; a `+http`
 //! contact URL; or, outside browsers' headers, a comment of nothing but contacts, one of them the
-//! product's own site or mailbox (`ltx71 - (http://ltx71.com/)`). Browsers, people's own
-//! applications (desktop feed readers, desktop search tools) and generic software that any
-//! program embeds (HTTP libraries such as `curl`, `python-requests` or `node-fetch`,
-//! feed-parsing libraries, configuration-management clients) are not bots, even with their
-//! project's URL in the header.
+//! product's own site or mailbox (`ltx71 - (http://ltx71.com/)`). A bot word right after `like`
+//! or `compatible with` (`... like FooBot`) names another product and counts for nothing.
+//! Browsers, people's own applications (desktop feed readers, desktop search tools) and generic
+//! software that any program embeds (HTTP libraries such as `curl`, `python-requests` or
+//! `node-fetch`, feed-parsing libraries, configuration-management clients) are not bots, even
+//! with their project's URL in the header.
 //!
 //! Such a bot is named by the product that declares it, as written: the name carrying the bot
 //! word (`FooBot`), the phrase a bare `bot` or `crawler` ends (`James BOT`), or else the first

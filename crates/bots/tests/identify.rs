@@ -140,6 +140,41 @@ fn the_most_specific_pattern_wins() {
     ]);
 }
 
+/// A bot word right after `like` or `compatible with` names a product the header compares
+/// itself to, not the one that sends it: the declared-bot rule neither counts it as evidence nor
+/// names the header after it (docs/bots.md, "Identification").
+#[test]
+fn a_bot_a_header_compares_itself_to_is_not_its_name() {
+    check(&[
+        // With no bot word of its own, a feed reader is not a bot.
+        (
+            "FeedReader/1.2 (Linux; https://reader.example) like FooBot",
+            "-",
+        ),
+        ("ReaderApp/3.0 (compatible with FooBot)", "-"),
+        // A bot word of its own still names it.
+        (
+            "Mozilla/5.0 (compatible; quotebot/0.1; treat like FooBot)",
+            "unknown:quotebot",
+        ),
+        (
+            "ReaderApp/3.0 (+https://reader.example/about) like FooBot",
+            "unknown:ReaderApp",
+        ),
+        // Built with a crawler framework: still a crawler, named after it as before.
+        (
+            "Fetcher/1.0 (built with StormCrawler 1.8; https://fetcher.example/)",
+            "unknown:StormCrawler",
+        ),
+        // A catalog bot's own pattern still decides first (a header naming two crawlers is
+        // identified by precedence, docs/bots.md).
+        (
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+            "Googlebot",
+        ),
+    ]);
+}
+
 #[test]
 fn precedence_is_by_pattern_length_then_catalog_order() {
     let mut catalog = Catalog::empty();
