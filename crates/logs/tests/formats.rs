@@ -855,3 +855,27 @@ fn iis_lines_with_more_fields_than_their_header_read_their_quotes() {
         )
     );
 }
+
+#[test]
+fn caddy_times_are_the_digits_caddy_wrote() {
+    // Caddy writes `ts` as the shortest decimal that reads back as its double. The double
+    // nearest 1716723830.5081363 is 1716723830.50813651..., whose rounding to the microsecond
+    // is .508137, a microsecond away from what the log says.
+    let parser = LineParser::new(Format::Caddy, &FieldMap::new());
+    let (mut state, mut scratch) = (robots_audit_logs::BlockState::new(), Scratch::new());
+    let times = [
+        ("1716723830.5081363", "2024-05-26T11:43:50.508136Z"),
+        ("1716723772.6014807", "2024-05-26T11:42:52.601481Z"),
+        ("1716723772.25", "2024-05-26T11:42:52.25Z"),
+    ];
+    for (ts, time) in times {
+        let line = format!(
+            r#"{{"ts":{ts},"msg":"handled request","request":{{"client_ip":"192.0.2.1","method":"GET","host":"shop.example","uri":"/a","headers":{{"User-Agent":["ExampleBot/1.0"]}}}},"status":200,"size":5}}"#
+        );
+        let request = parser
+            .parse(line.as_bytes(), &mut state, &mut scratch)
+            .expect("parses")
+            .expect("a request");
+        assert_eq!(request.time.to_string(), time, "ts {ts}");
+    }
+}
