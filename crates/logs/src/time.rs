@@ -13,6 +13,7 @@
 //! ```
 
 use jiff::Timestamp;
+use std::io::Write as _;
 
 const SECONDS_PER_DAY: i64 = 86_400;
 
@@ -442,20 +443,31 @@ pub fn epoch_float(value: f64) -> Option<Timestamp> {
     if !value.is_finite() || value.abs() >= 9.2e18 {
         return None;
     }
-    // The cast saturates and the value is finite and in range; only the unit is taken from it.
-    let whole = value.trunc() as i64;
-    let unit = nanos_per_unit(whole.unsigned_abs());
+    // The logger wrote the shortest decimal that reads back as this double (Go's and Rust's
+    // float printing agree on it), so its digits are read rather than the double: the double
+    // nearest `1716723830.5081363` is `...50813651...`, across a microsecond boundary from
+    // them. Below a nanosecond every unit reads 0, which also bounds the digits printed.
+    let value = if value.abs() < 1e-9 { 0.0 } else { value };
+    let mut text = [0u8; 64];
+    let mut cursor = std::io::Cursor::new(&mut text[..]);
+    write!(cursor, "{value}").ok()?;
+    let written = usize::try_from(cursor.position()).ok()?;
+    let (nanos, unit) = epoch_nanos(text.get(..written)?)?;
     // A double holds about 16 significant digits: for seconds since 1970 that is a fraction of
-    // a microsecond, so finer digits are noise and the value is rounded to the microsecond.
+    // a microsecond, so finer digits are noise and the value is rounded to the microsecond
+    // (half away from zero; integer division truncates toward zero).
     let step = unit.min(1_000);
-    let steps = (value * (unit / step) as f64).round();
-    // `steps` is below 9.2e18 * 1e6 in magnitude, well inside i128.
-    from_nanos(steps as i128 * step)
+    from_nanos((nanos + nanos.signum() * (step / 2)) / step * step)
 }
 
 /// An epoch count written as text (`1716723772`, `1716723772.6014807`, `-5`), unit by
 /// magnitude as for [`epoch_integer`]. The fraction is read exactly, not through a float.
 pub fn epoch(bytes: &[u8]) -> Option<Timestamp> {
+    from_nanos(epoch_nanos(bytes)?.0)
+}
+
+/// The nanoseconds an epoch count written as text stands for, and the nanoseconds of its unit.
+fn epoch_nanos(bytes: &[u8]) -> Option<(i128, i128)> {
     let (negative, unsigned) = match bytes.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, bytes),
@@ -478,7 +490,7 @@ pub fn epoch(bytes: &[u8]) -> Option<Timestamp> {
             nanos += i128::from(b - b'0') * scale;
         }
     }
-    from_nanos(if negative { -nanos } else { nanos })
+    Some((if negative { -nanos } else { nanos }, unit))
 }
 
 /// Any of the textual forms above, for JSON fields whose format is not fixed: an epoch count,

@@ -801,3 +801,81 @@ fn caddy_mappings_override_the_preset() {
     let (_, rows, _, _) = read("caddy.log", Some(Format::Caddy), &fields);
     assert_eq!(rows.first().map(|r| r.client_ip.as_str()), Some("10.0.0.2"));
 }
+
+/// The status, byte count, host and user-agent `line` gives under `directives`.
+fn w3c_fields(directives: &[&str], line: &str) -> (u16, u64, String, String) {
+    let parser = LineParser::new(Format::W3c, &FieldMap::new());
+    let (mut state, mut scratch) = (robots_audit_logs::BlockState::new(), Scratch::new());
+    for directive in directives {
+        assert_eq!(
+            parser.parse(directive.as_bytes(), &mut state, &mut scratch),
+            Ok(None)
+        );
+    }
+    let request = parser
+        .parse(line.as_bytes(), &mut state, &mut scratch)
+        .expect("parses")
+        .expect("a request");
+    (
+        request.status,
+        request.bytes,
+        text(request.origin.host.unwrap_or_default()),
+        text(&request.user_agent.decode()),
+    )
+}
+
+#[test]
+fn iis_lines_with_more_fields_than_their_header_read_their_quotes() {
+    // A log that says it is IIS's but quotes a cookie holding spaces (as log rewriters and
+    // hand-edited samples do): read as IIS writes, the cookie is three fields and every column
+    // after it shifts (status `-`, host a piece of the cookie). IIS itself never writes more
+    // fields than its `#Fields:` line names, so such a line's quotes are a quoting writer's.
+    let fields = "#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port c-ip cs(User-Agent) cs(Cookie) cs(Referer) cs-host sc-status sc-substatus sc-win32-status sc-bytes";
+    let software = "#Software: Microsoft Internet Information Services 7.5";
+    let line = r#"2026-11-20 01:00:00 192.0.2.1 GET /a - 80 198.51.100.7 ExampleBot/1.0+(+https://bot.example/) "sid=1; lang=en; theme=dark" - shop.example 200 0 0 5120"#;
+    assert_eq!(
+        w3c_fields(&[software, fields], line),
+        (
+            200,
+            5120,
+            "shop.example".to_owned(),
+            "ExampleBot/1.0 ( https://bot.example/)".to_owned()
+        )
+    );
+    // A line that fits its header is read as IIS writes it, the client's quotes kept: the
+    // crawler's `"x` and its cookie's `y"` do not join the fields between them.
+    let fitting = r#"2026-11-20 01:00:00 192.0.2.1 GET /a - 80 198.51.100.7 "ExampleBot/1.0 y" - shop.example 200 0 0 5120"#;
+    assert_eq!(
+        w3c_fields(&[software, fields], fitting),
+        (
+            200,
+            5120,
+            "shop.example".to_owned(),
+            "\"ExampleBot/1.0".to_owned()
+        )
+    );
+}
+
+#[test]
+fn caddy_times_are_the_digits_caddy_wrote() {
+    // Caddy writes `ts` as the shortest decimal that reads back as its double. The double
+    // nearest 1716723830.5081363 is 1716723830.50813651..., whose rounding to the microsecond
+    // is .508137, a microsecond away from what the log says.
+    let parser = LineParser::new(Format::Caddy, &FieldMap::new());
+    let (mut state, mut scratch) = (robots_audit_logs::BlockState::new(), Scratch::new());
+    let times = [
+        ("1716723830.5081363", "2024-05-26T11:43:50.508136Z"),
+        ("1716723772.6014807", "2024-05-26T11:42:52.601481Z"),
+        ("1716723772.25", "2024-05-26T11:42:52.25Z"),
+    ];
+    for (ts, time) in times {
+        let line = format!(
+            r#"{{"ts":{ts},"msg":"handled request","request":{{"client_ip":"192.0.2.1","method":"GET","host":"shop.example","uri":"/a","headers":{{"User-Agent":["ExampleBot/1.0"]}}}},"status":200,"size":5}}"#
+        );
+        let request = parser
+            .parse(line.as_bytes(), &mut state, &mut scratch)
+            .expect("parses")
+            .expect("a request");
+        assert_eq!(request.time.to_string(), time, "ts {ts}");
+    }
+}

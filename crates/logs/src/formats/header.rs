@@ -91,6 +91,11 @@ impl Layout {
         layout
     }
 
+    /// Whether the `#Fields:` line may have named more columns than the layout keeps.
+    pub(crate) fn may_be_cut(&self) -> bool {
+        self.len == MAX_COLUMNS
+    }
+
     /// The columns in order.
     pub(crate) fn columns(&self) -> &[Column] {
         self.columns.get(..self.len).unwrap_or_default()

@@ -54,8 +54,14 @@ fn field(input: &[u8], unquoted: bool) -> Result<(&[u8], bool, &[u8]), SkipReaso
     Ok((value, quoted, after.get(gap..).unwrap_or_default()))
 }
 
-/// Reads the fields of a data line into the columns `layout` names.
-fn fields<'a>(line: &'a [u8], layout: &Layout, unquoted: bool) -> Result<Values<'a>, SkipReason> {
+/// Reads the fields of a data line into the columns `layout` names, and says whether the line
+/// held no more fields than that (a line with fields past the 64th the layout keeps always
+/// does).
+fn fields<'a>(
+    line: &'a [u8],
+    layout: &Layout,
+    unquoted: bool,
+) -> Result<(Values<'a>, bool), SkipReason> {
     let mut values = Values::default();
     let gap = line.iter().take_while(|b| is_separator(b)).count();
     let mut rest = line.get(gap..).unwrap_or_default();
@@ -70,7 +76,24 @@ fn fields<'a>(line: &'a [u8], layout: &Layout, unquoted: bool) -> Result<Values<
         }
         rest = after;
     }
-    Ok(values)
+    Ok((values, rest.is_empty() || layout.may_be_cut()))
+}
+
+/// The fields of a data line. IIS writes a space in a field as `+`, so a line of IIS's own
+/// holds exactly the fields its `#Fields:` line names; one with more was rewritten by a tool
+/// that quotes fields holding spaces (`"a=1; b=2"`), and read as IIS writes, every column after
+/// such a field would shift. Its quotes are then read as quotes, when that makes the fields fit;
+/// a line that fits as IIS writes keeps its quotes as the client's.
+fn line_fields<'a>(line: &'a [u8], state: &BlockState) -> Result<Values<'a>, SkipReason> {
+    let layout = state.layout.as_ref().ok_or(SkipReason::NoFieldsHeader)?;
+    let (values, fits) = fields(line, layout, state.unquoted)?;
+    if fits || !state.unquoted {
+        return Ok(values);
+    }
+    match fields(line, layout, false) {
+        Ok((quoted, true)) => Ok(quoted),
+        _ => Ok(values),
+    }
 }
 
 /// Reads a directive: `#Fields:` lays out the lines after it, `#GMT-Offset:` says the offset
@@ -119,8 +142,7 @@ pub(crate) fn parse<'a>(
         directive(line, state);
         return Ok(None);
     }
-    let layout = state.layout.as_ref().ok_or(SkipReason::NoFieldsHeader)?;
-    let values = fields(line, layout, state.unquoted)?;
+    let values = line_fields(line, state)?;
     let shaped = [Column::Date, Column::LocalDate]
         .iter()
         .filter_map(|&column| values.get(column))
