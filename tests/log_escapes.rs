@@ -70,3 +70,67 @@ fn the_audit_judges_escaped_paths_as_check_does() {
         }
     }
 }
+
+/// A request line in absolute form gives the path only where the format logs the site apart:
+/// the vhost (or `--origin`) chose which site answered, and the URL's host is the client's word
+/// (docs/log-formats.md, "Origins"). Each line is judged by the logged site's robots.txt.
+#[test]
+fn absolute_form_targets_are_judged_by_the_site_that_logged_them() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "robots/www.example.com.txt",
+        "User-agent: *\nDisallow: /join\n",
+    );
+    write(
+        dir.path(),
+        "robots/other.example.txt",
+        "User-agent: *\nAllow: /\n",
+    );
+    let bot = "\"-\" \"ExampleBot/1.0 (+https://bot.example/)\"";
+    let targets = [
+        "http://other.example/join_form",
+        "https://other.example:8443/join_form?x=1",
+        "HTTP://OTHER.EXAMPLE/join",
+    ];
+    let vhost: String = targets
+        .iter()
+        .map(|target| {
+            format!(
+                "www.example.com:443 203.0.113.9 - - [01/Jan/2026:10:00:00 +0000] \
+                 \"GET {target} HTTP/1.1\" 200 10 {bot}\n"
+            )
+        })
+        .collect();
+    write(dir.path(), "vhost.log", vhost);
+    let combined = format!(
+        "203.0.113.9 - - [01/Jan/2026:10:00:00 +0000] \"GET {} HTTP/1.1\" 200 10 {bot}\n",
+        targets[0]
+    );
+    write(dir.path(), "combined.log", combined);
+    for (log, origin) in [
+        ("vhost.log", None),
+        ("combined.log", Some("https://www.example.com")),
+    ] {
+        let mut audit = robots_audit();
+        audit
+            .current_dir(dir.path())
+            .args(["audit", "-q", "--robots", "robots", "--decisions", "--out"])
+            .arg(format!("out-{log}"));
+        if let Some(origin) = origin {
+            audit.args(["--origin", origin]);
+        }
+        audit.arg(log).assert().success();
+        let decisions = read_csv(&dir.path().join(format!("out-{log}/decisions.csv")));
+        assert_eq!(
+            decisions.len(),
+            if origin.is_some() { 1 } else { 3 },
+            "{log}"
+        );
+        for decision in &decisions {
+            assert_eq!(decision["origin"], "https://www.example.com", "{log}");
+            assert!(decision["path"].starts_with("/join"), "{log}: {decision:?}");
+            assert_eq!(decision["verdict"], "disallowed", "{log}: {decision:?}");
+        }
+    }
+}
