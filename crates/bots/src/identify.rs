@@ -9,7 +9,9 @@
 //!    `AdsBot-Google-Mobile` beats `AdsBot-Google`, `TelegramBot` beats `Twitterbot` in
 //!    `TelegramBot (like TwitterBot)`), then the bot listed first. Entries that other
 //!    user-agents quote are anchored in the catalog instead (`^FeedFetcher-Google`, so
-//!    `Feedly/1.0 (...; like FeedFetcher-Google)` stays Feedly).
+//!    `Feedly/1.0 (...; like FeedFetcher-Google)` stays Feedly), and a literal pattern whose
+//!    every occurrence follows `like` or `compatible with` does not count: the header compares
+//!    itself to that bot (`SentiBot (compatible with Googlebot)` is SentiBot).
 //! 2. **A declared bot**: the header declares itself a bot by the rule of
 //!    [`declared`] (its module docs state the rule); it is an
 //!    [`Identity::Unknown`] bot named after its product token.
@@ -170,6 +172,9 @@ struct Owner {
     specificity: usize,
     /// `Some` for an imported pattern (see [`Pattern::locator`]).
     locator: Option<PikeVM>,
+    /// A curated literal pattern in ASCII lower case, to tell where the header only compares
+    /// itself to that bot ([`only_compared`]).
+    literal: Option<Box<[u8]>>,
 }
 
 /// Every catalog pattern, compiled into one regex.
@@ -194,6 +199,8 @@ impl Matcher {
                 bot,
                 specificity: pattern.specificity,
                 locator: pattern.locator.clone(),
+                literal: (pattern.syntax == Syntax::Literal && pattern.locator.is_none())
+                    .then(|| pattern.source.to_ascii_lowercase().into_bytes().into()),
             });
         }
         if hirs.is_empty() {
@@ -218,20 +225,65 @@ impl Matcher {
     }
 
     /// The most specific matching pattern: curated ones before imported ones, then the longest
-    /// minimum match, then the bot listed first.
+    /// minimum match, then the bot listed first. A curated literal that the header only names
+    /// to compare itself to (`... like Googlebot`) does not count.
     fn best(&self, haystack: &[u8]) -> Option<&Owner> {
         let regex = self.regex.as_ref()?;
         let mut matched = PatternSet::new(regex.pattern_len());
         regex.which_overlapping_matches(&Input::new(haystack), &mut matched);
+        // Most headers hold no comparison: only those that may are lowered and looked at.
+        let lowered = may_compare(haystack).then(|| haystack.to_ascii_lowercase());
         matched
             .iter()
             .filter_map(|id: PatternID| self.owners.get(id.as_usize()))
+            .filter(|owner| match (&lowered, &owner.literal) {
+                (Some(lowered), Some(literal)) => !only_compared(lowered, literal),
+                _ => true,
+            })
             .max_by(|a, b| {
                 (a.locator.is_none(), a.specificity)
                     .cmp(&(b.locator.is_none(), b.specificity))
                     .then(b.bot.cmp(&a.bot))
             })
     }
+}
+
+/// Whether `haystack` holds a word after which a bot's name is a comparison (see
+/// [`only_compared`]).
+fn may_compare(haystack: &[u8]) -> bool {
+    haystack
+        .windows(4)
+        .any(|word| word.eq_ignore_ascii_case(b"like") || word.eq_ignore_ascii_case(b"with"))
+}
+
+/// Whether every place `literal` occurs in `lowered` (both in ASCII lower case) follows `like`
+/// or `compatible with` and a space: the header names that bot to say it resembles it
+/// (`FreshRSS/1.11 (...) like Googlebot`, `SentiBot (compatible with Googlebot)`), which makes
+/// it no more that bot than [`declared`]'s rule makes it a bot of that name.
+fn only_compared(lowered: &[u8], literal: &[u8]) -> bool {
+    let mut occurrences = lowered
+        .windows(literal.len())
+        .enumerate()
+        .filter(|(_, window)| *window == literal)
+        .map(|(at, _)| lowered.get(..at).unwrap_or_default())
+        .peekable();
+    occurrences.peek().is_some()
+        && occurrences.all(|before| {
+            let Some(words) = before.strip_suffix(b" ").map(<[u8]>::trim_ascii_end) else {
+                return false;
+            };
+            last_word(words, b"like").is_some()
+                || last_word(words, b"with")
+                    .and_then(|rest| rest.strip_suffix(b" "))
+                    .and_then(|rest| last_word(rest.trim_ascii_end(), b"compatible"))
+                    .is_some()
+        })
+}
+
+/// What comes before `word` when `text` ends with it as a whole word.
+fn last_word<'a>(text: &'a [u8], word: &[u8]) -> Option<&'a [u8]> {
+    text.strip_suffix(word)
+        .filter(|rest| rest.last().is_none_or(|b| !b.is_ascii_alphanumeric()))
 }
 
 /// Identifies `user_agent` against `bots` and their compiled patterns (see the module docs).

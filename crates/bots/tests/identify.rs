@@ -166,12 +166,41 @@ fn a_bot_a_header_compares_itself_to_is_not_its_name() {
             "Fetcher/1.0 (built with StormCrawler 1.8; https://fetcher.example/)",
             "unknown:StormCrawler",
         ),
-        // A catalog bot's own pattern still decides first (a header naming two crawlers is
-        // identified by precedence, docs/bots.md).
+        // Nor is a catalog bot the header only compares itself to that bot.
+        (
+            "Mozilla/5.0 (compatible; quotebot/0.1; treat like Googlebot)",
+            "unknown:quotebot",
+        ),
+        (
+            "SentimentBot sentiment.example (compatible with Googlebot)",
+            "unknown:SentimentBot",
+        ),
+        (
+            "FeedReader/1.2 (Linux; https://reader.example) like Googlebot",
+            "-",
+        ),
+        ("TelegramBot (like TwitterBot)", "TelegramBot"),
+        // Named as its own, or with nothing before it, it is that bot (spoofed or not: the
+        // ranges and DNS say), whatever else the header holds.
         (
             "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
             "Googlebot",
         ),
+        (
+            "Mozilla/5.0 (compatible; Googlebot; +http://www.google.com/bot.html)",
+            "Googlebot",
+        ),
+        ("Googlebot", "Googlebot"),
+        (
+            "Mozilla/5.0 (compatible; Googlebot/2.1; like Googlebot)",
+            "Googlebot",
+        ),
+        ("Mozilla/5.0 (compatible; unlike Googlebot)", "Googlebot"),
+        (
+            "Mozilla/5.0 (compatible; Googlebot) like Chrome",
+            "Googlebot",
+        ),
+        ("Reader (incompatible with Googlebot)", "Googlebot"),
     ]);
 }
 
