@@ -43,6 +43,7 @@ is merged.
 """
 
 import csv
+import ctypes
 import io
 import json
 import os
@@ -620,6 +621,36 @@ def run_task(run, job):
     return audit_run(run, job, SparkFiles.getRootDirectory(), SparkFiles.get)
 
 
+# prctl(2)'s request that a signal be sent to the calling process when its parent exits.
+PR_SET_PDEATHSIG = 1
+
+
+def dies_with_this_process():
+    """A preexec_fn that makes the audit's process die when this one does, or None where the
+    kernel has no such request (prctl is Linux's). When Spark kills a task (a speculative copy
+    that lost, a cancelled job, a lost executor), it kills the Python worker with SIGKILL, which
+    nothing in Python can catch: without this the audit would run on, orphaned, beside the next
+    attempt, for as long as its run takes. SIGKILL, not SIGTERM: an attempt's report is thrown
+    away with its scratch directory, and the commit protocol leaves nothing half-written."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec():
+        # Runs in the child between fork and exec: the ctypes function is bound beforehand, so
+        # the child calls into libc and the kernel only, and takes no lock another thread of
+        # the worker might have held at the fork.
+        if prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0 and os.getppid() != parent:
+            # The worker died between the fork and the request: the signal will never come.
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return preexec
+
+
 def audit_run(run, job, workspace, shipped_file):
     """Audits one run of inputs in a scratch directory of its own under `workspace`, with the
     files the driver shipped (`shipped_file(name)` is where one is); returns (run index, exit
@@ -664,7 +695,13 @@ def audit_run(run, job, workspace, shipped_file):
         if job["threads"]:
             command += ["--threads", str(job["threads"])]
         command += ["--"] + [i["name"] for i in inputs]
-        done = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        done = subprocess.run(
+            command,
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=dies_with_this_process(),
+        )
         reason = transient_failure(done.returncode, done.stderr)
         if reason is not None:
             raise AttemptFailed(index, reason)

@@ -8,9 +8,12 @@ import io
 import itertools
 import os
 import random
+import signal
 import subprocess
+import sys
 import tarfile
 import tempfile
+import time
 import unittest
 
 import robots_audit_job as job
@@ -293,6 +296,28 @@ class TaskAttempt(unittest.TestCase):
         with tarfile.open(fileobj=io.BytesIO(report)) as tar:
             self.assertEqual(sorted(tar.getnames()), ["report", "report/state.json"])
 
+    @unittest.skipUnless(sys.platform.startswith("linux"), "prctl's parent death signal is Linux's")
+    def test_the_audit_dies_with_a_killed_worker(self):
+        # Spark kills a task's Python worker with SIGKILL: the audit it started must not run on.
+        with tempfile.TemporaryDirectory() as tmp:
+            pid_file = os.path.join(tmp, "pid")
+            worker = os.fork()
+            if worker == 0:
+                try:
+                    self.attempt(f'echo $$ > "{pid_file}.part" && mv "{pid_file}.part" '
+                                 f'"{pid_file}"; exec sleep 60\n')
+                finally:
+                    os._exit(0)
+            audit = None
+            try:
+                audit = int(wait_for(lambda: read_or_none(pid_file), "the audit to start"))
+                os.kill(worker, signal.SIGKILL)
+                os.waitpid(worker, 0)
+                wait_for(lambda: not is_running(audit), "the orphaned audit to die")
+            finally:
+                if audit is not None and is_running(audit):
+                    os.kill(audit, signal.SIGKILL)
+
     def test_a_failed_copy_or_unpacking_fails_the_attempt(self):
         with tempfile.TemporaryDirectory() as tmp:
             gone = "file://" + os.path.join(tmp, "gone.log.gz")
@@ -302,6 +327,33 @@ class TaskAttempt(unittest.TestCase):
         with self.assertRaises(job.AttemptFailed) as raised:
             self.attempt("exit 0\n", archive=False)
         self.assertIn("robots-audit task 5: FileNotFoundError", str(raised.exception))
+
+
+def wait_for(answer, what, seconds=20):
+    """What `answer()` returns once it is true, asked every 50 ms; fails after `seconds`."""
+    for _ in range(int(seconds / 0.05)):
+        value = answer()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"waited {seconds} s for {what}")
+
+
+def read_or_none(path):
+    try:
+        with open(path) as f:
+            return f.read().strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def is_running(pid):
+    """Whether process `pid` exists and is not a zombie (an orphan that no one reaps yet)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
 
 
 class Helpers(unittest.TestCase):
