@@ -6,7 +6,9 @@
 //! (origin, label), whose content must be equal; every id of a report's counters is renumbered
 //! into the merged tables ([`Stats::remap`](crate::audit::stats::Stats::remap)); an input whose
 //! content fingerprint an input of an earlier report had is dropped, with a warning (within one
-//! report, repeats stay: the audit counted them). The counters of the merged state are then
+//! report, repeats stay: the audit counted them); a report that lacks a robots version in force
+//! (by origin and time) for a request it counted was judged otherwise than one audit would
+//! judge it, and is refused. The counters of the merged state are then
 //! those of one audit: sums, minima and maxima, and distinct sets (a rule's agents, an agent's
 //! origins) recomputed from the per-input counters.
 //! [`copy_streamed`] concatenates the streamed reports (`violations.csv`,
@@ -26,7 +28,7 @@
 //! ([`UnknownAgents::merge`]): the audit and `merge` then give the same estimates only when
 //! they sum the same per-input tables, which they do for a merge of splits of one run's inputs.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -38,10 +40,12 @@ use crate::audit::stats::Stats;
 use crate::audit::unknown::UnknownAgents;
 use crate::commit::{NewFile, ReportDir};
 use crate::ids::{AgentId, OriginId, VersionId};
+use crate::origin::Origin;
 use crate::report::files;
 use crate::state::StateError;
 use crate::state::{AgentState, InputState, Settings, Share, State};
-use crate::versions::summary::RobotsSummary;
+use crate::versions::summary::{RobotsSummary, VersionSummary};
+use jiff::Timestamp;
 
 /// What [`copy_streamed`] needs of a report once its state is summed: where it is, and what each
 /// of its inputs contributed to each streamed report.
@@ -117,6 +121,25 @@ pub enum MergeError {
         /// The other.
         dir: String,
     },
+    /// Two reports audited with different robots histories where it changes verdicts: one
+    /// lacks a version that was in force for some of its requests.
+    #[error(
+        "{lacks} was audited without robots.txt of {version}, which {holds} \
+         holds and which was in force for requests of {lacks} to {requests} (until {latest}): \
+         audit both with the same robots sources"
+    )]
+    RobotsHistory {
+        /// The version: its origin as its source names it and its label.
+        version: String,
+        /// A report directory that holds the version.
+        holds: String,
+        /// The report directory without it.
+        lacks: String,
+        /// The origin of the requests it would have judged.
+        requests: String,
+        /// The latest of those requests.
+        latest: Timestamp,
+    },
     /// A state listing a streamed report that is not one of the tool's.
     #[error(
         "{dir}: its state lists {name:?} among its reports, which is not a report of this tool"
@@ -154,6 +177,35 @@ pub enum MergeError {
     Nothing,
 }
 
+/// What a report's verdicts were made with (its robots versions, by origin and label) and
+/// about (the latest request per origin): enough to tell whether another report's version
+/// would have judged one of its requests.
+#[derive(Debug, Default)]
+struct History {
+    versions: HashSet<(String, String)>,
+    /// Per request origin (a name of the state's origins), its latest request.
+    latest: Vec<(String, Timestamp)>,
+}
+
+impl History {
+    /// A request origin `version` would have judged (its scheme-specific origin, or its host on
+    /// any scheme) with its latest request, when one was at or after the version's time.
+    /// An any-scheme version that a scheme-specific one overrides counts too: reports made
+    /// with such different sources are refused rather than reasoned about.
+    fn in_force_for(&self, version: &VersionSummary) -> Option<(&str, Timestamp)> {
+        let any_scheme = !version.origin.contains("://");
+        self.latest
+            .iter()
+            .filter(|(_, latest)| version.valid_from.is_none_or(|from| *latest >= from))
+            .find(|(origin, _)| {
+                *origin == version.origin
+                    || (any_scheme
+                        && Origin::parse(origin).is_ok_and(|o| o.host_key() == version.origin))
+            })
+            .map(|(origin, latest)| (origin.as_str(), *latest))
+    }
+}
+
 /// A [`MergeError::Invalid`] for `dir`.
 fn invalid(dir: &Path, message: impl ToString) -> MergeError {
     MergeError::Invalid {
@@ -189,6 +241,8 @@ pub struct Merger {
     /// Fingerprint -> the report and merged input that hold it first.
     seen: HashMap<u128, (usize, usize)>,
     sources: Vec<Source>,
+    /// By report, as `sources`: what its verdicts were made with and about.
+    histories: Vec<History>,
     placements: Vec<Vec<Placement>>,
     warnings: Vec<String>,
     /// The kept inputs' counters and unknown agents summed so far: the sums the reports will
@@ -262,6 +316,13 @@ impl Merger {
             self.folded.agents.merge(&state.folded.agents);
             self.folded.origins.merge(&state.folded.origins);
         }
+        let versions_before = self.robots.versions.len();
+        let own_versions: HashSet<(String, String)> = state
+            .robots
+            .versions
+            .iter()
+            .map(|v| (v.origin.clone(), v.label()))
+            .collect();
         let map = self.map_ids(dir, &state)?;
         let mut placed = Vec::with_capacity(state.inputs.len());
         // An audit given the same content twice counted it twice: only inputs of earlier
@@ -292,6 +353,8 @@ impl Merger {
         }
         let shares = state.inputs.iter().map(|i| i.streamed.clone()).collect();
         let mut inputs: Vec<Option<InputState>> = state.inputs.into_iter().map(Some).collect();
+        // Per merged origin, the latest request of this report's kept inputs.
+        let mut latest: HashMap<OriginId, Timestamp> = HashMap::new();
         for i in kept {
             let Some(mut input) = inputs.get_mut(i).and_then(Option::take) else {
                 continue;
@@ -313,6 +376,12 @@ impl Merger {
             let overflow = || MergeError::Overflow {
                 dir: dir.display().to_string(),
             };
+            for ((_, origin), counts) in &input.stats.pairs {
+                if let Some(last) = counts.last_seen() {
+                    let latest = latest.entry(*origin).or_insert(last);
+                    *latest = (*latest).max(last);
+                }
+            }
             self.sums
                 .merge(input.stats.clone())
                 .map_err(|_| overflow())?;
@@ -334,6 +403,14 @@ impl Merger {
                 dir: dir.display().to_string(),
             });
         }
+        let history = History {
+            versions: own_versions,
+            latest: latest
+                .into_iter()
+                .map(|(origin, time)| (self.origins[origin.index()].clone(), time))
+                .collect(),
+        };
+        self.check_history(dir, &history, versions_before)?;
         for (f, at) in new_fingerprints {
             self.seen.entry(f).or_insert((r, at));
         }
@@ -341,7 +418,58 @@ impl Merger {
             dir: report.clone(),
             shares,
         });
+        self.histories.push(history);
         self.placements.push(placed);
+        Ok(())
+    }
+
+    /// Refuses a report whose robots history differs from the earlier reports' where one
+    /// audit over all their inputs would judge a request otherwise: a version one report
+    /// lacks, in force (by its origin and time) for a request that report counted. Histories
+    /// that grow night by night (a version fetched after a night's last request) merge.
+    /// `versions_before` is how many merged versions came from the earlier reports.
+    fn check_history(
+        &self,
+        dir: &Path,
+        history: &History,
+        versions_before: usize,
+    ) -> Result<(), MergeError> {
+        let (earlier, new) = self.robots.versions.split_at(versions_before);
+        let refused = |version: &VersionSummary, holds: &Path, lacks: &Path, history: &History| {
+            history
+                .in_force_for(version)
+                .map(|(requests, latest)| MergeError::RobotsHistory {
+                    version: format!("{} version {}", version.origin, version.label()),
+                    holds: holds.display().to_string(),
+                    lacks: lacks.display().to_string(),
+                    requests: requests.to_owned(),
+                    latest,
+                })
+        };
+        for version in earlier {
+            if history
+                .versions
+                .contains(&(version.origin.clone(), version.label()))
+            {
+                continue;
+            }
+            let key = (version.origin.clone(), version.label());
+            let holds = self
+                .version_ids
+                .get(&key)
+                .and_then(|&(_, from)| self.sources.get(from))
+                .map_or(dir, |source| source.dir.path());
+            if let Some(error) = refused(version, holds, dir, history) {
+                return Err(error);
+            }
+        }
+        for version in new {
+            for (source, other) in self.sources.iter().zip(&self.histories) {
+                if let Some(error) = refused(version, dir, source.dir.path(), other) {
+                    return Err(error);
+                }
+            }
+        }
         Ok(())
     }
 

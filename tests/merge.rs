@@ -746,3 +746,99 @@ fn a_report_directory_swapped_while_merge_reads_it_is_refused() {
     assert!(error.contains("replaced"), "{error}");
     assert!(error.contains("merge again"), "{error}");
 }
+
+/// A manifest at `path` for the night's robots files: each origin's file from the beginning,
+/// and, with `closed_at`, a 503 version from then on. Origins alternate between the
+/// scheme-specific and the any-scheme form.
+fn manifest(night: &Night, path: &Path, closed_at: Option<&str>) {
+    let mut rows = String::from("origin,valid_from,status,file\n");
+    let mut files: Vec<PathBuf> = fs::read_dir(&night.summary.robots_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for (i, file) in files.iter().enumerate() {
+        let host = file.file_stem().unwrap().to_str().unwrap();
+        let origin = if i % 2 == 0 {
+            format!("https://{host}")
+        } else {
+            host.to_owned()
+        };
+        rows.push_str(&format!("{origin},,200,{}\n", file.display()));
+        if let Some(time) = closed_at {
+            rows.push_str(&format!("{origin},{time},503,\n"));
+        }
+    }
+    fs::write(path, rows).unwrap();
+}
+
+/// The robots history grows night by night: a report made before a version existed merges
+/// with one made after, as one audit with the whole history, when the version came after its
+/// last request. A report that lacks a version in force for some of its requests was judged
+/// otherwise than one audit would judge it: refused, naming the version and both reports,
+/// leaving --out as it was (the merge once summed it silently).
+#[test]
+fn reports_of_robots_histories_that_judge_otherwise_are_refused() {
+    let night = night();
+    let dir = tempfile::tempdir().unwrap();
+    let morning = &night.files[..4];
+    let afternoon = &night.files[4..];
+    // The night's files follow each other in time: the version comes right after the
+    // morning's last request.
+    let last = read_csv(&night.all.join("inputs.csv"))[3]["last_time"].clone();
+    let closed: jiff::Timestamp = last.parse().unwrap();
+    let noon = (closed + jiff::SignedDuration::from_secs(1)).to_string();
+    let before = dir.path().join("before.csv");
+    let after = dir.path().join("after.csv");
+    manifest(night, &before, None);
+    manifest(night, &after, Some(&noon));
+    let run = |manifest: &Path, files: &[PathBuf], out: &Path| {
+        let mut cmd = robots_audit();
+        cmd.args(["audit", "-q", "--decisions", "--no-html", "--out"])
+            .arg(out)
+            .arg("--robots")
+            .arg(manifest)
+            .args(files)
+            .assert()
+            .code(0);
+    };
+    let whole = dir.path().join("whole");
+    run(&after, &night.files, &whole);
+    let early = dir.path().join("early");
+    run(&before, morning, &early);
+    let late = dir.path().join("late");
+    run(&after, afternoon, &late);
+    let merged = dir.path().join("merged");
+    merge(&merged, &[early.clone(), late.clone()]).code(0);
+    same_reports(&whole, &merged);
+
+    // The afternoon judged without the noon version.
+    let stale = dir.path().join("stale");
+    run(&before, afternoon, &stale);
+    let morning_after = dir.path().join("morning_after");
+    run(&after, morning, &morning_after);
+    let out = dir.path().join("out");
+    merge(&out, std::slice::from_ref(&early)).code(0);
+    let kept = crate::faults::snapshot(&out);
+    for reports in [
+        vec![morning_after.clone(), stale.clone()],
+        vec![stale.clone(), morning_after.clone()],
+        // The month in place: its morning again, counted once, brings the version.
+        vec![out.clone(), morning_after.clone(), stale.clone()],
+    ] {
+        let assert = merge(&out, &reports).code(1);
+        let stderr = stderr_text(assert.get_output());
+        assert!(
+            stderr.contains(&format!(
+                "{} was audited without robots.txt of",
+                stale.display()
+            )) && stderr.contains(&format!("version {noon}"))
+                && stderr.contains("audit both with the same robots sources"),
+            "{stderr}"
+        );
+        assert!(
+            crate::faults::snapshot(&out) == kept,
+            "a refused merge changed --out"
+        );
+    }
+}
