@@ -179,29 +179,57 @@ pub enum MergeError {
 
 /// What a report's verdicts were made with (its robots versions, by origin and label) and
 /// about (the latest request per origin): enough to tell whether another report's version
-/// would have judged one of its requests.
+/// would have judged one of its requests, in one lookup per version.
 #[derive(Debug, Default)]
 struct History {
     versions: HashSet<(String, String)>,
     /// Per request origin (a name of the state's origins), its latest request.
-    latest: Vec<(String, Timestamp)>,
+    latest: HashMap<String, Timestamp>,
+    /// Per host ([`Origin::host_key`]), the latest request to it on any scheme, and the origin
+    /// that request went to (the smallest name of a tie).
+    latest_by_host: HashMap<String, (String, Timestamp)>,
 }
 
 impl History {
+    fn new(versions: HashSet<(String, String)>, latest: HashMap<String, Timestamp>) -> History {
+        let mut latest_by_host: HashMap<String, (String, Timestamp)> = HashMap::new();
+        for (origin, &time) in &latest {
+            let Ok(parsed) = Origin::parse(origin) else {
+                continue;
+            };
+            let later = (time, std::cmp::Reverse(origin.as_str()));
+            match latest_by_host.get_mut(&parsed.host_key()) {
+                Some(kept) if (kept.1, std::cmp::Reverse(kept.0.as_str())) >= later => {}
+                Some(kept) => *kept = (origin.clone(), time),
+                None => {
+                    latest_by_host.insert(parsed.host_key(), (origin.clone(), time));
+                }
+            }
+        }
+        History {
+            versions,
+            latest,
+            latest_by_host,
+        }
+    }
+
     /// A request origin `version` would have judged (its scheme-specific origin, or its host on
     /// any scheme) with its latest request, when one was at or after the version's time.
     /// An any-scheme version that a scheme-specific one overrides counts too: reports made
     /// with such different sources are refused rather than reasoned about.
     fn in_force_for(&self, version: &VersionSummary) -> Option<(&str, Timestamp)> {
-        let any_scheme = !version.origin.contains("://");
-        self.latest
-            .iter()
-            .filter(|(_, latest)| version.valid_from.is_none_or(|from| *latest >= from))
-            .find(|(origin, _)| {
-                *origin == version.origin
-                    || (any_scheme
-                        && Origin::parse(origin).is_ok_and(|o| o.host_key() == version.origin))
-            })
+        let in_force = |latest: Timestamp| version.valid_from.is_none_or(|from| latest >= from);
+        if let Some((origin, &latest)) = self.latest.get_key_value(&version.origin)
+            && in_force(latest)
+        {
+            return Some((origin.as_str(), latest));
+        }
+        if version.origin.contains("://") {
+            return None;
+        }
+        self.latest_by_host
+            .get(&version.origin)
+            .filter(|(_, latest)| in_force(*latest))
             .map(|(origin, latest)| (origin.as_str(), *latest))
     }
 }
@@ -403,13 +431,13 @@ impl Merger {
                 dir: dir.display().to_string(),
             });
         }
-        let history = History {
-            versions: own_versions,
-            latest: latest
+        let history = History::new(
+            own_versions,
+            latest
                 .into_iter()
                 .map(|(origin, time)| (self.origins[origin.index()].clone(), time))
                 .collect(),
-        };
+        );
         self.check_history(dir, &history, versions_before)?;
         for (f, at) in new_fingerprints {
             self.seen.entry(f).or_insert((r, at));
