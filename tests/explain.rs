@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::common::{read_csv, robots_audit, write};
 use robots_audit::audit::AuditConfig;
 use robots_audit::audit::explain::Explainer;
+use robots_audit::audit::schedule::input_parser;
 use robots_audit::bots::dns::{DnsCache, DnsConfig, DnsResolver, DnsVerifier, NameServers};
 use robots_audit::bots::{Catalog, Verifier};
 use robots_audit::logs::{LogReader, Source};
@@ -155,14 +156,13 @@ impl Night {
             files.sort();
             for file in files {
                 let mut reader = LogReader::open(&Source::Path(file.clone())).unwrap();
-                let mut format = None;
+                let mut parser = None;
                 while let Some(block) = reader.next_block().unwrap() {
-                    if format.is_none() {
-                        format = reader.detect_format(&block);
-                    }
+                    let parser = parser.get_or_insert_with(|| {
+                        input_parser(&mut reader, &block, None, &config.fields).unwrap()
+                    });
                     let name = file.display().to_string();
-                    let explained =
-                        explainer.explain_lines(format.unwrap(), true, &block, &name, |_| true);
+                    let explained = explainer.explain_lines(parser, &block, &name, |_| true);
                     for (line_no, explanation) in explained {
                         lines += 1;
                         let json = explanation.to_json();
@@ -722,5 +722,128 @@ fn explain_reads_the_lines_before_a_line_as_the_audit_does() {
                 "{name}:{piece}: {why}"
             );
         }
+    }
+}
+
+/// A log whose first lines detection cannot read (more junk than it looks through, before any
+/// line of a format) is not read by the audit: `inputs.csv` says why, and no line of it is
+/// judged. `explain --line` on one of its lines says the same, rather than detecting a format
+/// from the lines around that line and judging a request the audit never judged.
+#[test]
+fn explain_refuses_a_line_of_a_log_the_audit_cannot_detect() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(
+        dir.path(),
+        "robots.txt",
+        "User-agent: *\nDisallow: /private\n",
+    );
+    let junk_line = format!("{}\n", "a line of no format ".repeat(6));
+    let junk_lines = robots_audit::logs::DETECT_MAX_LINES + 1_000;
+    let mut log = junk_line.repeat(junk_lines);
+    // Past the first block: the line's own block holds few enough lines for a detection of
+    // its own to reach the line.
+    assert!(log.len() > robots_audit::logs::DEFAULT_BLOCK_SIZE);
+    log.push_str(
+        r#"66.249.66.1 - - [20/Nov/2026:12:30:00 +0000] "GET /private/x HTTP/1.1" 200 5 "-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)""#,
+    );
+    log.push('\n');
+    let undetected = write(dir.path(), "undetected.log", log);
+    let readable = write(
+        dir.path(),
+        "readable.log",
+        "66.249.66.1 - - [20/Nov/2026:12:30:00 +0000] \"GET /public HTTP/1.1\" 200 5 \"-\" \
+         \"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\"\n",
+    );
+    let options = ["--origin", "https://h.example", "--robots"];
+    let out = dir.path().join("out");
+    robots_audit()
+        .args(["audit", "-q", "--decisions", "--out"])
+        .arg(&out)
+        .args(options)
+        .arg(&robots)
+        .args([&undetected, &readable])
+        .assert()
+        .code(3);
+    let message = "could not detect the log format; name it with --format";
+    let inputs = read_csv(&out.join("inputs.csv"));
+    assert_eq!(inputs[0]["error"], message, "{inputs:?}");
+    let decisions = read_csv(&out.join("decisions.csv"));
+    assert!(
+        decisions
+            .iter()
+            .all(|row| !row["source"].starts_with(&undetected.display().to_string())),
+        "{decisions:?}"
+    );
+    let last = junk_lines + 1;
+    let explained = robots_audit()
+        .arg("explain")
+        .args(options)
+        .arg(&robots)
+        .arg("--line")
+        .arg(format!("{}:{last}", undetected.display()))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&explained.stderr);
+    assert!(!explained.status.success(), "{explained:?}");
+    assert!(stderr.contains(message), "{stderr}");
+    assert!(explained.stdout.is_empty(), "{explained:?}");
+}
+
+/// A line whose bytes are not UTF-8 (a client's raw bytes in the path and the user-agent, as
+/// the logs hold them) is judged by the audit; given to `explain` as its argument, it gets the
+/// audit's verdict, rule and version, and the fields `explain --line` reads from the file.
+#[cfg(unix)]
+#[test]
+fn explain_takes_a_line_argument_that_is_not_utf8() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(
+        dir.path(),
+        "robots.txt",
+        "User-agent: *\nDisallow: /private\n",
+    );
+    let line: &[u8] = b"66.249.66.1 - - [20/Nov/2026:12:30:00 +0000] \"GET /private/\xff HTTP/1.1\" \
+        200 5 \"-\" \"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html) \xfe\"";
+    let log = write(dir.path(), "raw.log", [line, b"\n"].concat());
+    let options = ["--origin", "https://h.example", "--robots"];
+    let out = dir.path().join("out");
+    robots_audit()
+        .args(["audit", "-q", "--decisions", "--out"])
+        .arg(&out)
+        .args(options)
+        .arg(&robots)
+        .arg(&log)
+        .assert()
+        .code(0);
+    let decisions = read_csv(&out.join("decisions.csv"));
+    assert_eq!(decisions.len(), 1, "{decisions:?}");
+    let explain = |how: &[&OsStr]| -> serde_json::Value {
+        let output = robots_audit()
+            .args(["explain", "--json"])
+            .args(options)
+            .arg(&robots)
+            .args(how)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let from_argument = explain(&[OsStr::new("--"), OsStr::from_bytes(line)]);
+    let source = format!("{}:1", log.display());
+    let from_file = explain(&[OsStr::new("--line"), OsStr::new(&source)]);
+    for (key, column) in [
+        ("verdict", "verdict"),
+        ("agent", "agent"),
+        ("rule", "rule"),
+        ("rule_line", "rule_line"),
+        ("robots_version", "robots_version"),
+    ] {
+        assert_eq!(from_argument[key], decisions[0][column].as_str(), "{key}");
+    }
+    assert_eq!(from_argument["verdict"], "disallowed");
+    for key in ["fields", "path", "verification", "origin"] {
+        assert_eq!(from_argument[key], from_file[key], "{key}");
     }
 }

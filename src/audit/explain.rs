@@ -17,7 +17,7 @@ use jiff::Timestamp;
 use robots_audit_bots::dns::{DnsVerdict, DnsVerifier, Refutation};
 use robots_audit_bots::{Bot, Catalog, ClientAddress, Identity, Verifier, client_address};
 use robots_audit_engine::{RuleKind, Selection, Stance, TokenMatch};
-use robots_audit_logs::{Block, FieldMap, Format, LineParser, Request, Scratch, SkipReason};
+use robots_audit_logs::{Block, Format, LineParser, Request, Scratch, SkipReason};
 
 use super::auditor::{AuditContext, Auditor};
 use super::identity::Identifier;
@@ -75,7 +75,8 @@ pub struct Explainer<'a> {
 }
 
 impl Explainer<'_> {
-    /// Explains the lines of `block`, lines of `source` read as `format`, whose numbers
+    /// Explains the lines of `block`, lines of `source` read by `parser` (the one the audit
+    /// reads the input with, [`input_parser`](super::schedule::input_parser)), whose numbers
     /// `wanted` accepts, in order. Every line of the block is read, as the audit reads a block
     /// from its start: the directives before a line lay it out (W3C `#Fields:`), a CRI record or
     /// docker's record of a cut line is joined with the pieces before it, a stream that changed
@@ -84,18 +85,12 @@ impl Explainer<'_> {
     /// its last line, after the line itself, as the audit reads them.
     pub fn explain_lines(
         &self,
-        format: Format,
-        detected: bool,
+        parser: &LineParser,
         block: &Block,
         source: &str,
         wanted: impl Fn(u64) -> bool,
     ) -> Vec<(u64, Explanation)> {
-        let fields = self.fields();
-        let parser = if detected {
-            LineParser::detected(format, &fields)
-        } else {
-            LineParser::new(format, &fields)
-        };
+        let format = parser.format();
         let mut state = parser.block_state(block);
         let mut scratch = Scratch::new();
         let mut explained = Vec::new();
@@ -288,10 +283,6 @@ impl Explainer<'_> {
             }
         }
         Some(step)
-    }
-
-    fn fields(&self) -> FieldMap {
-        self.config.fields.clone()
     }
 
     /// Fills in the explanation around the audit's verdict.

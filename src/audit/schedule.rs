@@ -47,6 +47,31 @@ pub struct LineBlock {
     pub parser: Arc<LineParser>,
 }
 
+/// Why an input whose format detection found none is not read (`inputs.csv`'s `error`).
+pub const UNDETECTED: &str = "could not detect the log format; name it with --format";
+
+/// The parser of an input's lines, chosen on `first`, its first block: of `format` when one is
+/// given, else of the format detection finds in its first lines (a parser that follows a
+/// stream's changes of format); `None` when detection finds none, and the input is then not
+/// read ([`UNDETECTED`]). The reader of a format without directives stops looking for them.
+/// The audit and `explain` both choose here, so that `explain` reads a line, or refuses it, as
+/// the audit does.
+pub fn input_parser(
+    reader: &mut LogReader,
+    first: &Block,
+    format: Option<Format>,
+    fields: &FieldMap,
+) -> Option<LineParser> {
+    let parser = match format {
+        Some(format) => LineParser::new(format, fields),
+        None => LineParser::detected(reader.detect_format(first)?, fields),
+    };
+    if !parser.format().reads_headers() {
+        reader.ignore_headers();
+    }
+    Some(parser)
+}
+
 /// What each worker thread does with the blocks it reads and the inputs it opens and finishes.
 /// An error stops the run.
 pub trait BlockHandler {
@@ -468,36 +493,24 @@ impl Shared<'_> {
         match result {
             Ok(Some(block)) => {
                 if *next_seq == 0 {
-                    let format = match self.schedule.format {
-                        Some(format) => format,
-                        None => match reader.detect_format(&block) {
-                            Some(format) => {
-                                *parser =
-                                    Arc::new(LineParser::detected(format, self.schedule.fields));
-                                if self.schedule.progress {
-                                    self.progress.println(format!(
-                                        "{}: {} format",
-                                        self.inputs[file].name,
-                                        format.name()
-                                    ));
-                                }
-                                format
-                            }
-                            None => {
-                                let error =
-                                    "could not detect the log format; name it with --format";
-                                return Some(Work::Ended(self.finish(
-                                    file,
-                                    slot,
-                                    Some(error.to_owned()),
-                                )));
-                            }
-                        },
+                    let Some(chosen) =
+                        input_parser(reader, &block, self.schedule.format, self.schedule.fields)
+                    else {
+                        return Some(Work::Ended(self.finish(
+                            file,
+                            slot,
+                            Some(UNDETECTED.to_owned()),
+                        )));
                     };
-                    *detected = Some(format);
-                    if !format.reads_headers() {
-                        reader.ignore_headers();
+                    if self.schedule.progress && self.schedule.format.is_none() {
+                        self.progress.println(format!(
+                            "{}: {} format",
+                            self.inputs[file].name,
+                            chosen.format().name()
+                        ));
                     }
+                    *detected = Some(chosen.format());
+                    *parser = Arc::new(chosen);
                 }
                 let work = LineBlock {
                     input: file,

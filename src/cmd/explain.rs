@@ -3,13 +3,16 @@
 //! The options are the audit's that act on one request; the verdict comes from the audit's own
 //! code path (see `src/audit/explain.rs`).
 
-use std::io::Write;
+use std::ffi::OsString;
+use std::io::{Cursor, Write};
 use std::sync::{Mutex, PoisonError};
 
 use clap::Args;
+use robots_audit::audit::AuditConfig;
 use robots_audit::audit::explain::Explainer;
+use robots_audit::audit::schedule::{UNDETECTED, input_parser};
 use robots_audit::error::{EXIT_OK, Error};
-use robots_audit::logs::{Block, Format, LogReader, Source};
+use robots_audit::logs::{Block, LineParser, LogReader, Source};
 use robots_audit::shown::json_visible;
 use robots_audit::versions::source::{LoadOptions, load};
 
@@ -22,13 +25,14 @@ pub const ABOUT: &str = "Every step of the judgement of one log line (text or --
 /// `robots-audit explain`.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The log line to explain; of several lines, the last, read after the others.
+    /// The log line to explain; of several lines, the last, read after the others. Its bytes
+    /// are read as given, UTF-8 or not, as the audit reads a log's.
     #[arg(
         value_name = "LINE",
         required_unless_present = "line",
         conflicts_with = "line"
     )]
-    pub text: Option<String>,
+    pub text: Option<OsString>,
     /// Line N of a log file (compressed or not), counted from 1, read after the lines before it
     /// as the audit reads it.
     #[arg(long, value_name = "FILE:N")]
@@ -45,47 +49,87 @@ pub struct ExplainArgs {
     pub json: bool,
 }
 
-/// The line to explain: its source name and number, and the block of lines it is in (the
-/// audit reads a line after the lines of its block before it).
+/// Which line of an input to explain.
+#[derive(Debug, Clone, Copy)]
+enum Wanted {
+    /// Line N, counted from 1.
+    Line(u64),
+    /// The input's last line (a line given as an argument, after the lines before it).
+    Last,
+}
+
+/// The line to explain: its source name and number, the block of lines it is in (the audit
+/// reads a line after the lines of its block before it), and the parser the audit reads its
+/// input with.
 struct Located {
     source: String,
     line_no: u64,
     block: Block,
-    /// Detected from the file's first block (as the audit does).
-    detected: Option<Format>,
+    parser: LineParser,
 }
 
-/// Reads the block that holds line `n` of `file`, cut as the audit cuts it.
-fn read_line(spec: &str, auto: bool) -> Result<Located, Error> {
+/// Reads `reader`, the input `source`, as the audit reads it, up to the block that holds the
+/// `wanted` line: the parser is chosen on the first block by the audit's own
+/// [`input_parser`], so that an input the audit does not read (no format detected) is refused
+/// here too, with the audit's reason.
+fn locate(
+    mut reader: LogReader,
+    source: String,
+    wanted: Wanted,
+    config: &AuditConfig,
+) -> Result<Located, Error> {
+    let mut parser = None;
+    let mut last = None;
+    loop {
+        let block = reader
+            .next_block()
+            .map_err(|e| Error::Fatal(format!("cannot read {source}: {e}")))?;
+        let Some(block) = block else { break };
+        if parser.is_none() {
+            parser = Some(
+                input_parser(&mut reader, &block, config.format, &config.fields)
+                    .ok_or_else(|| Error::Fatal(UNDETECTED.into()))?,
+            );
+        }
+        match wanted {
+            Wanted::Line(n) if block.lines().any(|(line_no, _)| line_no == n) => {
+                last = Some((n, block));
+                break;
+            }
+            Wanted::Line(_) => {}
+            Wanted::Last => {
+                last = block
+                    .lines()
+                    .last()
+                    .map(|(line_no, _)| line_no)
+                    .map(|line_no| (line_no, block));
+            }
+        }
+    }
+    match (last, parser) {
+        (Some((line_no, block)), Some(parser)) => Ok(Located {
+            source,
+            line_no,
+            block,
+            parser,
+        }),
+        _ => Err(Error::Fatal(match wanted {
+            Wanted::Line(n) => format!("{source} ends before line {n}"),
+            Wanted::Last => "the LINE given holds no line".into(),
+        })),
+    }
+}
+
+/// Reads the block that holds line `n` of the file `--line` names.
+fn read_line(spec: &str, config: &AuditConfig) -> Result<Located, Error> {
     let (file, n) = spec
         .rsplit_once(':')
         .and_then(|(f, n)| Some((f, n.parse::<u64>().ok().filter(|&n| n > 0)?)))
         .ok_or_else(|| usage(format!("--line {spec:?}: write FILE:N, N counted from 1")))?;
     let source = Source::from_arg(file.as_ref());
-    let mut reader =
+    let reader =
         LogReader::open(&source).map_err(|e| Error::Fatal(format!("cannot open {file}: {e}")))?;
-    let mut detected = None;
-    let mut first = true;
-    loop {
-        let block = reader
-            .next_block()
-            .map_err(|e| Error::Fatal(format!("cannot read {file}: {e}")))?;
-        let Some(block) = block else {
-            return Err(Error::Fatal(format!("{file} ends before line {n}")));
-        };
-        if first && auto {
-            detected = reader.detect_format(&block);
-        }
-        first = false;
-        if block.lines().any(|(line_no, _)| line_no == n) {
-            return Ok(Located {
-                source: file.to_owned(),
-                line_no: n,
-                block,
-                detected,
-            });
-        }
-    }
+    locate(reader, file.to_owned(), Wanted::Line(n), config)
 }
 
 /// Runs `robots-audit explain`.
@@ -93,41 +137,16 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
     // The audit's own reading of the shared options.
     let config = args.judging.config()?;
     let located = match (&args.line, &args.text) {
-        (Some(spec), _) => read_line(spec, config.format.is_none())?,
-        // The last line of the text, after the lines before it (the pieces of a record).
+        (Some(spec), _) => read_line(spec, &config)?,
+        // The last line of the text, read as the audit reads a file of these bytes: after the
+        // lines before it (the pieces of a record), a record it ends inside of read at its end.
         (None, Some(text)) => {
-            let mut data = text.as_bytes().to_vec();
-            if data.last() != Some(&b'\n') {
-                data.push(b'\n');
-            }
-            // Explained as the audit reads a file of this text: a record it ends inside of
-            // is read at its end.
-            let block = Block {
-                data,
-                first_line: 1,
-                ends_input: true,
-                ..Block::default()
-            };
-            Located {
-                source: "-".into(),
-                line_no: block.line_count(),
-                block,
-                detected: None,
-            }
+            let bytes = Cursor::new(text.as_encoded_bytes().to_vec());
+            let reader = LogReader::from_reader(bytes)
+                .map_err(|e| Error::Fatal(format!("cannot read the LINE given: {e}")))?;
+            locate(reader, "-".into(), Wanted::Last, &config)?
         }
         (None, None) => return Err(usage("give a LINE or --line FILE:N".into())),
-    };
-    let (format, detected) = match config.format {
-        Some(format) => (format, false),
-        None => {
-            let format = located
-                .detected
-                .or_else(|| Format::detect(&located.block.data))
-                .ok_or_else(|| {
-                    Error::Fatal("could not detect the log format; name it with --format".into())
-                })?;
-            (format, true)
-        }
     };
     let dns = args.dns.verifier(&args.judging)?.map(Mutex::new);
     let verify: Vec<RangeFile> = args
@@ -156,8 +175,7 @@ pub fn run(args: ExplainArgs) -> Result<u8, Error> {
     };
     let explanation = explainer
         .explain_lines(
-            format,
-            detected,
+            &located.parser,
             &located.block,
             &located.source,
             |line_no| line_no == located.line_no,
