@@ -820,6 +820,31 @@ fn a_night_across_new_year_names_the_years_on_the_time_axis() {
     }
 }
 
+/// A night within one hour: each bot drawn on the timeline is a dot on both charts (a line
+/// through one point draws nothing, and the charts were empty); over two hours, lines.
+#[test]
+fn a_night_within_one_hour_draws_each_bot_as_a_dot() {
+    let ua = |bot: &str| format!("Mozilla/5.0 (compatible; {bot}/1.0; +http://{bot}.example/)");
+    let line = |hour: u32, bot: &str| {
+        format!(
+            "a.example:443 192.0.2.1 - - [01/Jan/2026:{hour:02}:10:00 +0000] \"GET /p HTTP/1.1\" \
+             200 5 \"-\" \"{}\"\n",
+            ua(bot)
+        )
+    };
+    for (hours, dots) in [(&[10][..], 4), (&[10, 11][..], 0)] {
+        let dir = tempfile::tempdir().unwrap();
+        let log: String = hours
+            .iter()
+            .flat_map(|&hour| ["OneBot", "TwoBot"].map(|bot| line(hour, bot)))
+            .collect();
+        let page = audit_night(dir.path(), &log);
+        let timeline = &page[page.find("<section id=\"timeline\"").unwrap()..];
+        let timeline = &timeline[..timeline.find("</section>").unwrap()];
+        assert_eq!(timeline.matches("<circle").count(), dots, "hours {hours:?}");
+    }
+}
+
 /// A log line dated 1971 and one dated 9999 beside tonight's: the timeline is drawn in steps
 /// of days, as many points as a night's, where it drew every hour in between (a page of over a
 /// gigabyte for one bot). `hourly.csv` still has each hour.

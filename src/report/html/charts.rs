@@ -432,7 +432,9 @@ fn hour_chart(
                 .starts()
                 .zip(values)
                 .map(|(from, &value)| (from as f64 + middle, value));
-            chart.draw_series(LineSeries::new(line, color.stroke_width(2)))?;
+            // A line through one point draws nothing: a period within one step is a dot.
+            let dot = if step.points == 1 { 3 } else { 0 };
+            chart.draw_series(LineSeries::new(line, color.stroke_width(2)).point_size(dot))?;
         }
         root.present()?;
     }
