@@ -302,12 +302,13 @@ fn table_rows(dom: &str, id: &str, attribute: &str) -> Vec<(String, BTreeMap<Str
         .collect()
 }
 
-/// Text of the serialised DOM as the CSVs write it.
+/// Text of the serialised DOM, or of a chart's SVG, as the CSVs write it.
 fn unescape(text: &str) -> String {
     text.replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&quot;", "\"")
         .replace("&#39;", "'")
+        .replace("&apos;", "'")
         .replace("&nbsp;", "\u{a0}")
         .replace("&amp;", "&")
 }
@@ -334,15 +335,29 @@ fn assert_same_numbers(
     rows.len()
 }
 
-/// Runs the browser on `page` at 1,400 px with a script appended that records the page's width
-/// and whether each table scrolls inside its box; returns the DOM.
+/// Runs the browser on `page` at 1,400 px with a script appended that records the page's width,
+/// whether each table scrolls inside its box, and the texts of the charts that run out of their
+/// chart (as `text: left..right of width`); returns the DOM.
 fn measured_dom(browser: &Path, profile: &Path, page: &Path) -> String {
     let measured = page.with_file_name("measured.html");
     let html = std::fs::read_to_string(page).unwrap();
     let probe = "<script>document.body.dataset.width = \
         document.documentElement.scrollWidth + \"/\" + window.innerWidth;\
         document.body.dataset.tables = Array.from(document.querySelectorAll(\"table\"))\
-        .map((t) => getComputedStyle(t.parentElement).overflowX).join(\",\");</script></body>";
+        .map((t) => getComputedStyle(t.parentElement).overflowX).join(\",\");\
+        const outside = [];\
+        for (const svg of document.querySelectorAll(\"svg\")) {\
+          const chart = svg.getBoundingClientRect();\
+          for (const text of svg.querySelectorAll(\"text\")) {\
+            const box = text.getBoundingClientRect();\
+            if (box.left < chart.left || box.right > chart.right) {\
+              outside.push(text.textContent.trim() + \": \" + (box.left - chart.left) + \"..\" \
+                + (box.right - chart.left) + \" of \" + chart.width);\
+            }\
+          }\
+        }\
+        document.body.dataset.outside = outside.join(\" | \");\
+        document.body.dataset.charts = document.querySelectorAll(\"svg\").length;</script></body>";
     std::fs::write(&measured, html.replace("</body>", probe)).unwrap();
     let (dom, log) = headless(
         browser,
@@ -365,8 +380,14 @@ fn body_attribute<'a>(dom: &'a str, attribute: &str) -> &'a str {
 }
 
 /// No table runs past the right edge at 1,400 px: the page is no wider than the window, and every
-/// table sits in a box that scrolls.
+/// table sits in a box that scrolls; no text of a chart runs out of it.
 fn assert_fits(dom: &str) {
+    assert_ne!(body_attribute(dom, "data-charts"), "0", "no chart measured");
+    let outside = body_attribute(dom, "data-outside");
+    assert!(
+        outside.is_empty(),
+        "texts run out of their chart: {outside}"
+    );
     let (width, window) = body_attribute(dom, "data-width")
         .split_once('/')
         .expect("width/window");
@@ -622,6 +643,81 @@ fn strangers_text_is_escaped() {
     }
 }
 
+/// Bots named with 200 characters, the widest Latin letters, CJK, emoji, bidirectional controls
+/// and markup: each bar of the charts is labelled with the start of its name, cut to fit and
+/// marked `…` (the whole label inside its chart, where it ran out of its left edge and showed
+/// only the name's end), and the timeline's legend wraps inside the page at 1,400 px, where it
+/// ran past the right edge.
+#[test]
+fn long_names_stay_inside_the_charts_and_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Each name, and its start as a label shows it (markup as text, a control escaped).
+    let named: [(String, String); 7] = [
+        ("W".repeat(200), "WWWWWWWWWW".into()),
+        ("m".repeat(120), "mmmmmmmmmm".into()),
+        ("\u{5bbd}".repeat(100), "\u{5bbd}\u{5bbd}\u{5bbd}".into()),
+        ("\u{1f600}".repeat(80), "\u{1f600}\u{1f600}\u{1f600}".into()),
+        (
+            format!("{}x", "\u{202e}".repeat(60)),
+            r"\u{202e}\u{202e}".into(),
+        ),
+        ("&<>\"'".repeat(30), "&<>\"'&<>\"'".into()),
+        ("Ш".repeat(120), "ШШШШШШШШШШ".into()),
+    ];
+    let bots: Vec<serde_json::Value> = named
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| {
+            serde_json::json!({"name": name, "category": "other", "tokens": [format!("probe{i}")],
+                "patterns": [format!("Probe{i}X")]})
+        })
+        .collect();
+    write(
+        d,
+        "catalog.json",
+        serde_json::json!({ "bots": bots }).to_string(),
+    );
+    let mut log = String::new();
+    let minted = format!(
+        "Mozilla/5.0 (compatible; {}Bot/1.0; +http://w.example/)",
+        "M".repeat(150)
+    );
+    let agents = (0..named.len()).map(|i| format!("Probe{i}X/1.0"));
+    for agent in agents.chain([minted]) {
+        log.push_str(&format!(
+            "a.example:443 192.0.2.1 - - [01/Jan/2026:10:00:00 +0000] \"GET /p HTTP/1.1\" 200 5 \
+             \"-\" \"{agent}\"\n"
+        ));
+    }
+    write(d, "night.log", log);
+    write(d, "robots/a.example.txt", "User-agent: *\nDisallow: /p\n");
+    audit_log(d, "night.log", &["--bots=catalog.json".into()]).success();
+    let page = d.join("out/report.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let section = |id: &str| &html[html.find(&format!("<section id=\"{id}\"")).expect(id)..];
+    let charts = section("bot-charts");
+    let charts = &charts[..charts.find("</section>").unwrap()];
+    let labels: Vec<String> = charts
+        .split("</text>")
+        .filter_map(|text| text.rsplit_once('>'))
+        .map(|(_, label)| unescape(label.trim()))
+        .collect();
+    let starts = named.iter().map(|(_, start)| start.as_str());
+    for start in starts.chain(["MMMMMMMMMM"]) {
+        let cut = labels
+            .iter()
+            .filter(|label| label.starts_with(start) && label.ends_with('…'))
+            .count();
+        assert_eq!(cut, 2, "labels starting {start:?} and cut, of {labels:?}");
+    }
+
+    let Some(browser) = browser() else {
+        return;
+    };
+    assert_fits(&measured_dom(&browser, &d.join("profile"), &page));
+}
+
 /// Audits a log of `bots` distinct self-declared bots, each on its own virtual host, keeping
 /// `kept` names of each kind, and returns the page.
 fn flood(dir: &Path, bots: usize, kept: usize) -> String {
@@ -721,6 +817,31 @@ fn a_night_across_new_year_names_the_years_on_the_time_axis() {
     let page = audit_night(d, &log);
     for label in ["2025-12-31 ", "2026-01-01 "] {
         assert!(page.contains(label), "no axis label {label}");
+    }
+}
+
+/// A night within one hour: each bot drawn on the timeline is a dot on both charts (a line
+/// through one point draws nothing, and the charts were empty); over two hours, lines.
+#[test]
+fn a_night_within_one_hour_draws_each_bot_as_a_dot() {
+    let ua = |bot: &str| format!("Mozilla/5.0 (compatible; {bot}/1.0; +http://{bot}.example/)");
+    let line = |hour: u32, bot: &str| {
+        format!(
+            "a.example:443 192.0.2.1 - - [01/Jan/2026:{hour:02}:10:00 +0000] \"GET /p HTTP/1.1\" \
+             200 5 \"-\" \"{}\"\n",
+            ua(bot)
+        )
+    };
+    for (hours, dots) in [(&[10][..], 4), (&[10, 11][..], 0)] {
+        let dir = tempfile::tempdir().unwrap();
+        let log: String = hours
+            .iter()
+            .flat_map(|&hour| ["OneBot", "TwoBot"].map(|bot| line(hour, bot)))
+            .collect();
+        let page = audit_night(dir.path(), &log);
+        let timeline = &page[page.find("<section id=\"timeline\"").unwrap()..];
+        let timeline = &timeline[..timeline.find("</section>").unwrap()];
+        assert_eq!(timeline.matches("<circle").count(), dots, "hours {hours:?}");
     }
 }
 

@@ -3,9 +3,10 @@
 //! and requests and violations per hour with the robots.txt versions coming into force.
 //!
 //! What is drawn is capped ([`CHART_BOTS`], [`TIMELINE_BOTS`], [`TIMELINE_CHANGES`],
-//! [`TIMELINE_POINTS`]), and the time axis names dates, with the year when the period crosses
-//! one. A timeline's size depends on the number of bots and points, never on the length of the
-//! period: a log line dated 1971 beside one dated 9999 draws as many points as one night.
+//! [`TIMELINE_POINTS`]), a bar's label is cut to the room left of the bars, and the time axis
+//! names dates, with the year when the period crosses one. A timeline's size depends on the
+//! number of bots and points, never on the length of the period: a log line dated 1971 beside
+//! one dated 9999 draws as many points as one night.
 
 use std::collections::BTreeMap;
 
@@ -25,6 +26,10 @@ pub const CHART_BOTS: usize = 20;
 pub const TIMELINE_BOTS: usize = 8;
 /// robots.txt version changes marked on the timeline.
 pub const TIMELINE_CHANGES: usize = 50;
+/// Room left of a bar chart's plot for the bots' names, in pixels.
+const BAR_NAME_ROOM: u32 = 190;
+/// The font size of the bots' names in the bar charts, in pixels.
+const BAR_NAME_SIZE: u32 = 12;
 /// Points of each line of the timeline at most, about one per pixel of the plot: a longer
 /// period is drawn in steps of several hours or days ([`Step`]).
 pub const TIMELINE_POINTS: i64 = 1_000;
@@ -50,7 +55,7 @@ pub struct BarCharts {
 /// The violations and the violation rate of the bots with the most violations.
 pub fn bar_charts(view: &View<'_>) -> BarCharts {
     let (bots, total) = by_violations(view, CHART_BOTS);
-    let name = |agent: AgentId| shown(view.state.agent_name(agent));
+    let name = |agent: AgentId| bar_name(view.state.agent_name(agent));
     let violations: Vec<(String, f64)> = bots
         .iter()
         .map(|t| (name(t.agent), t.counts.disallowed as f64))
@@ -92,7 +97,7 @@ fn bar_chart(title: &str, bars: &[(String, f64)], rate: bool) -> Chart {
             .caption(title, ("sans-serif", 16))
             .margin(8)
             .x_label_area_size(24)
-            .y_label_area_size(150)
+            .y_label_area_size(BAR_NAME_ROOM)
             .build_cartesian_2d(0.0..max, (0..bars.len().max(1)).into_segmented())?;
         chart
             .configure_mesh()
@@ -102,6 +107,7 @@ fn bar_chart(title: &str, bars: &[(String, f64)], rate: bool) -> Chart {
                 _ => String::new(),
             })
             .y_labels(bars.len().max(1))
+            .y_label_style(("sans-serif", BAR_NAME_SIZE))
             .draw()?;
         let color = if rate {
             RGBColor(214, 96, 77)
@@ -123,6 +129,42 @@ fn bar_chart(title: &str, bars: &[(String, f64)], rate: bool) -> Chart {
     Chart {
         title: title.to_owned(),
         svg: drawn.is_ok().then_some(svg),
+    }
+}
+
+/// `name` as a bar's label: [`shown`], then cut and marked `…` where its estimated width
+/// would pass the room left of the bars. A longer label would run out of the chart, which
+/// shows only its end, cut at the chart's edge: the start that tells bots apart lost. The bot
+/// table has the name as [`shown`].
+fn bar_name(name: &str) -> String {
+    // plotters ends a label 10 px short of the plot; as much is kept free at the chart's edge.
+    let room = f64::from(BAR_NAME_ROOM - 10) / f64::from(BAR_NAME_SIZE);
+    let text = shown(name);
+    let mark = em_width('…');
+    let (mut width, mut fits_with_mark) = (0.0, 0);
+    for (at, c) in text.char_indices() {
+        width += em_width(c);
+        if width > room {
+            return format!("{}…", &text[..fits_with_mark]);
+        }
+        if width + mark <= room {
+            fits_with_mark = at + c.len_utf8();
+        }
+    }
+    text
+}
+
+/// The width of `c` in ems, estimated wide: the page is drawn in the reader's sans-serif font,
+/// which the page cannot measure when it is written, so each estimate is at least the width of
+/// the character in DejaVu Sans, one of the widest, and more for the characters no table here
+/// lists (a CJK ideograph is 1 em, an emoji 1.2 to 1.3).
+fn em_width(c: char) -> f64 {
+    match c {
+        'M' | 'W' | 'm' | '@' | '%' => 1.0,
+        'A'..='Z' | 'w' | '#' | '&' | '+' | '<' | '=' | '>' | '^' | '~' => 0.84,
+        ' '..='~' => 0.64,
+        '\u{1f000}'..=char::MAX => 1.4,
+        _ => 1.1,
     }
 }
 
@@ -391,7 +433,9 @@ fn hour_chart(
                 .starts()
                 .zip(values)
                 .map(|(from, &value)| (from as f64 + middle, value));
-            chart.draw_series(LineSeries::new(line, color.stroke_width(2)))?;
+            // A line through one point draws nothing: a period within one step is a dot.
+            let dot = if step.points == 1 { 3 } else { 0 };
+            chart.draw_series(LineSeries::new(line, color.stroke_width(2)).point_size(dot))?;
         }
         root.present()?;
     }
@@ -489,6 +533,36 @@ mod tests {
                 .map(|hour| (hour, 1.0))
                 .collect();
             prop_assert_eq!(step.sums(&values).iter().sum::<f64>(), values.len() as f64);
+        }
+    }
+
+    /// A name that fits is its label as [`shown`]; a longer one is cut where its estimated
+    /// width would pass the room, after its first characters, and marked `…`.
+    #[test]
+    fn bar_names_are_cut_to_the_room_left_of_the_bars() {
+        let room = f64::from(BAR_NAME_ROOM - 10) / f64::from(BAR_NAME_SIZE);
+        let width = |text: &str| text.chars().map(em_width).sum::<f64>();
+        let cut = |text: &str, times: usize| format!("{}…", text.repeat(times));
+        let cases: [(String, String); 8] = [
+            ("Googlebot".into(), "Googlebot".into()),
+            (
+                "Google-CloudVertexBot".into(),
+                "Google-CloudVertexBot".into(),
+            ),
+            ("meta-externalagent".into(), "meta-externalagent".into()),
+            ("W".repeat(200), cut("W", 13)),
+            ("i".repeat(200), cut("i", 21)),
+            ("\u{5bbd}".repeat(30), cut("\u{5bbd}", 12)),
+            (
+                "a\u{202e}b".repeat(10),
+                format!("{}a…", r"a\u{202e}b".repeat(2)),
+            ),
+            ("x".repeat(2_000), cut("x", 21)),
+        ];
+        for (name, label) in cases {
+            let got = bar_name(&name);
+            assert_eq!(got, label, "{name}");
+            assert!(width(&got) <= room, "{got} is wider than {room} em");
         }
     }
 
