@@ -30,6 +30,8 @@ pub const TIMELINE_CHANGES: usize = 50;
 const BAR_NAME_ROOM: u32 = 190;
 /// The font size of the bots' names in the bar charts, in pixels.
 const BAR_NAME_SIZE: u32 = 12;
+/// The space above and below each bar within its 22-pixel row, in pixels.
+const BAR_GAP: u32 = 4;
 /// Points of each line of the timeline at most, about one per pixel of the plot: a longer
 /// period is drawn in steps of several hours or days ([`Step`]).
 pub const TIMELINE_POINTS: i64 = 1_000;
@@ -115,13 +117,17 @@ fn bar_chart(title: &str, bars: &[(String, f64)], rate: bool) -> Chart {
             RGBColor(67, 147, 195)
         };
         chart.draw_series(bars.iter().enumerate().map(|(i, (_, value))| {
-            Rectangle::new(
+            let mut bar = Rectangle::new(
                 [
                     (0.0, SegmentValue::Exact(i)),
                     (*value, SegmentValue::Exact(i + 1)),
                 ],
                 color.filled(),
-            )
+            );
+            // Bars that filled their whole row touched their neighbours and read as one
+            // staircase; a gap above and below sets each apart on its name's row.
+            bar.set_margin(BAR_GAP, BAR_GAP, 0, 0);
+            bar
         }))?;
         root.present()?;
         Ok(())
@@ -563,6 +569,33 @@ mod tests {
             let got = bar_name(&name);
             assert_eq!(got, label, "{name}");
             assert!(width(&got) <= room, "{got} is wider than {room} em");
+        }
+    }
+
+    /// Each bar stands on its own row with a gap to the next, whatever the values: bars that
+    /// touched read as one staircase.
+    #[test]
+    fn bars_are_set_apart_from_their_neighbours() {
+        let bars: Vec<(String, f64)> = [62.0, 50.0, 50.0, 1.0, 0.5]
+            .iter()
+            .enumerate()
+            .map(|(i, &value)| (format!("bot{i}"), value))
+            .collect();
+        let svg = bar_chart("violations", &bars, false).svg.expect("drawn");
+        let attribute = |rect: &str, name: &str| -> u32 {
+            let from = rect.find(&format!(" {name}=\"")).expect(name) + name.len() + 3;
+            rect[from..].split('"').next().unwrap().parse().unwrap()
+        };
+        let mut spans: Vec<(u32, u32)> = svg
+            .split("<rect")
+            .filter(|rect| rect.contains("fill=\"#4393C3\""))
+            .map(|rect| (attribute(rect, "y"), attribute(rect, "height")))
+            .collect();
+        spans.sort_unstable();
+        assert_eq!(spans.len(), bars.len(), "{svg}");
+        for pair in spans.windows(2) {
+            let ((top, height), (next, _)) = (pair[0], pair[1]);
+            assert!(top + height + BAR_GAP <= next, "{spans:?}");
         }
     }
 
