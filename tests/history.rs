@@ -991,6 +991,70 @@ fn wayback_that_keeps_failing_is_a_clear_error() {
         .stderr(predicates::str::contains("not a JSON array"));
 }
 
+/// An index answer of exactly `len` bytes: one 404 capture, spaces between the rows.
+fn padded_index(len: usize) -> Vec<u8> {
+    let (head, tail) = (
+        &br#"[["timestamp","statuscode","digest"],"#[..],
+        &br#"["20240101000000","404","A"]]"#[..],
+    );
+    let mut body = head.to_vec();
+    body.resize(len - tail.len(), b' ');
+    body.extend_from_slice(tail);
+    body
+}
+
+/// An index answer longer than is read, plain or compressed (64 MiB of spaces in 64 KiB of
+/// gzip), fails the origin's import saying so, not with the JSON error of rows cut off; one of
+/// exactly the limit is read.
+#[test]
+fn wayback_an_index_answer_longer_than_64_mib_is_named_as_such() {
+    use robots_audit::history::wayback::MAX_INDEX_BYTES;
+    let gzipped = {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&padded_index(MAX_INDEX_BYTES + 1)).unwrap();
+        gz.finish().unwrap()
+    };
+    let answers = [
+        ("plain", None, padded_index(MAX_INDEX_BYTES + 1)),
+        ("gzip", Some("gzip"), gzipped),
+    ];
+    for (kind, encoding, body) in answers {
+        let server = wayback_service(
+            move |_| {
+                let headers = encoding.map(|e| ("Content-Encoding", e.to_owned()));
+                Reply::Answer(200, headers.into_iter().collect(), body.clone())
+            },
+            HashMap::new(),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let into = dir.path().join("history");
+        import_wayback(&server, &into)
+            .args(["--retries", "0", "https://example.com"])
+            .assert()
+            .code(1)
+            .stderr(
+                predicates::str::contains(format!(
+                    "collapse=digest: the CDX answer is longer than {MAX_INDEX_BYTES} bytes, \
+                     the most read"
+                ))
+                .and(predicates::str::contains("--from, --to"))
+                .and(predicates::str::contains("JSON").not()),
+            );
+        assert_eq!(server.targets().len(), 1, "{kind}: nothing more is asked");
+        assert!(!into.join("manifest.csv").exists(), "{kind}");
+    }
+
+    let server = wayback_service(|_| ok(padded_index(MAX_INDEX_BYTES)), HashMap::new());
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    import_wayback(&server, &into)
+        .args(["--retries", "0", "-q", "https://example.com"])
+        .assert()
+        .success();
+    let rows = manifest_rows(&into);
+    assert_eq!(times_and_statuses(&rows), [("2024-01-01T00:00:00Z", "404")]);
+}
+
 /// Runs git in `repo` with fixed identities and times; panics on failure.
 fn git(repo: &Path, args: &[&str], time: &str) {
     let out = StdCommand::new("git")

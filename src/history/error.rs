@@ -134,6 +134,18 @@ pub enum WaybackError {
         /// Its status.
         status: u16,
     },
+    /// The index's answer is longer than is read.
+    #[error(
+        "{url}: the CDX answer is longer than {limit} bytes, the most read (a listing of one \
+         robots.txt collapsed on a field is far shorter); a shorter period (--from, --to) asks \
+         for fewer rows"
+    )]
+    IndexTooLong {
+        /// The index URL.
+        url: String,
+        /// The most bytes read.
+        limit: usize,
+    },
     /// The index's answer is not a CDX listing.
     #[error("{url}: {source}")]
     Index {
