@@ -991,6 +991,70 @@ fn wayback_that_keeps_failing_is_a_clear_error() {
         .stderr(predicates::str::contains("not a JSON array"));
 }
 
+/// An index answer of exactly `len` bytes: one 404 capture, spaces between the rows.
+fn padded_index(len: usize) -> Vec<u8> {
+    let (head, tail) = (
+        &br#"[["timestamp","statuscode","digest"],"#[..],
+        &br#"["20240101000000","404","A"]]"#[..],
+    );
+    let mut body = head.to_vec();
+    body.resize(len - tail.len(), b' ');
+    body.extend_from_slice(tail);
+    body
+}
+
+/// An index answer longer than is read, plain or compressed (64 MiB of spaces in 64 KiB of
+/// gzip), fails the origin's import saying so, not with the JSON error of rows cut off; one of
+/// exactly the limit is read.
+#[test]
+fn wayback_an_index_answer_longer_than_64_mib_is_named_as_such() {
+    use robots_audit::history::wayback::MAX_INDEX_BYTES;
+    let gzipped = {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&padded_index(MAX_INDEX_BYTES + 1)).unwrap();
+        gz.finish().unwrap()
+    };
+    let answers = [
+        ("plain", None, padded_index(MAX_INDEX_BYTES + 1)),
+        ("gzip", Some("gzip"), gzipped),
+    ];
+    for (kind, encoding, body) in answers {
+        let server = wayback_service(
+            move |_| {
+                let headers = encoding.map(|e| ("Content-Encoding", e.to_owned()));
+                Reply::Answer(200, headers.into_iter().collect(), body.clone())
+            },
+            HashMap::new(),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let into = dir.path().join("history");
+        import_wayback(&server, &into)
+            .args(["--retries", "0", "https://example.com"])
+            .assert()
+            .code(1)
+            .stderr(
+                predicates::str::contains(format!(
+                    "collapse=digest: the CDX answer is longer than {MAX_INDEX_BYTES} bytes, \
+                     the most read"
+                ))
+                .and(predicates::str::contains("--from, --to"))
+                .and(predicates::str::contains("JSON").not()),
+            );
+        assert_eq!(server.targets().len(), 1, "{kind}: nothing more is asked");
+        assert!(!into.join("manifest.csv").exists(), "{kind}");
+    }
+
+    let server = wayback_service(|_| ok(padded_index(MAX_INDEX_BYTES)), HashMap::new());
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    import_wayback(&server, &into)
+        .args(["--retries", "0", "-q", "https://example.com"])
+        .assert()
+        .success();
+    let rows = manifest_rows(&into);
+    assert_eq!(times_and_statuses(&rows), [("2024-01-01T00:00:00Z", "404")]);
+}
+
 /// Runs git in `repo` with fixed identities and times; panics on failure.
 fn git(repo: &Path, args: &[&str], time: &str) {
     let out = StdCommand::new("git")
@@ -1900,4 +1964,245 @@ fn git_memory_does_not_grow_with_the_blobs() {
     if let Some(peak) = peak {
         assert!(peak < 64 * 1024, "peak {peak} KiB");
     }
+}
+
+/// Commits `robots.txt` with `content` as written by `author_time` and landed at
+/// `committer_time` (a rebase or a cherry-pick makes them differ).
+fn commit_landed(repo: &Path, content: &str, author_time: &str, committer_time: &str) {
+    write(repo, "robots.txt", content);
+    git(repo, &["add", "robots.txt"], committer_time);
+    let out = StdCommand::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["commit", "-q", "-m", content])
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("GIT_AUTHOR_DATE", author_time)
+        .env("GIT_COMMITTER_DATE", committer_time)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// `import --git` of `repo`'s robots.txt into `into`, as https://example.com.
+fn import_git(repo: &Path, into: &Path) -> assert_cmd::Command {
+    let mut cmd = robots_audit_local();
+    cmd.args(["import", "--git"])
+        .arg(repo)
+        .args(["--path", "robots.txt", "--origin", "https://example.com"])
+        .arg("--into")
+        .arg(into);
+    cmd
+}
+
+/// A version is in force from its commit's committer time, never its author time; a committer
+/// time before the previous commit's (a clock behind) is raised to it.
+#[test]
+fn git_versions_are_dated_by_committer_time_raised_to_keep_the_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("site");
+    fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"], "2026-01-01T00:00:00Z");
+    let cases = [
+        // (content, author time, committer time)
+        (
+            "Disallow: /a/\n",
+            "2026-01-01T10:00:00Z",
+            "2026-01-01T10:00:00Z",
+        ),
+        // Written long before, landed on the branch later (a rebase): the landing counts.
+        (
+            "Disallow: /b/\n",
+            "2025-06-01T00:00:00Z",
+            "2026-01-02T10:00:00Z",
+        ),
+        // Written after it landed? Only a rewritten author time does that; it is not read.
+        (
+            "Disallow: /c/\n",
+            "2026-09-09T09:09:09Z",
+            "2026-01-03T10:00:00Z",
+        ),
+        // A committer clock a day behind: raised to the previous commit's time, where it
+        // replaces that commit's version (the later answer of a second wins).
+        (
+            "Disallow: /d/\n",
+            "2026-01-02T10:00:00Z",
+            "2026-01-02T12:00:00Z",
+        ),
+        (
+            "Disallow: /e/\n",
+            "2026-01-05T10:00:00Z",
+            "2026-01-05T10:00:00Z",
+        ),
+    ];
+    for (content, author, committer) in cases {
+        commit_landed(&repo, content, author, committer);
+    }
+    let into = dir.path().join("history");
+    import_git(&repo, &into).assert().success();
+    let rows = manifest_rows(&into);
+    let got: Vec<(&str, String)> = rows
+        .iter()
+        .map(|r| {
+            let content = fs::read_to_string(into.join(&r["file"])).unwrap();
+            (r["valid_from"].as_str(), content)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("2026-01-01T10:00:00Z", "Disallow: /a/\n".to_owned()),
+            ("2026-01-02T10:00:00Z", "Disallow: /b/\n".to_owned()),
+            ("2026-01-03T10:00:00Z", "Disallow: /d/\n".to_owned()),
+            ("2026-01-05T10:00:00Z", "Disallow: /e/\n".to_owned()),
+        ]
+    );
+}
+
+/// A committer time far in the future would be raised onto every later commit, and one git
+/// cannot read (before 1970) is no time: either is an error naming the commit, and the
+/// manifest stays as it was; the history before it imports.
+#[test]
+fn git_a_commit_dated_in_the_future_or_before_1970_is_an_error_naming_it() {
+    for (kind, time) in [
+        ("future", "4102444800 +0000"),
+        ("before 1970", "-100 +0000"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("site");
+        fs::create_dir_all(&repo).unwrap();
+        git(&repo, &["init", "-q", "-b", "main"], "2026-01-01T00:00:00Z");
+        commit_file(
+            &repo,
+            "robots.txt",
+            Some("User-agent: *\nDisallow: /a/\n"),
+            "2024-01-01T00:00:00Z",
+        );
+        write(&repo, "robots.txt", "User-agent: *\nDisallow: /b/\n");
+        git(&repo, &["add", "robots.txt"], "2024-01-01T00:00:00Z");
+        let tree = git_stdin(&repo, &["write-tree"], b"");
+        let parent = git_stdin(&repo, &["rev-parse", "HEAD"], b"");
+        // git refuses to make such a commit itself; a repository may still hold one.
+        let object = format!(
+            "tree {tree}\nparent {parent}\nauthor T <t@example.com> {time}\n\
+             committer T <t@example.com> {time}\n\nodd clock\n"
+        );
+        let commit = git_stdin(
+            &repo,
+            &[
+                "hash-object",
+                "--literally",
+                "-t",
+                "commit",
+                "-w",
+                "--stdin",
+            ],
+            object.as_bytes(),
+        );
+        git_stdin(&repo, &["update-ref", "HEAD", &commit], b"");
+        commit_file(
+            &repo,
+            "robots.txt",
+            Some("User-agent: *\nDisallow: /c/\n"),
+            "2024-03-01T00:00:00Z",
+        );
+        let into = dir.path().join("history");
+        let before = "origin,valid_from,status,file\nhttps://example.com,,404,\n";
+        write(&into, "manifest.csv", before);
+        let output = import_git(&repo, &into).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{kind}: {output:?}");
+        let stderr = stderr_text(&output);
+        let what = match kind {
+            "future" => "committer time 2100-01-01T00:00:00Z is in the future".to_owned(),
+            _ => "git reads no committer time in it (a date before 1970".to_owned(),
+        };
+        for part in [
+            format!("commit {commit}: "),
+            what,
+            format!("--rev {commit}^"),
+        ] {
+            assert!(stderr.contains(&part), "{kind}: {part:?} not in {stderr}");
+        }
+        assert_eq!(
+            fs::read_to_string(into.join("manifest.csv")).unwrap(),
+            before,
+            "{kind}"
+        );
+        import_git(&repo, &into)
+            .args(["-q", "--rev", &format!("{commit}^")])
+            .assert()
+            .success();
+        let rows = manifest_rows(&into);
+        assert_eq!(
+            times_and_statuses(&rows),
+            [("", "404"), ("2024-01-01T00:00:00Z", "200")],
+            "{kind}"
+        );
+    }
+}
+
+/// A shallow clone lists its oldest commit as the one that added the file: the import says
+/// that the version in force then is dated from that commit, even with -q; a full clone of
+/// the same history says nothing of the kind.
+#[test]
+fn git_a_shallow_clone_is_named_with_the_commit_its_history_starts_at() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("site");
+    fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"], "2026-01-01T00:00:00Z");
+    commit_file(
+        &repo,
+        "robots.txt",
+        Some("Disallow: /a/\n"),
+        "2024-01-01T00:00:00Z",
+    );
+    commit_file(&repo, "README", Some("one"), "2024-02-01T00:00:00Z");
+    commit_file(&repo, "README", Some("two"), "2024-03-01T00:00:00Z");
+    let url = format!("file://{}", repo.display());
+    let clone = |name: &str, depth: &[&str]| {
+        let path = dir.path().join(name);
+        let out = StdCommand::new("git")
+            .args(["clone", "-q"])
+            .args(depth)
+            .arg(&url)
+            .arg(&path)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        path
+    };
+    let shallow = clone("shallow", &["--depth", "2"]);
+    let full = clone("full", &[]);
+    let boundary = git_stdin(&shallow, &["rev-parse", "HEAD^"], b"");
+
+    let output = import_git(&shallow, &dir.path().join("from-shallow"))
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stderr = stderr_text(&output);
+    assert!(
+        stderr.contains(&format!(
+            "is a shallow clone: the history before commit {boundary} (2024-02-01T00:00:00Z) is \
+             not in it"
+        )) && stderr.contains("git fetch --unshallow"),
+        "{stderr}"
+    );
+    let rows = manifest_rows(&dir.path().join("from-shallow"));
+    assert_eq!(times_and_statuses(&rows), [("2024-02-01T00:00:00Z", "200")]);
+
+    let output = import_git(&full, &dir.path().join("from-full"))
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stderr_text(&output), "");
+    let rows = manifest_rows(&dir.path().join("from-full"));
+    assert_eq!(times_and_statuses(&rows), [("2024-01-01T00:00:00Z", "200")]);
 }

@@ -126,10 +126,21 @@ fn run_git(repo: PathBuf, args: &ImportArgs) -> Result<u8, Error> {
     // Each version is recorded (its file written) as it is read; on an error nothing is
     // committed and the manifest stays as it was.
     let mut history = PerSecond::new(&mut manifest);
-    import_git(&source, &origin, &mut history)?;
+    let imported = import_git(&source, &origin, &mut history)?;
     let tally = history.finish()?;
     let path = manifest.path();
     manifest.commit()?;
+    // Even with --quiet: an unattended run's log must show that the first version's date may
+    // be later than its commit.
+    if let Some((commit, at)) = &imported.shallow {
+        super::say(format_args!(
+            "robots-audit: import: {} is a shallow clone: the history before commit {commit} \
+             ({at}) is not in it, so the version of {} in force then is dated from {at}, perhaps \
+             later than it was committed; `git fetch --unshallow` there reads the whole history",
+            repo.display(),
+            source.path,
+        ));
+    }
     if !args.quiet {
         let versions = tally.added + tally.unchanged;
         super::say(format_args!(

@@ -134,6 +134,18 @@ pub enum WaybackError {
         /// Its status.
         status: u16,
     },
+    /// The index's answer is longer than is read.
+    #[error(
+        "{url}: the CDX answer is longer than {limit} bytes, the most read (a listing of one \
+         robots.txt collapsed on a field is far shorter); a shorter period (--from, --to) asks \
+         for fewer rows"
+    )]
+    IndexTooLong {
+        /// The index URL.
+        url: String,
+        /// The most bytes read.
+        limit: usize,
+    },
     /// The index's answer is not a CDX listing.
     #[error("{url}: {source}")]
     Index {
@@ -311,6 +323,27 @@ pub enum GitError {
         time: i64,
         /// Why.
         source: jiff::Error,
+    },
+    /// A commit whose committer time git cannot read: malformed, or before 1970.
+    #[error(
+        "commit {commit}: git reads no committer time in it (a date before 1970, or a malformed \
+         one), so its version cannot be placed in time; import the history before it with \
+         --rev {commit}^"
+    )]
+    NoCommitTime {
+        /// The commit.
+        commit: String,
+    },
+    /// A commit dated more than a day after the import started.
+    #[error(
+        "commit {commit}: committer time {at} is in the future: every later commit would be \
+         dated from it too; import the history before it with --rev {commit}^"
+    )]
+    FutureCommitTime {
+        /// The commit.
+        commit: String,
+        /// Its committer time.
+        at: jiff::Timestamp,
     },
     /// The path is a directory in a commit.
     #[error("{path} is a directory, not a file, in commit {commit}")]

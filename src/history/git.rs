@@ -7,6 +7,18 @@
 //! (clock skew, rebases) are raised to the previous commit's time, so the rows keep the order
 //! of the history.
 //!
+//! The committer time, not the author time: a rebased or cherry-picked commit keeps the author
+//! time of its first writing, which may be long before the content landed on the branch. A
+//! committer time no clock can have written is an error naming the commit: one more than
+//! [`FUTURE_TOLERANCE`] after the import started would be raised onto every later commit, so
+//! that all of them would share its second and all but the last be lost, while the versions
+//! before it would judge every request up to that future; one git cannot read (before 1970, or
+//! malformed) is no time at all.
+//!
+//! A shallow clone lists the oldest commit it holds as if it had added every file: the version
+//! in force then is dated from that commit, perhaps later than it was committed. [`import`]
+//! says so ([`GitImported::shallow`]) rather than guessing an earlier time.
+//!
 //! Each commit's entry at the path is looked up with `git ls-tree`, which gives its mode: a
 //! regular file's blob is read with `git cat-file`, at most 500 KiB of it (the process is
 //! stopped there, so a huge blob is never read whole). A symbolic link (mode 120000) or a
@@ -17,7 +29,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 
 use super::error::{GitCommandError, GitError};
 use super::{HistoryError, Observation, PerSecond, Record, read_prefix};
@@ -39,12 +51,28 @@ pub struct GitSource<'a> {
 /// How much of a symbolic link's text an error shows.
 const LINK_TEXT_SHOWN: usize = 4096;
 
+/// How far after the import's start a committer time may be: a commit made on a machine whose
+/// clock runs a little ahead is still read, one dated days or years ahead is refused.
+pub const FUTURE_TOLERANCE: SignedDuration = SignedDuration::from_hours(24);
+
+/// What an import from git found besides its observations.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitImported {
+    /// In a shallow clone whose first-parent line ends at a commit whose parents are not in the
+    /// clone: that commit and its committer time. The history before it is not in the clone.
+    pub shallow: Option<(String, Timestamp)>,
+}
+
 /// Pushes the observations of `source`, attributed to `origin`, oldest first, into `history`.
 pub fn import<R: Record + ?Sized>(
     source: &GitSource<'_>,
     origin: &Origin,
     history: &mut PerSecond<'_, R>,
-) -> Result<(), HistoryError> {
+) -> Result<GitImported, HistoryError> {
+    // Adding a day to the clock's time fails only at the end of jiff's range (year 9999).
+    let latest_possible = Timestamp::now()
+        .checked_add(FUTURE_TOLERANCE)
+        .unwrap_or(Timestamp::MAX);
     let path = clean_path(source.path)?;
     check_git()?;
     let repo = source.repo;
@@ -81,26 +109,44 @@ pub fn import<R: Record + ?Sized>(
     .map_err(|e| command_error("log", repo, e))?;
     let mut commits = Vec::new();
     for line in String::from_utf8_lossy(&log).lines() {
-        let parsed = line
+        let Some((hash, time)) = line
             .split_once(' ')
-            .and_then(|(hash, time)| Some((hash.to_owned(), time.parse::<i64>().ok()?)));
-        let Some((hash, time)) = parsed else {
+            .filter(|(hash, _)| !hash.is_empty() && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        else {
             return Err(GitError::LogLine {
                 repo: repo.to_path_buf(),
                 line: line.to_owned(),
             }
             .into());
         };
-        commits.push((hash, time));
-    }
-    let mut latest = i64::MIN;
-    for (hash, time) in commits {
-        latest = latest.max(time);
-        let at = Timestamp::from_second(latest).map_err(|source| GitError::CommitTime {
-            commit: hash.clone(),
+        // git prints no committer time for a date it cannot read (one before 1970 among them).
+        let Ok(time) = time.parse::<i64>() else {
+            return Err(GitError::NoCommitTime {
+                commit: hash.to_owned(),
+            }
+            .into());
+        };
+        let at = Timestamp::from_second(time).map_err(|source| GitError::CommitTime {
+            commit: hash.to_owned(),
             time,
             source,
         })?;
+        if at > latest_possible {
+            return Err(GitError::FutureCommitTime {
+                commit: hash.to_owned(),
+                at,
+            }
+            .into());
+        }
+        commits.push((hash.to_owned(), at));
+    }
+    let imported = GitImported {
+        shallow: shallow_start(repo, &commit)?,
+    };
+    let mut latest = Timestamp::MIN;
+    for (hash, at) in commits {
+        latest = latest.max(at);
+        let at = latest;
         let observation = match file_at(repo, &hash, &path)? {
             Some(content) => {
                 Observation::new(origin.clone(), at, FetchStatus::Http(200), Some(content))
@@ -109,7 +155,49 @@ pub fn import<R: Record + ?Sized>(
         };
         history.push(observation)?;
     }
-    Ok(())
+    Ok(imported)
+}
+
+/// In a shallow clone, the commit where the first-parent line of `commit` ends because its
+/// parents are not in the clone, and its committer time; `None` in a full history.
+fn shallow_start(repo: &Path, commit: &str) -> Result<Option<(String, Timestamp)>, HistoryError> {
+    let shallow = git(repo, &["rev-parse", "--is-shallow-repository"])
+        .map_err(|e| command_error("rev-parse", repo, e))?;
+    if shallow.trim_ascii() != b"true" {
+        return Ok(None);
+    }
+    // The line's last commit: one without parents, as the clone records them.
+    let first = git(
+        repo,
+        &[
+            "rev-list",
+            "--first-parent",
+            "--max-parents=0",
+            "--format=%H %ct",
+            "--no-commit-header",
+            commit,
+        ],
+    )
+    .map_err(|e| command_error("rev-list", repo, e))?;
+    let first = String::from_utf8_lossy(&first);
+    let Some((hash, time)) = first.lines().next().and_then(|l| l.split_once(' ')) else {
+        return Ok(None);
+    };
+    let boundaries = git(repo, &["rev-parse", "--git-path", "shallow"])
+        .map_err(|e| command_error("rev-parse", repo, e))?;
+    let boundaries = repo.join(String::from_utf8_lossy(&boundaries).trim());
+    let listed = std::fs::read(&boundaries).map_err(|source| HistoryError::Read {
+        path: boundaries,
+        source,
+    })?;
+    let is_boundary = listed
+        .split(|&b| b == b'\n')
+        .any(|line| line.trim_ascii() == hash.as_bytes());
+    let at = time
+        .parse::<i64>()
+        .ok()
+        .and_then(|t| Timestamp::from_second(t).ok());
+    Ok(at.filter(|_| is_boundary).map(|at| (hash.to_owned(), at)))
 }
 
 /// The content of the regular file at `path` in `commit` (its first 500 KiB); `None` when the

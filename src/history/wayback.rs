@@ -20,7 +20,8 @@
 //! before it is kept by the answer collapsed on the field that changed, so every change is in
 //! one of the two answers, and each answer holds only the changes of its field. Captures are
 //! still compared here, by status and digest (a service may not collapse), and each answer is
-//! read only up to 64 MiB.
+//! read only up to 64 MiB: a longer one fails the origin's import, saying so, where its rows cut
+//! off would be a JSON error of no meaning to the user.
 //!
 //! Streaming: each observation is pushed into the history as it is made, so memory does not
 //! grow with the number of copies. Of each content read, only its status and SHA-256 are kept
@@ -76,8 +77,9 @@ pub const DEFAULT_SERVICE: &str = "https://web.archive.org";
 /// more than that of a night.
 pub const DEFAULT_MAX_COPIES: usize = 1000;
 
-/// The largest CDX answer read (a collapsed listing of one robots.txt is far smaller).
-const MAX_INDEX_BYTES: usize = 64 << 20;
+/// The largest CDX answer read (a collapsed listing of one robots.txt is far smaller); a
+/// longer one is an error rather than rows cut off mid-way.
+pub const MAX_INDEX_BYTES: usize = 64 << 20;
 
 /// The longest `Retry-After` honoured; a longer one waits this long.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
@@ -621,11 +623,19 @@ impl Client {
         let mut captures = Vec::new();
         for collapse in ["digest", "statuscode"] {
             let url = format!("{index_url}&collapse={collapse}");
-            let index = self.get(&url, MAX_INDEX_BYTES, Scope::Archive)?;
+            // One byte more than the limit tells a longer answer from one of exactly the limit.
+            let index = self.get(&url, MAX_INDEX_BYTES + 1, Scope::Archive)?;
             if !(200..=299).contains(&index.status) {
                 return Err(WaybackError::IndexStatus {
                     url,
                     status: index.status,
+                }
+                .into());
+            }
+            if index.body.len() > MAX_INDEX_BYTES {
+                return Err(WaybackError::IndexTooLong {
+                    url,
+                    limit: MAX_INDEX_BYTES,
                 }
                 .into());
             }
