@@ -1,6 +1,8 @@
 //! One file replaced atomically, for files that are not part of a report set.
 
+use std::fs::Permissions;
 use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
@@ -30,9 +32,13 @@ pub struct AtomicFile {
 impl AtomicFile {
     /// Starts writing `dir/name`.
     pub fn create(dir: &Path, name: &str) -> io::Result<AtomicFile> {
+        // A temporary file is created readable by its owner only; this one becomes a file the
+        // user keeps (a history's manifest and robots.txt copies, read by audits that may run
+        // as another user), so it gets the mode any new file gets under the umask.
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".tmp")
+            .permissions(Permissions::from_mode(0o666))
             .tempfile_in(dir)
             .map_err(|e| with_path(e, &dir.join(name)))?;
         Ok(AtomicFile {
@@ -88,5 +94,17 @@ mod tests {
         file.commit().unwrap();
         assert_eq!(std::fs::read(dir.path().join("x.csv")).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_committed_file_has_the_mode_of_any_new_file() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |name: &str| std::fs::metadata(dir.path().join(name)).unwrap().mode() & 0o777;
+        std::fs::write(dir.path().join("plain.csv"), b"").unwrap();
+        let mut file = AtomicFile::create(dir.path(), "manifest.csv").unwrap();
+        file.write_all(b"origin\n").unwrap();
+        file.commit().unwrap();
+        assert_eq!(mode("manifest.csv"), mode("plain.csv"));
     }
 }
