@@ -2206,3 +2206,89 @@ fn git_a_shallow_clone_is_named_with_the_commit_its_history_starts_at() {
     let rows = manifest_rows(&dir.path().join("from-full"));
     assert_eq!(times_and_statuses(&rows), [("2024-01-01T00:00:00Z", "200")]);
 }
+
+/// An import stopped part-way (killed: a job's time limit) keeps the copies it read, written
+/// every `SAVE_EVERY` copies, so the next run reads only the others instead of reading the same
+/// copies again and being stopped at the same place every night.
+#[test]
+fn wayback_a_killed_import_keeps_the_copies_it_read() {
+    use robots_audit::history::copies::{COPIES_NAME, SAVE_EVERY};
+    let count = SAVE_EVERY + 10;
+    let captures: Vec<CdxRow> = (0..count)
+        .map(|i| {
+            let stamp = format!("2024{:02}{:02}000000", 1 + i / 28, 1 + i % 28);
+            let digest: &'static str = Box::leak(format!("D{i:03}").into_boxed_str());
+            (stamp, "200", digest)
+        })
+        .collect();
+    let stamps: Vec<String> = captures.iter().map(|c| c.0.clone()).collect();
+    let stuck_at = SAVE_EVERY + 5;
+    let hang = Arc::new(AtomicBool::new(true));
+    let server = {
+        let hang = Arc::clone(&hang);
+        Server::start_with_limit(4 * count, move |target| {
+            if target.starts_with("/cdx/search/cdx?") {
+                return collapsed_index(target, &captures, 150_000);
+            }
+            let copy = target
+                .strip_prefix("/web/")
+                .and_then(|rest| rest.split_once("id_/"))
+                .and_then(|(stamp, _)| stamps.iter().position(|s| s == stamp));
+            match copy {
+                Some(i) if i == stuck_at && hang.load(Ordering::SeqCst) => {
+                    Reply::Hang(Duration::from_secs(30))
+                }
+                Some(i) => ok(format!("User-agent: *\nDisallow: /{i}/\n")),
+                None => status(404),
+            }
+        })
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let into = dir.path().join("history");
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
+        .env_remove("http_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("all_proxy")
+        .env_remove("ALL_PROXY")
+        .args(["import", "-q", "--wayback", "--wayback-url"])
+        .arg(server.origin())
+        .args([
+            "--delay",
+            "0s",
+            "--backoff",
+            "10ms",
+            "--timeout",
+            "60s",
+            "--into",
+        ])
+        .arg(&into)
+        .arg("https://example.com")
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while copies_asked(&server, 0).len() <= stuck_at && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The import waits for the copy that hangs; the copies before it were read.
+    std::thread::sleep(Duration::from_millis(200));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(copies_asked(&server, 0).len(), stuck_at + 1);
+    let log = fs::read_to_string(into.join(COPIES_NAME)).expect("the copy log was written");
+    assert_eq!(log.lines().count(), 1 + SAVE_EVERY, "{log}");
+
+    hang.store(false, Ordering::SeqCst);
+    let asked = server.targets().len();
+    import_wayback(&server, &into)
+        .args(["-q", "https://example.com"])
+        .assert()
+        .code(0);
+    let again = copies_asked(&server, asked);
+    assert_eq!(again.len(), count - SAVE_EVERY, "{again:?}");
+    let first_read: Vec<String> = copies_asked(&server, 0)[..SAVE_EVERY].to_vec();
+    assert!(
+        again.iter().all(|copy| !first_read.contains(copy)),
+        "{again:?}"
+    );
+    assert_eq!(manifest_rows(&into).len(), count);
+}

@@ -18,7 +18,10 @@
 //! - it is a cache: a row that cannot be read, or whose file is gone or holds other bytes, only
 //!   costs that copy being read again; deleting the file makes the next run read every copy;
 //! - it is written like the manifest (a temporary file, synced, renamed, the directory synced),
-//!   by the command holding the directory's lock, before the manifest.
+//!   by the command holding the directory's lock, before the manifest, and also every
+//!   [`SAVE_EVERY`] copies read: an import stopped part-way (a kill, a job's time limit) keeps
+//!   what it read, and the next one goes on from there instead of reading the same copies again
+//!   and being stopped at the same place.
 //!
 //! The directory robots source skips names that start with `.`, so the file is never read as a
 //! robots.txt.
@@ -35,6 +38,9 @@ use crate::versions::summary::hex;
 /// The file's name inside the history directory.
 pub const COPIES_NAME: &str = ".wayback-copies.csv";
 
+/// How many copies are read between two writes of the log during an import.
+pub const SAVE_EVERY: usize = 50;
+
 /// The file's header.
 const HEADER: [&str; 5] = ["service", "origin", "digest", "status", "sha256"];
 
@@ -47,7 +53,8 @@ pub struct CopyLog {
     path: PathBuf,
     /// By service, then origin, then digest.
     known: BTreeMap<String, BTreeMap<String, HashMap<String, Copy>>>,
-    changed: bool,
+    /// Copies recorded since the log was last written.
+    unsaved: usize,
 }
 
 impl CopyLog {
@@ -58,7 +65,7 @@ impl CopyLog {
         let mut log = CopyLog {
             path,
             known: BTreeMap::new(),
-            changed: false,
+            unsaved: 0,
         };
         let body = match fs::read(&log.path) {
             Ok(body) => body,
@@ -107,14 +114,23 @@ impl CopyLog {
             .entry(origin.to_owned())
             .or_default();
         if copies.insert(digest.to_owned(), copy) != Some(copy) {
-            self.changed = true;
+            self.unsaved += 1;
         }
     }
 
-    /// Writes the log if anything was added: to a temporary file in the same directory, synced,
-    /// renamed, the directory synced. Returns whether it wrote.
-    pub fn commit(self) -> Result<bool, HistoryError> {
-        if !self.changed {
+    /// [`Self::commit`] once [`SAVE_EVERY`] copies were recorded since the last write; called
+    /// as copies are read.
+    pub fn save_now_and_then(&mut self) -> Result<(), HistoryError> {
+        if self.unsaved >= SAVE_EVERY {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the log if anything was added since it was last written: to a temporary file in
+    /// the same directory, synced, renamed, the directory synced. Returns whether it wrote.
+    pub fn commit(&mut self) -> Result<bool, HistoryError> {
+        if self.unsaved == 0 {
             return Ok(false);
         }
         let fail = |source: std::io::Error| HistoryError::Write {
@@ -150,6 +166,7 @@ impl CopyLog {
         }
         file.commit().map_err(fail)?;
         sync_dir(dir).map_err(fail)?;
+        self.unsaved = 0;
         Ok(true)
     }
 }

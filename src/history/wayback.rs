@@ -700,6 +700,7 @@ impl Client {
                                 sha256(&body)
                             };
                             copies.insert(&service_key, &origin_key, digest, (status, sha));
+                            copies.save_now_and_then()?;
                             (status, body)
                         }
                     };
