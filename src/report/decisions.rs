@@ -18,9 +18,9 @@ impl RowWriter {
             request.user_agent,
         );
         self.text_field(request.client_ip);
-        self.text_field(request.method);
+        self.method_field(request.method);
         self.text_field(row.path);
-        self.number_field(request.status);
+        self.status_field(request.status);
         self.verdict_fields(row.robots, &row.judgement);
         self.source_field(row.input, row.source);
         self.end_row();

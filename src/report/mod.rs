@@ -41,7 +41,7 @@ use crate::audit::file_report::FileReport;
 use crate::audit::identity::HeaderKey;
 use crate::audit::judge::{Decider, Judgement, Outcome};
 use crate::commit::NewFile;
-use crate::ids::{AgentId, OriginId, VersionId};
+use crate::ids::{AgentId, IdHashMap, OriginId, VersionId};
 use crate::state::{State, StateError, Totals};
 use crate::versions::VersionSet;
 
@@ -250,8 +250,9 @@ impl NameCells {
 /// requests come to a few hundred of these, so each is formatted once and then copied.
 #[derive(Debug, Default)]
 struct VerdictCells {
-    /// Where each judgement's cells stand in `cells`.
-    spans: AHashMap<VerdictKey, Span>,
+    /// Where each judgement's cells stand in `cells`. The key is made of the run's ids, which
+    /// no log can choose, so it is hashed as the id-keyed maps are.
+    spans: IdHashMap<VerdictKey, Span>,
     cells: KeptBytes,
 }
 
@@ -409,6 +410,35 @@ impl RowWriter {
         };
         if let Some(cell) = self.csv.out.get(start..) {
             cells.keep(index, name, cell);
+        }
+    }
+
+    /// The request's method, as [`Self::text_field`] writes it: `GET`, nearly every row's, is a
+    /// cell that needs no look.
+    #[inline]
+    fn method_field(&mut self, method: &[u8]) {
+        if method == b"GET" {
+            self.csv.plain(b"GET");
+        } else {
+            self.text_field(method);
+        }
+    }
+
+    /// An HTTP status, as [`Self::number_field`] writes it: the usual three digits are written
+    /// in place, without formatting a number and copying its text.
+    #[inline]
+    fn status_field(&mut self, status: u16) {
+        match u8::try_from(status / 100) {
+            Ok(hundreds @ 1..=9) => {
+                let rest = status % 100;
+                // `rest` is under 100, so each digit is under 10.
+                self.csv.plain(&[
+                    b'0' + hundreds,
+                    b'0' + (rest / 10) as u8,
+                    b'0' + (rest % 10) as u8,
+                ]);
+            }
+            _ => self.number_field(status),
         }
     }
 
@@ -781,6 +811,45 @@ mod tests {
             ours,
             b"plain,\n\"a,b\",\"say \"\"hi\"\"\",\"line\nend\",\"cr\r\",\"\"\"\"\n,,\xC3\xA4 \xFF\n"
         );
+    }
+
+    /// Every status is written as the general number cell writes it, with the fields around it
+    /// separated as before.
+    #[test]
+    fn statuses_are_written_as_numbers_are() {
+        for status in 0..=u16::MAX {
+            let (mut fast, mut general) = (RowWriter::new(false), RowWriter::new(false));
+            for rows in [&mut fast, &mut general] {
+                rows.word_field("x");
+            }
+            fast.status_field(status);
+            general.number_field(status);
+            assert_eq!(fast.rows(), general.rows(), "status {status}");
+        }
+    }
+
+    /// Methods, `GET` and others, alone in a row or after a field, and with either cell mode,
+    /// are written as any text field is: `GET` is only a shortcut.
+    #[test]
+    fn methods_are_written_as_text_fields_are() {
+        let methods: [&[u8]; 9] = [
+            b"GET", b"GETS", b"GE", b"get", b"POST", b"-", b"=GET", b"G,ET", b"G\xc3T",
+        ];
+        for raw in [false, true] {
+            for method in methods {
+                for after_field in [false, true] {
+                    let (mut fast, mut general) = (RowWriter::new(raw), RowWriter::new(raw));
+                    for rows in [&mut fast, &mut general] {
+                        if after_field {
+                            rows.word_field("x");
+                        }
+                    }
+                    fast.method_field(method);
+                    general.text_field(method);
+                    assert_eq!(fast.rows(), general.rows(), "{method:?}, raw {raw}");
+                }
+            }
+        }
     }
 
     /// The block scan of long fields finds what the byte table says, for every byte value at

@@ -21,9 +21,9 @@ impl RowWriter {
         );
         self.text_field(request.client_ip);
         self.word_field(row.verification.as_str());
-        self.text_field(request.method);
+        self.method_field(request.method);
         self.text_field(row.path);
-        self.number_field(request.status);
+        self.status_field(request.status);
         self.number_field(request.bytes);
         self.rule_fields(row.robots, &row.judgement, true);
         self.version_field(row.robots, &row.judgement);
