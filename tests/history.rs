@@ -170,14 +170,27 @@ fn serve(
 /// The binary, with no proxy from the environment between it and the test servers.
 fn robots_audit_local() -> assert_cmd::Command {
     let mut cmd = robots_audit();
-    for var in [
-        "http_proxy",
-        "HTTP_PROXY",
-        "https_proxy",
-        "HTTPS_PROXY",
-        "all_proxy",
-        "ALL_PROXY",
-    ] {
+    for var in PROXY_VARIABLES {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// The environment variables that would put a proxy between the binary and the test servers.
+const PROXY_VARIABLES: [&str; 6] = [
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+];
+
+/// The binary as a process to start, stop or kill, with no proxy from the environment between
+/// it and the test servers.
+fn robots_audit_local_process() -> StdCommand {
+    let mut cmd = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"));
+    for var in PROXY_VARIABLES {
         cmd.env_remove(var);
     }
     cmd
@@ -1360,11 +1373,7 @@ fn a_fetch_killed_mid_run_leaves_the_manifest_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let before = format!("origin,valid_from,status,file\n{},,404,\n", quick.origin());
     write(dir.path(), "history/manifest.csv", &before);
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
-        .env_remove("http_proxy")
-        .env_remove("HTTP_PROXY")
-        .env_remove("all_proxy")
-        .env_remove("ALL_PROXY")
+    let mut child = robots_audit_local_process()
         .args(["fetch", "-q", "--timeout", "20s", "--into"])
         .arg(dir.path().join("history"))
         .arg(quick.origin())
@@ -1435,11 +1444,7 @@ fn a_history_directory_is_updated_by_one_command_at_a_time() {
     assert_eq!(names, [".manifest.lock", "manifest.csv"]);
 
     // With --wait, the command waits for the holder, then does its work.
-    let child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
-        .env_remove("http_proxy")
-        .env_remove("HTTP_PROXY")
-        .env_remove("all_proxy")
-        .env_remove("ALL_PROXY")
+    let child = robots_audit_local_process()
         .args(["fetch", "--wait", "--timeout", "5s", "--into"])
         .arg(&into)
         .arg(site.origin())
@@ -1777,11 +1782,7 @@ fn wayback_memory_does_not_grow_with_the_copies() {
     });
     let dir = tempfile::tempdir().unwrap();
     let into = dir.path().join("history");
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
-        .env_remove("http_proxy")
-        .env_remove("HTTP_PROXY")
-        .env_remove("all_proxy")
-        .env_remove("ALL_PROXY")
+    let mut child = robots_audit_local_process()
         .args([
             "import",
             "-q",
@@ -2245,11 +2246,7 @@ fn wayback_a_killed_import_keeps_the_copies_it_read() {
     };
     let dir = tempfile::tempdir().unwrap();
     let into = dir.path().join("history");
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("robots-audit"))
-        .env_remove("http_proxy")
-        .env_remove("HTTP_PROXY")
-        .env_remove("all_proxy")
-        .env_remove("ALL_PROXY")
+    let mut child = robots_audit_local_process()
         .args(["import", "-q", "--wayback", "--wayback-url"])
         .arg(server.origin())
         .args([
