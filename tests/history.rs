@@ -1091,6 +1091,14 @@ fn git(repo: &Path, args: &[&str], time: &str) {
     );
 }
 
+/// An empty git repository `dir/site`, its branch `main`.
+fn new_repo(dir: &Path, time: &str) -> std::path::PathBuf {
+    let repo = dir.join("site");
+    fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"], time);
+    repo
+}
+
 fn commit_file(repo: &Path, file: &str, content: Option<&str>, time: &str) {
     match content {
         Some(content) => {
@@ -1105,9 +1113,7 @@ fn commit_file(repo: &Path, file: &str, content: Option<&str>, time: &str) {
 #[test]
 fn git_one_row_per_commit_that_changed_the_path() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("site");
-    fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"], "2026-01-01T00:00:00Z");
+    let repo = new_repo(dir.path(), "2026-01-01T00:00:00Z");
     let robots = "public/robots.txt";
     commit_file(
         &repo,
@@ -1301,9 +1307,7 @@ fn usage_and_git_errors_are_clear() {
 #[test]
 fn git_a_merged_branch_counts_when_it_landed() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("site");
-    fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"], "2026-02-01T00:00:00Z");
+    let repo = new_repo(dir.path(), "2026-02-01T00:00:00Z");
     commit_file(
         &repo,
         "robots.txt",
@@ -1849,9 +1853,7 @@ fn commit_entry(repo: &Path, mode: &str, object: &str, path: &str, time: &str) {
 fn git_a_symlink_or_submodule_at_the_path_is_an_error_naming_the_commit() {
     for kind in ["symlink", "submodule"] {
         let dir = tempfile::tempdir().unwrap();
-        let repo = dir.path().join("site");
-        fs::create_dir_all(&repo).unwrap();
-        git(&repo, &["init", "-q", "-b", "main"], "2026-03-01T00:00:00Z");
+        let repo = new_repo(dir.path(), "2026-03-01T00:00:00Z");
         commit_file(
             &repo,
             "robots.txt",
@@ -1931,9 +1933,7 @@ fn git_memory_does_not_grow_with_the_blobs() {
     const BLOBS: usize = 4;
     const SIZE: usize = 250_000_000;
     let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("site");
-    fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"], "2026-04-01T00:00:00Z");
+    let repo = new_repo(dir.path(), "2026-04-01T00:00:00Z");
     for n in 0..BLOBS {
         write(&repo, "robots.txt", big_robots(n, SIZE));
         let time = format!("2026-04-0{}T10:00:00Z", n + 1);
@@ -2005,9 +2005,7 @@ fn import_git(repo: &Path, into: &Path) -> assert_cmd::Command {
 #[test]
 fn git_versions_are_dated_by_committer_time_raised_to_keep_the_order() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("site");
-    fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"], "2026-01-01T00:00:00Z");
+    let repo = new_repo(dir.path(), "2026-01-01T00:00:00Z");
     let cases = [
         // (content, author time, committer time)
         (
@@ -2074,9 +2072,7 @@ fn git_a_commit_dated_in_the_future_or_before_1970_is_an_error_naming_it() {
         ("before 1970", "-100 +0000"),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let repo = dir.path().join("site");
-        fs::create_dir_all(&repo).unwrap();
-        git(&repo, &["init", "-q", "-b", "main"], "2026-01-01T00:00:00Z");
+        let repo = new_repo(dir.path(), "2026-01-01T00:00:00Z");
         commit_file(
             &repo,
             "robots.txt",
@@ -2152,9 +2148,7 @@ fn git_a_commit_dated_in_the_future_or_before_1970_is_an_error_naming_it() {
 #[test]
 fn git_a_shallow_clone_is_named_with_the_commit_its_history_starts_at() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("site");
-    fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"], "2026-01-01T00:00:00Z");
+    let repo = new_repo(dir.path(), "2026-01-01T00:00:00Z");
     commit_file(
         &repo,
         "robots.txt",

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use jiff::Timestamp;
+use robots_audit_bots::is_rfc3339_offset;
 use robots_audit_engine::{GOOGLEBOT_MAX_BYTES, ParseOptions, Robots};
 use sha2::{Digest, Sha256};
 
@@ -74,15 +75,12 @@ pub enum NotRfc3339 {
     Offset(jiff::tz::Offset),
 }
 
-/// An RFC 3339 time. jiff reads offsets up to `+25:59:59`; RFC 3339's are `+hh:mm` with hours
-/// up to 23, so `+24:00`, which would move a version by a day, is refused rather than read.
+/// An RFC 3339 time: `+24:00`, which jiff reads and which would move a version by a day, is
+/// refused rather than read ([`is_rfc3339_offset`]).
 pub fn rfc3339_time(text: &str) -> Result<Timestamp, NotRfc3339> {
     let time: Timestamp = text.parse()?;
-    let offset = jiff::fmt::temporal::Pieces::parse(text)?.to_numeric_offset();
-    match offset {
-        Some(offset) if offset.seconds() % 60 != 0 || offset.seconds().abs() >= 24 * 3600 => {
-            Err(NotRfc3339::Offset(offset))
-        }
+    match jiff::fmt::temporal::Pieces::parse(text)?.to_numeric_offset() {
+        Some(offset) if !is_rfc3339_offset(offset) => Err(NotRfc3339::Offset(offset)),
         _ => Ok(time),
     }
 }

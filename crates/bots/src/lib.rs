@@ -150,7 +150,7 @@ pub use identify::Identity;
 pub use policy::{BotPolicy, ContentUse, RobotsPolicy, host_has_suffix};
 pub use verify::{
     BotRanges, ClientAddress, ListInfo, RangeCheck, Verification, Verifier, client_address,
-    dotted_quad_address,
+    dotted_quad_address, is_rfc3339_offset,
 };
 
 #[cfg(test)]

@@ -331,18 +331,23 @@ fn list_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// Whether `offset` is one RFC 3339 writes: `+hh:mm`, hours 00 to 23, no seconds. jiff reads
+/// offsets up to `+25:59:59`, so a time written `...+24:00` would be read a whole day off; the
+/// times an operator's files give (range snapshots here, robots versions in the audit) keep to
+/// RFC 3339's.
+pub fn is_rfc3339_offset(offset: jiff::tz::Offset) -> bool {
+    offset.seconds() % 60 == 0 && offset.seconds().abs() < 24 * 3600
+}
+
 /// A snapshot time: RFC 3339, a date-time without offset (UTC, as Google's `creationTime`
 /// writes it), or a date (midnight UTC).
 fn parse_time(text: &str) -> Option<Timestamp> {
     let text = text.trim();
     if let Ok(time) = Timestamp::from_str(text) {
-        // jiff reads offsets up to `+25:59:59`; RFC 3339 writes `+hh:mm` with hours up to 23,
-        // and a name such as `...+24:00` would date its snapshot a whole day off.
         let offset = jiff::fmt::temporal::Pieces::parse(text)
             .ok()?
-            .to_numeric_offset()
-            .map_or(0, |offset| offset.seconds());
-        return (offset % 60 == 0 && offset.abs() < 24 * 3600).then_some(time);
+            .to_numeric_offset();
+        return offset.is_none_or(is_rfc3339_offset).then_some(time);
     }
     let utc = jiff::tz::TimeZone::UTC;
     if let Ok(civil) = jiff::civil::DateTime::from_str(text) {

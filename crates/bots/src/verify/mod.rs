@@ -41,6 +41,7 @@ mod ranges;
 use jiff::Timestamp;
 
 pub use client::{ClientAddress, client_address, dotted_quad_address};
+pub use load::is_rfc3339_offset;
 use ranges::{RangeList, Ranges};
 
 use crate::bot::Bot;
