@@ -475,13 +475,10 @@ impl Merger {
                 })
         };
         for version in earlier {
-            if history
-                .versions
-                .contains(&(version.origin.clone(), version.label()))
-            {
+            let key = (version.origin.clone(), version.label());
+            if history.versions.contains(&key) {
                 continue;
             }
-            let key = (version.origin.clone(), version.label());
             let holds = self
                 .version_ids
                 .get(&key)
